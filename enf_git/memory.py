@@ -1,0 +1,247 @@
+"""Operations both edges (CLI and hooks) call: init, materialize, commit the working copy.
+
+Commit = the paths that changed in `.claude-sessions/` since it was last
+materialized, applied onto the branch tip *at commit time* (store.commit retries
+on a moved tip), then the derived views re-rendered from the resulting records.
+A path changed on both sides keeps both versions: the branch's stays in place,
+ours is stored under `conflicts/` and reported. `log.md` is append-only and merges
+by union. Hand edits to views are imported (new Y-statements in decisions.md
+become records under `decisions/`) or saved under `.rejected/` and reported;
+never silently dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygit2
+
+from . import imports, records, render, store, workcopy
+from .errors import EnfError, NotInitialized, RepoError
+from .workcopy import Manifest
+
+META = "meta.json"
+LOG = "log.md"
+CONFLICTS = "conflicts/"
+APPEND_ONLY = (LOG,)
+
+
+@dataclass
+class Context:
+    """Where everything is for one repository + worktree."""
+
+    repo: pygit2.Repository
+    root: Path  # the working copy folder
+    manifest_path: Path
+    cache_path: Path
+
+    @classmethod
+    def open(cls, start: str | Path = ".") -> Context:
+        repo = store.open_repo(start)
+        if repo.workdir is None:
+            raise RepoError("this is a bare repository: the working copy needs a work tree",
+                            hint="run git enf in a clone or worktree that has files checked out")
+        top = Path(repo.workdir)
+        return cls(repo, top / workcopy.WC_DIR, store.worktree_state_dir(repo) / "manifest.json",
+                   store.state_dir(repo) / "records.json")
+
+    def cache(self) -> records.Cache:
+        return records.Cache(self.cache_path)
+
+    def manifest(self) -> Manifest:
+        return Manifest.load(self.manifest_path)
+
+
+@dataclass
+class Report:
+    commit: store.CommitResult | None = None
+    imported: list[str] = field(default_factory=list)
+    rejected: list[tuple[str, str, str]] = field(default_factory=list)  # (view, saved copy, why)
+    conflicts: list[tuple[str, str]] = field(default_factory=list)  # (path, where ours went)
+    problems: dict[str, EnfError] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    materialized: list[str] = field(default_factory=list)
+
+
+def project_name(repo: pygit2.Repository) -> str:
+    url = None
+    try:
+        url = repo.remotes["origin"].url
+    except (KeyError, ValueError):
+        pass
+    if url:
+        return url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git") or "project"
+    top = Path(repo.workdir or repo.path).resolve()
+    return (top.name if repo.workdir else top.parent.name) or "project"
+
+
+def init(ctx: Context, now: int | None = None) -> Report:
+    """Branch (adopting origin's), exclude entry, first-session files; idempotent."""
+    report = Report()
+    if store.tip(ctx.repo) is None:
+        remote = ctx.repo.references.get(f"refs/remotes/origin/{store.BRANCH}")
+        if remote is not None:
+            ctx.repo.create_reference_direct(store.REF, remote.target, False, message="enf: adopt origin/claude-memory")
+            report.warnings.append(f"adopted origin/{store.BRANCH}")
+        else:
+            meta = json.dumps({"project": project_name(ctx.repo), "schema": 1}, indent=2, sort_keys=True) + "\n"
+            base = {META: meta.encode(), LOG: b"# Log\n\nAppend-only record of sessions (written by hooks).\n"}
+            report.commit = store.commit(ctx.repo, lambda tip: {**base, **_views(ctx, tip, base)},
+                                         "enf: initialize memory", when=now)
+    if workcopy.ensure_excluded(store.common_dir(ctx.repo)):
+        report.warnings.append(f"added {workcopy.EXCLUDE_LINE} to .git/info/exclude")
+    for folder in ("sessions", "raw"):
+        (ctx.root / folder).mkdir(parents=True, exist_ok=True)
+    report.materialized = materialize(ctx)
+    return report
+
+
+def require_branch(ctx: Context) -> pygit2.Commit:
+    tip = store.tip(ctx.repo)
+    if tip is None:
+        raise NotInitialized(f"no {store.BRANCH} branch in this repository yet", hint="git enf init")
+    return tip
+
+
+def materialize(ctx: Context, tip: pygit2.Commit | None = None) -> list[str]:
+    """Bring the branch into the working copy without clobbering local edits."""
+    tip = tip or require_branch(ctx)
+    manifest = ctx.manifest()
+    branch = store.list_files(ctx.repo, tip.tree)
+    written = []
+    for path, oid in sorted(branch.items()):
+        target = workcopy.confine(ctx.root, path)
+        current = store.hash_bytes(target.read_bytes()) if target.is_file() else None
+        if current == oid:
+            manifest.files[path] = oid
+            continue
+        if current is not None and current != manifest.files.get(path):
+            continue  # edited locally and not committed yet: the next commit merges it
+        workcopy.write_file(ctx.root, path, ctx.repo[oid].data)
+        manifest.files[path] = oid
+        written.append(path)
+    for path in sorted(set(manifest.files) - set(branch)):
+        target = workcopy.confine(ctx.root, path)
+        if not target.is_file() or store.hash_bytes(target.read_bytes()) == manifest.files[path]:
+            workcopy.remove_file(ctx.root, path)
+            manifest.files.pop(path)
+            written.append(path)
+    manifest.base = str(tip.id)
+    manifest.save(ctx.manifest_path)
+    return written
+
+
+def pending(ctx: Context) -> tuple[dict[str, bytes | None], dict[str, bytes]]:
+    """(record changes since materialized, edited views) in the working copy."""
+    manifest = ctx.manifest()
+    local = workcopy.scan(ctx.root)
+    changes: dict[str, bytes | None] = {}
+    views: dict[str, bytes] = {}
+    for path, data in local.items():
+        if workcopy.is_local_only(path) or store.hash_bytes(data) == manifest.files.get(path):
+            continue
+        (views if path in render.VIEWS else changes)[path] = data
+    for path in manifest.files:
+        if path not in local and path not in render.VIEWS and not workcopy.is_local_only(path):
+            changes[path] = None
+    return changes, views
+
+
+def commit(ctx: Context, message: str | None = None, now: int | None = None) -> Report:
+    """Commit the working copy's changes onto the current tip, then refresh it."""
+    require_branch(ctx)
+    report = Report(warnings=[f"{store.BRANCH} is checked out in {d}: do not commit there by hand"
+                              for d in store.checked_out_in(ctx.repo)])
+    changes, edited_views = pending(ctx)
+    manifest = ctx.manifest()
+    cache = ctx.cache()
+    base_tip = ctx.repo.get(manifest.base) if manifest.base else None
+    extra = imports.import_views(ctx.repo, ctx.root, edited_views, manifest, base_tip, now, report)
+    changes.update(extra)
+    paths = sorted(changes)
+    msg = message or f"enf: update {len(paths)} path{'s' if len(paths) != 1 else ''}"
+    body = "\n".join(paths)
+
+    def build(tip: pygit2.Commit | None) -> dict[str, bytes | None]:
+        report.conflicts.clear()
+        merged = _merge_onto(ctx.repo, tip, manifest, changes, report)
+        merged.update(_views(ctx, tip, merged, cache, report))
+        return merged
+
+    report.commit = store.commit(ctx.repo, build, f"{msg}\n\n{body}\n" if body else msg, when=now)
+    cache.save()
+    if edited_views:
+        # Their content was imported or saved under .rejected/: let materialize restore them.
+        manifest = ctx.manifest()
+        manifest.files.update({v: store.hash_bytes(d) for v, d in edited_views.items()})
+        manifest.save(ctx.manifest_path)
+    report.materialized = materialize(ctx)
+    return report
+
+
+def _merge_onto(repo: pygit2.Repository, tip: pygit2.Commit | None, manifest: Manifest,
+                changes: dict[str, bytes | None], report: Report) -> dict[str, bytes | None]:
+    tree = tip.tree if tip is not None else None
+    out: dict[str, bytes | None] = {}
+    for path, ours in changes.items():
+        base, theirs = manifest.files.get(path), store.blob_oid(repo, tree, path)
+        ours_oid = store.hash_bytes(ours) if ours is not None else None
+        if theirs == base or theirs == ours_oid:
+            out[path] = ours
+        elif path in APPEND_ONLY and ours is not None:
+            out[path] = _union(_blob(repo, base), _blob(repo, theirs), ours)
+        elif ours is None:
+            continue  # deleted here, changed there: keep their newer text
+        else:
+            saved = f"{CONFLICTS}{path}.{ours_oid[:8]}" if ours_oid else f"{CONFLICTS}{path}"
+            out[saved] = ours
+            report.conflicts.append((path, saved))
+    return out
+
+
+def _blob(repo: pygit2.Repository, oid: str | None) -> bytes:
+    return repo[oid].data if oid else b""
+
+
+def _union(base: bytes, theirs: bytes, ours: bytes) -> bytes:
+    """Append-only merge: their file plus the lines we appended since the base."""
+    if ours.startswith(base):
+        added = ours[len(base):]
+    else:
+        known = set(theirs.splitlines())
+        added = b"".join(line for line in ours.splitlines(keepends=True) if line.rstrip(b"\r\n") not in known)
+    if added and theirs and not theirs.endswith(b"\n"):
+        theirs += b"\n"
+    return theirs + added
+
+
+def _views(ctx: Context, tip: pygit2.Commit | None, overlay: dict[str, bytes | None],
+           cache: records.Cache | None = None, report: Report | None = None) -> dict[str, bytes | None]:
+    """Views re-rendered from the records of tip + overlay, only where they differ."""
+    tree = tip.tree if tip is not None else None
+    recs = records.load(ctx.repo, tree, cache or ctx.cache(), overlay)
+    if report is not None:
+        report.problems = recs.problems
+    project = _project(ctx.repo, tree, overlay)
+    out: dict[str, bytes | None] = {}
+    for path, data in render.render_all(project, recs.all_sessions(), recs.extra_decisions()).items():
+        current = store.blob_oid(ctx.repo, tree, path)
+        wanted = store.hash_bytes(data) if data is not None else None
+        if current != wanted:
+            out[path] = data
+    return out
+
+
+def _project(repo: pygit2.Repository, tree: pygit2.Tree | None, overlay: dict[str, bytes | None]) -> str:
+    raw = overlay.get(META) or store.read_path(repo, tree, META)
+    try:
+        return str(json.loads(raw or b"{}").get("project") or project_name(repo))
+    except (ValueError, AttributeError):
+        return project_name(repo)
+
+
+def timestamp() -> int:
+    return int(time.time())

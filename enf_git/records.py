@@ -1,0 +1,142 @@
+"""Loading every record of a tree, with a per-machine cache keyed by blob OID.
+
+Parsing 10,000 session files on every commit would dominate its cost, and a blob
+never changes, so each parse result (minus the section text, which views do not
+need) is cached in `.git/enf/records.json` under its blob OID. The cache is a pure
+accelerator: delete it and the next run rebuilds it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from . import model
+from .errors import EnfError, RecordError
+
+CACHE_VERSION = 2
+
+
+@dataclass
+class Records:
+    sessions: dict[str, model.Session] = field(default_factory=dict)  # path -> session
+    decisions: dict[str, list[model.Decision]] = field(default_factory=dict)  # path -> decisions
+    problems: dict[str, EnfError] = field(default_factory=dict)  # path -> why it was skipped
+
+    def all_sessions(self) -> list[model.Session]:
+        return list(self.sessions.values())
+
+    def extra_decisions(self) -> list[model.Decision]:
+        return [d for ds in self.decisions.values() for d in ds]
+
+
+class Cache:
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.entries: dict[str, Any] = {}
+        self.dirty = False
+        if path is not None:
+            try:
+                raw = json.loads(path.read_text(encoding="utf-8"))
+                if raw.get("version") == CACHE_VERSION:
+                    self.entries = raw["entries"]
+            except (OSError, ValueError, KeyError, AttributeError):
+                self.entries = {}
+
+    def save(self) -> None:
+        if self.path is None or not self.dirty:
+            return
+        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"version": CACHE_VERSION, "entries": self.entries}), encoding="utf-8")
+        os.replace(tmp, self.path)  # atomic: concurrent writers each leave a whole file
+        self.dirty = False
+
+
+def load_blob_record(cache: Cache, path: str, oid: str, data_of: Any) -> model.Session | list[model.Decision] | EnfError:
+    """The record in one blob, from the cache or parsed (then cached)."""
+    key = f"{oid}:{path}"
+    hit = cache.entries.get(key)
+    if hit is not None:
+        return _from_json(hit)
+    record = parse_blob(path, data_of())
+    cache.entries[key] = _to_json(record)
+    cache.dirty = True
+    return record
+
+
+def parse_blob(path: str, data: bytes) -> model.Session | list[model.Decision] | EnfError:
+    try:
+        if model.is_session_path(path):
+            return model.parse_session(path, data)
+        return model.parse_decision_file(path, data)
+    except EnfError as exc:
+        return exc
+
+
+def load(repo: pygit2.Repository, tree: pygit2.Tree | None, cache: Cache, overlay: dict[str, bytes | None] | None = None) -> Records:
+    """Records of `tree`, with `overlay` (path -> bytes or None for deleted) applied."""
+    overlay = overlay or {}
+    out = Records()
+    for folder in (model.SESSIONS_DIR, model.DECISIONS_DIR):
+        for name, oid in _entries(repo, tree, folder):
+            path = f"{folder}/{name}"
+            if path in overlay or not name.endswith(".md"):
+                continue
+            _add(out, path, load_blob_record(cache, path, oid, lambda oid=oid: repo[oid].data))
+    for path, data in overlay.items():
+        if data is not None and (model.is_session_path(path) or model.is_decision_path(path)):
+            _add(out, path, load_blob_record(cache, path, str(pygit2.hash(data)), lambda d=data: d))
+    return out
+
+
+def _entries(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str) -> list[tuple[str, str]]:
+    if tree is None:
+        return []
+    try:
+        sub = repo[tree[folder].id]
+    except KeyError:
+        return []
+    if not isinstance(sub, pygit2.Tree):
+        return []
+    return [(e.name, str(e.id)) for e in sub if e.type_str == "blob"]
+
+
+def _add(out: Records, path: str, record: model.Session | list[model.Decision] | EnfError) -> None:
+    if isinstance(record, EnfError):
+        out.problems[path] = record
+    elif isinstance(record, model.Session):
+        out.sessions[path] = record
+    else:
+        out.decisions[path] = record
+
+
+def _to_json(record: model.Session | list[model.Decision] | EnfError) -> dict[str, Any]:
+    if isinstance(record, RecordError):
+        return {"kind": "error", "path": record.path, "line": record.line, "reason": record.reason}
+    if isinstance(record, EnfError):
+        return {"kind": "fatal", "message": record.message, "hint": record.hint}
+    if isinstance(record, model.Session):
+        data = asdict(record)
+        data["sections"] = {}  # views never need the body; keep the cache small
+        return {"kind": "session", "data": data}
+    return {"kind": "decisions", "data": [asdict(d) for d in record]}
+
+
+def _from_json(raw: dict[str, Any]) -> model.Session | list[model.Decision] | EnfError:
+    kind = raw["kind"]
+    if kind == "error":
+        return RecordError(raw["path"], raw["line"], raw["reason"])
+    if kind == "fatal":
+        return EnfError(raw["message"], raw.get("hint"))
+    if kind == "decisions":
+        return [model.Decision(**d) for d in raw["data"]]
+    data = dict(raw["data"])
+    data["tags"] = tuple(data["tags"])
+    data["decisions"] = tuple(model.Decision(**d) for d in data["decisions"])
+    data["reversals"] = tuple(model.Reversal(**r) for r in data["reversals"])
+    return model.Session(**data)

@@ -1,0 +1,386 @@
+"""A scripted stand-in for the Anthropic Messages API, for driving the real Claude Code
+client offline.
+
+Stdlib only (http.server + threading). It listens on an ephemeral 127.0.0.1 port, answers
+``POST /v1/messages`` (any query string; the client sends ``?beta=true``) with an SSE stream,
+and records every request body so tests can assert on what "the model" was sent.
+
+Scripted turns are consumed only by *main* requests, i.e. turns of the conversation itself.
+Other calls the client may make (compaction summaries, side queries on a small model) get a
+plain text answer and never advance the script; see :func:`is_main_request`.
+
+Where hook output shows up in a request body (measured on Claude Code 2.1.332):
+- SessionStart / UserPromptSubmit ``additionalContext`` arrives as a ``role: "system"`` entry
+  inside ``messages`` (not in the top-level ``system`` blocks); :meth:`Request.text` flattens
+  everything so tests can simply search for a marker string.
+- a PreToolUse ``deny`` reason arrives as a ``tool_result`` block (``is_error: true``) in the
+  next ``role: "user"`` message.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Text:
+    """A final assistant turn: one text block, ``stop_reason: end_turn``."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """An assistant turn calling one tool: ``stop_reason: tool_use``.
+
+    ``text`` is an optional text block sent before the tool_use block.
+    """
+
+    name: str
+    input: dict[str, Any]
+    text: str | None = None
+    id: str = field(default_factory=lambda: f"toolu_{uuid.uuid4().hex[:24]}")
+
+
+Reply = Text | ToolUse
+# A turn may be decided at request time from the parsed request body.
+Turn = Reply | Callable[[dict[str, Any]], Reply]
+
+
+@dataclass
+class Request:
+    """One recorded POST: the path (with query), headers, parsed JSON body, and whether it
+    was classified as a main conversation turn."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    main: bool
+    reply: Reply | None = None
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list(self.body.get("messages") or [])
+
+    def text(self) -> str:
+        """Every string in the system blocks and messages, joined; for substring asserts."""
+        parts: list[str] = []
+        _collect_strings(self.body.get("system"), parts)
+        _collect_strings(self.body.get("messages"), parts)
+        return "\n".join(parts)
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        """All ``tool_result`` blocks in this request's messages."""
+        return [
+            block
+            for msg in self.messages
+            if isinstance(msg.get("content"), list)
+            for block in msg["content"]
+            if isinstance(block, dict) and block.get("type") == "tool_result"
+        ]
+
+    def last_user_text(self) -> str:
+        """The text of the last ``role: user`` message (prompt or tool results)."""
+        for msg in reversed(self.messages):
+            if msg.get("role") == "user":
+                parts: list[str] = []
+                _collect_strings(msg.get("content"), parts)
+                return "\n".join(parts)
+        return ""
+
+
+def _collect_strings(node: Any, out: list[str]) -> None:
+    if isinstance(node, str):
+        out.append(node)
+    elif isinstance(node, list):
+        for item in node:
+            _collect_strings(item, out)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            # Skip opaque fields that only add noise to substring searches.
+            if key not in ("signature", "cache_control", "id", "tool_use_id", "type"):
+                _collect_strings(value, out)
+
+
+def is_compaction_request(body: dict[str, Any]) -> bool:
+    """The summary request sent by ``/compact`` (and auto-compaction).
+
+    Measured on 2.1.332: same model, system, tools and history as a main turn (it shares the
+    prompt cache), but the last user message ends with a text block asking for "a detailed
+    summary of the conversation" as "<analysis>" + "<summary>" blocks. The answer must
+    contain ``<summary>...</summary>``, else the client retries the request once with a
+    stricter prompt.
+    """
+    last = _last_user_str(body)
+    return "<summary>" in last and "summary of the conversation" in last
+
+
+def is_main_request(body: dict[str, Any]) -> bool:
+    """Whether a request is a turn of the main conversation (and so consumes a script turn).
+
+    Measured on 2.1.332 in ``-p`` mode: the only non-main request is the compaction summary
+    (recognised by its prompt, since it carries the same tools as a main turn). No title,
+    topic or Bash-prefix side queries were seen, with or without
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC. As a guard for other client versions, a
+    request without ``tools`` (what such small-model side queries look like) is also treated
+    as a side request.
+    """
+    return bool(body.get("tools")) and not is_compaction_request(body)
+
+
+def _last_user_str(body: dict[str, Any]) -> str:
+    for msg in reversed(body.get("messages") or []):
+        if msg.get("role") == "user":
+            parts: list[str] = []
+            _collect_strings(msg.get("content"), parts)
+            return "\n".join(parts)
+    return ""
+
+
+COMPACT_SUMMARY = (
+    "<analysis>Scripted stand-in session.</analysis>\n"
+    "<summary>The user and the assistant ran a scripted test session.</summary>"
+)
+
+
+class StandIn:
+    """Scripted Messages API server. Use as a context manager or call start()/stop().
+
+    >>> with StandIn([ToolUse("Bash", {"command": "echo hi"}), Text("done")]) as api:
+    ...     run_claude(..., base_url=api.url)
+    ...     api.main_requests[1].tool_results()
+    """
+
+    def __init__(
+        self,
+        script: Iterable[Turn] = (),
+        *,
+        fallback_text: str = "OK.",
+        side_text: str = COMPACT_SUMMARY,
+        is_main: Callable[[dict[str, Any]], bool] = is_main_request,
+    ) -> None:
+        self._script: list[Turn] = list(script)
+        self._fallback_text = fallback_text
+        self._side_text = side_text
+        self._is_main = is_main
+        self._lock = threading.Lock()
+        self.requests: list[Request] = []
+        self.other_requests: list[tuple[str, str]] = []  # (method, path) of non-POST calls
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- script -------------------------------------------------------------------------
+
+    def add(self, *turns: Turn) -> None:
+        """Append turns to the script (e.g. between two client runs)."""
+        with self._lock:
+            self._script.extend(turns)
+
+    @property
+    def remaining(self) -> int:
+        with self._lock:
+            return len(self._script)
+
+    @property
+    def main_requests(self) -> list[Request]:
+        with self._lock:
+            return [r for r in self.requests if r.main]
+
+    @property
+    def side_requests(self) -> list[Request]:
+        with self._lock:
+            return [r for r in self.requests if not r.main]
+
+    def _answer(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Reply:
+        main = self._is_main(body)
+        with self._lock:
+            if not main:
+                reply: Reply = Text(self._side_text)
+                turn: Turn = reply
+            elif self._script:
+                turn = self._script.pop(0)
+            else:
+                turn = Text(self._fallback_text)
+            record = Request(path=path, headers=headers, body=body, main=main)
+            self.requests.append(record)
+        # Call dynamic turns outside the lock so they may inspect the stand-in.
+        reply = turn(body) if callable(turn) else turn
+        record.reply = reply
+        return reply
+
+    # -- server -------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("stand-in not started")
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> StandIn:
+        standin = self
+
+        class Handler(_Handler):
+            owner = standin
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        # Short poll interval: shutdown() waits up to one interval.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> StandIn:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: StandIn
+    protocol_version = "HTTP/1.1"  # keep-alive, as the client's HTTP stack expects
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+        pass  # keep pytest output clean
+
+    def _empty(self, status: int) -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_HEAD(self) -> None:  # warm-up probe: the client sends HEAD /api/hello
+        self.owner.other_requests.append(("HEAD", self.path))
+        self._empty(200)
+
+    def do_GET(self) -> None:
+        self.owner.other_requests.append(("GET", self.path))
+        self._empty(404)
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if not self.path.split("?", 1)[0].endswith("/v1/messages"):
+            # e.g. /v1/messages/count_tokens: answer something harmless.
+            self.owner.other_requests.append(("POST", self.path))
+            self._json(200, {"input_tokens": 1})
+            return
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._json(400, {"type": "error", "error": {"type": "invalid_request_error"}})
+            return
+        reply = self.owner._answer(self.path, dict(self.headers), body)
+        model = str(body.get("model") or "claude-standin")
+        if body.get("stream", False):
+            payload = _sse(reply, model)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+        else:
+            payload = json.dumps(_message(reply, model)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _json(self, status: int, obj: Any) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _blocks(reply: Reply) -> list[dict[str, Any]]:
+    if isinstance(reply, Text):
+        return [{"type": "text", "text": reply.text}]
+    blocks: list[dict[str, Any]] = []
+    if reply.text:
+        blocks.append({"type": "text", "text": reply.text})
+    blocks.append({"type": "tool_use", "id": reply.id, "name": reply.name, "input": reply.input})
+    return blocks
+
+
+def _stop_reason(reply: Reply) -> str:
+    return "tool_use" if isinstance(reply, ToolUse) else "end_turn"
+
+
+def _usage(output_tokens: int) -> dict[str, int]:
+    return {
+        "input_tokens": 10,
+        "output_tokens": output_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+
+
+def _message(reply: Reply, model: str) -> dict[str, Any]:
+    """Non-streaming response shape (the client streams; kept for completeness)."""
+    return {
+        "id": f"msg_{uuid.uuid4().hex[:24]}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": _blocks(reply),
+        "stop_reason": _stop_reason(reply),
+        "stop_sequence": None,
+        "usage": _usage(5),
+    }
+
+
+def _sse(reply: Reply, model: str) -> bytes:
+    events: list[tuple[str, dict[str, Any]]] = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    **_message(reply, model),
+                    "content": [],
+                    "stop_reason": None,
+                    "usage": _usage(1),
+                },
+            },
+        )
+    ]
+    for index, block in enumerate(_blocks(reply)):
+        if block["type"] == "text":
+            start = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": block["text"]}
+        else:
+            # input starts empty and is streamed as JSON text, as the real API does.
+            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        events += [
+            ("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}),
+            ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
+            ("content_block_stop", {"type": "content_block_stop", "index": index}),
+        ]
+    events += [
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": _stop_reason(reply), "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
