@@ -12,8 +12,8 @@ import pytest
 # Let test modules import the helpers as plain modules whatever pytest's rootdir/import mode.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from harness import find_claude  # noqa: E402
-from standin import StandIn  # noqa: E402
+from harness import find_claude
+from standin import StandIn
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -38,7 +38,9 @@ def find_claude() -> str | None:
     return shutil.which("claude")
 
 
-def claude_env(home: Path | str, base_url: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+def claude_env(
+    home: Path | str, base_url: str, extra: dict[str, str] | None = None
+) -> dict[str, str]:
     """A scrubbed environment: HOME is a scratch dir, the API is the stand-in.
 
     Nothing named CLAUDE_* / ANTHROPIC_* is inherited: the test itself may be running inside
@@ -78,19 +80,16 @@ class ClaudeRun:
         """From the ``{"type":"system","subtype":"init"}`` line (else any line carrying one)."""
         for event in self.events:
             if event.get("type") == "system" and event.get("subtype") == "init":
-                return event.get("session_id")
+                return str(event["session_id"])
         for event in self.events:
             if event.get("session_id"):
-                return event["session_id"]
+                return str(event["session_id"])
         return None
 
     @property
     def result(self) -> dict[str, Any] | None:
         """The final ``{"type":"result"}`` line."""
-        for event in reversed(self.events):
-            if event.get("type") == "result":
-                return event
-        return None
+        return next((e for e in reversed(self.events) if e.get("type") == "result"), None)
 
     def describe(self) -> str:
         """Everything useful for an assertion message."""
@@ -123,11 +122,15 @@ def run_claude(
     binary = claude or find_claude()
     if binary is None:
         raise FileNotFoundError("Claude Code client not found (pip install claude-agent-sdk)")
-    args = [binary, "-p", prompt, "--output-format", "stream-json", "--verbose"]
+    args: list[str] = [binary, "-p", prompt, "--output-format", "stream-json", "--verbose"]
     if allowed_tools:
         args += ["--allowedTools", allowed_tools]
     if settings is not None:
-        args += ["--settings", settings if not isinstance(settings, dict) else json.dumps(settings)]
+        # --settings takes a path or inline JSON text.
+        args += [
+            "--settings",
+            json.dumps(settings) if isinstance(settings, dict) else str(settings),
+        ]
     if plugin_dir is not None:
         args += ["--plugin-dir", str(plugin_dir)]
     if resume is not None:
@@ -137,8 +140,8 @@ def run_claude(
 
     start = time.monotonic()
     # Own session/process group, so a timeout also kills hook processes the client spawned.
-    proc = subprocess.Popen(  # noqa: S603 - fixed binary, test input
-        [str(a) for a in args],
+    proc = subprocess.Popen(
+        args,
         cwd=str(cwd),
         env=claude_env(home, base_url, extra_env),
         stdin=subprocess.DEVNULL,  # -p must never wait for a terminal
@@ -152,12 +155,10 @@ def run_claude(
     except subprocess.TimeoutExpired as exc:
         os.killpg(proc.pid, signal.SIGKILL)
         stdout, stderr = proc.communicate()
-        raise subprocess.TimeoutExpired(
-            exc.cmd, timeout, output=stdout, stderr=stderr
-        ) from None
+        raise subprocess.TimeoutExpired(exc.cmd, timeout, output=stdout, stderr=stderr) from None
     duration = time.monotonic() - start
     return ClaudeRun(
-        args=[str(a) for a in args],
+        args=args,
         returncode=proc.returncode,
         events=parse_stream_json(stdout),
         stdout=stdout,

@@ -10,9 +10,11 @@ Other calls the client may make (compaction summaries, side queries on a small m
 plain text answer and never advance the script; see :func:`is_main_request`.
 
 Where hook output shows up in a request body (measured on Claude Code 2.1.332):
-- SessionStart / UserPromptSubmit ``additionalContext`` arrives as a ``role: "system"`` entry
-  inside ``messages`` (not in the top-level ``system`` blocks); :meth:`Request.text` flattens
-  everything so tests can simply search for a marker string.
+- SessionStart / UserPromptSubmit ``additionalContext`` arrives in the ``role: "system"``
+  entry inside ``messages`` (messages[1], the environment block; not in the top-level
+  ``system`` blocks), as "SessionStart hook additional context: <text>" (at its start) and
+  "UserPromptSubmit hook additional context: <text>" (near its end). :meth:`Request.text`
+  flattens everything so tests can simply search for a marker string.
 - a PreToolUse ``deny`` reason arrives as a ``tool_result`` block (``is_error: true``) in the
   next ``role: "user"`` message.
 """
@@ -152,9 +154,11 @@ COMPACT_SUMMARY = (
 class StandIn:
     """Scripted Messages API server. Use as a context manager or call start()/stop().
 
-    >>> with StandIn([ToolUse("Bash", {"command": "echo hi"}), Text("done")]) as api:
-    ...     run_claude(..., base_url=api.url)
-    ...     api.main_requests[1].tool_results()
+    Example::
+
+        with StandIn([ToolUse("Bash", {"command": "echo hi"}), Text("done")]) as api:
+            run_claude(..., base_url=api.url)
+            api.main_requests[1].tool_results()  # the Bash result the model was sent
     """
 
     def __init__(
@@ -220,8 +224,8 @@ class StandIn:
     def url(self) -> str:
         if self._server is None:
             raise RuntimeError("stand-in not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        port = self._server.server_address[1]
+        return f"http://127.0.0.1:{port}"
 
     def start(self) -> StandIn:
         standin = self
@@ -255,7 +259,7 @@ class _Handler(BaseHTTPRequestHandler):
     owner: StandIn
     protocol_version = "HTTP/1.1"  # keep-alive, as the client's HTTP stack expects
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # keep pytest output clean
 
     def _empty(self, status: int) -> None:
@@ -360,6 +364,8 @@ def _sse(reply: Reply, model: str) -> bytes:
         )
     ]
     for index, block in enumerate(_blocks(reply)):
+        start: dict[str, Any]
+        delta: dict[str, Any]
         if block["type"] == "text":
             start = {"type": "text", "text": ""}
             delta = {"type": "text_delta", "text": block["text"]}
@@ -368,8 +374,14 @@ def _sse(reply: Reply, model: str) -> bytes:
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
             delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
         events += [
-            ("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}),
-            ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": start},
+            ),
+            (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": delta},
+            ),
             ("content_block_stop", {"type": "content_block_stop", "index": index}),
         ]
     events += [

@@ -29,7 +29,9 @@ if reply is not None:
 """
 
 
-def probe_settings(tmp_path: Path, replies: dict[str, Any] | None = None) -> tuple[dict[str, Any], Path]:
+def probe_settings(
+    tmp_path: Path, replies: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], Path]:
     """settings.json hooking every event in EVENTS to the probe; returns it and the log path."""
     script = tmp_path / "probe.py"
     script.write_text(PROBE)
@@ -69,7 +71,12 @@ def test_hooks_fire_and_context_reaches_model(
 
     def finish(body: dict[str, Any]) -> Text:
         # A dynamic turn: decided from the request, here from the Bash tool result.
-        ok = any(b.get("type") == "tool_result" for m in body["messages"] for b in m["content"] if isinstance(b, dict))
+        ok = any(
+            b.get("type") == "tool_result"
+            for m in body["messages"]
+            for b in m["content"]
+            if isinstance(b, dict)
+        )
         return Text("Done." if ok else "No tool result?")
 
     standin.add(bash("echo hi > marker.txt"), finish)
@@ -153,7 +160,9 @@ def test_compact_fires_precompact(
         },
     )
     standin.add(bash("echo hi > marker.txt"), Text("Done."))
-    first = run_claude("write the marker", project, claude_home, standin.url, settings=settings, claude=claude_bin)
+    first = run_claude(
+        "write the marker", project, claude_home, standin.url, settings=settings, claude=claude_bin
+    )
     assert first.returncode == 0, first.describe()
     session_id = first.session_id
     assert session_id

@@ -1,0 +1,191 @@
+"""Recall: ranked search over memory, answered from an on-disk index.
+
+The index is a SQLite database in `.git/enf/search.db` (machine-local, never on the
+branch) holding one row per searchable document, tagged with the branch tip it was
+built from. Documents come in the seed's recall order: decisions first (they
+survive every compression), then the index/topics views, then session files, then
+text that only the branch's history still has (e.g. before a compression).
+
+This module is stdlib-only so a warm `git enf recall` (index tip == branch tip)
+never imports pygit2 or click; indexer.py builds and updates the index.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+KINDS = ("decision", "index", "topics", "session", "history")
+SCHEMA = 3
+_WORD = re.compile(r"[\w][\w.-]*", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Hit:
+    kind: str
+    ref: str  # what to pass to `git enf show`
+    path: str
+    date: str
+    snippet: str
+    rev: str  # commit holding this text ("" = the tip)
+    score: float
+
+    @property
+    def command(self) -> str:
+        if self.kind == "history":
+            return f"git enf show {self.path} --at {self.rev[:12]}"
+        return f"git enf show {self.ref}"
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(str(path), timeout=5)
+    db.execute("PRAGMA journal_mode=WAL")
+    return db
+
+
+def create(db: sqlite3.Connection) -> bool:
+    """Create the schema; returns whether full-text search (FTS5) is available."""
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+        CREATE TABLE IF NOT EXISTS docs (id INTEGER PRIMARY KEY, kind TEXT, ref TEXT, path TEXT,
+                                         date TEXT, rev TEXT, blob TEXT, text TEXT);
+        CREATE INDEX IF NOT EXISTS docs_path ON docs(path, kind);
+        CREATE INDEX IF NOT EXISTS docs_blob ON docs(blob);
+        """
+    )
+    try:
+        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='docs', content_rowid='id')")
+        return True
+    except sqlite3.OperationalError:
+        return False
+
+
+def indexed_tip(db: sqlite3.Connection) -> str | None:
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key='tip'").fetchone()
+        schema = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    if row is None or schema is None or schema[0] != str(SCHEMA):
+        return None
+    return str(row[0])
+
+
+def has_fts(db: sqlite3.Connection) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE name='fts'").fetchone() is not None
+
+
+def terms(query: str) -> list[str]:
+    return [t.lower() for t in _WORD.findall(query)]
+
+
+def query(db: sqlite3.Connection, text: str, limit: int = 10) -> list[Hit]:
+    words = terms(text)
+    if not words:
+        return []
+    rows = _fts(db, words, limit) if has_fts(db) else _like(db, words, limit)
+    hits = [Hit(kind, ref, path, date, _snippet(body, words), rev, score) for kind, ref, path, date, rev, body, score in rows]
+    order = {k: i for i, k in enumerate(KINDS)}
+    hits.sort(key=lambda h: (order.get(h.kind, 99), h.score, _neg_date(h.date)))
+    return hits[:limit]
+
+
+def _fts(db: sqlite3.Connection, words: list[str], limit: int) -> list[tuple[str, str, str, str, str, str, float]]:
+    match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    sql = """SELECT d.kind, d.ref, d.path, d.date, d.rev, d.text, bm25(fts) AS score
+             FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? AND d.kind = ?
+             ORDER BY score LIMIT ?"""
+    out = []
+    for kind in KINDS:  # per kind, so a flood of session hits cannot starve the decisions
+        out += db.execute(sql, (match, kind, limit)).fetchall()
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _like(db: sqlite3.Connection, words: list[str], limit: int) -> list[tuple[str, str, str, str, str, str, float]]:
+    where = " OR ".join("lower(text) LIKE ?" for _ in words)
+    rows = db.execute(f"SELECT kind, ref, path, date, rev, text FROM docs WHERE {where}", [f"%{w}%" for w in words])
+    scored = [(*r, -float(sum(r[5].lower().count(w) for w in words))) for r in rows]
+    return sorted(scored, key=lambda r: r[6])[: limit * len(KINDS)]
+
+
+def _snippet(body: str, words: list[str], width: int = 160) -> str:
+    """The line with the most query words, trimmed around the first hit."""
+    best, best_score = "", 0
+    for line in body.splitlines():
+        low = line.lower()
+        score = sum(1 for w in words if w in low)
+        if score > best_score:
+            best, best_score = line.strip(), score
+    if not best:
+        return " ".join(body.split())[:width]
+    low = best.lower()
+    first = min((low.find(w) for w in words if w in low), default=0)
+    start = max(0, first - width // 3)
+    text = best[start : start + width]
+    return ("…" if start else "") + text + ("…" if start + width < len(best) else "")
+
+
+def _neg_date(date: str) -> str:
+    return "".join(chr(0x10FFFF - ord(c)) for c in date)  # sorts newest first inside one key
+
+
+def format_hits(hits: list[Hit], query_text: str) -> str:
+    if not hits:
+        return f"nothing in memory matches {query_text!r}\nhint: git enf log --oneline lists every session"
+    lines = []
+    for h in hits:
+        where = f"{h.path}@{h.rev[:8]}" if h.kind == "history" else h.path
+        lines.append(f"{h.kind:<8} {h.date or '-':<10}  {where}")
+        lines.append(f"    {h.snippet}")
+        lines.append(f"    → {h.command}")
+    return "\n".join(lines)
+
+
+def format_json(hits: list[Hit]) -> str:
+    return json.dumps([{**asdict(h), "command": h.command} for h in hits], indent=2, ensure_ascii=False)
+
+
+# --- stdlib-only location of the branch tip, for the warm path -------------------
+
+def find_git_dirs(start: Path) -> tuple[Path, Path] | None:
+    """(git dir, common dir) for `start`, as git finds them; None if unsure."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_COMMON_DIR"):
+        return None  # let pygit2/git handle unusual set-ups
+    for folder in (start, *start.parents):
+        dotgit = folder / ".git"
+        if dotgit.is_dir():
+            git_dir = dotgit
+        elif dotgit.is_file():
+            m = re.match(r"gitdir:\s*(.+)", dotgit.read_text(encoding="utf-8").strip())
+            if m is None:
+                return None
+            git_dir = (folder / m.group(1)).resolve()
+        else:
+            continue
+        pointer = git_dir / "commondir"
+        common = (git_dir / pointer.read_text(encoding="utf-8").strip()).resolve() if pointer.is_file() else git_dir
+        return git_dir, common
+    return None
+
+
+def read_ref(common: Path, ref: str) -> str | None:
+    loose = common / ref
+    try:
+        value = loose.read_text(encoding="utf-8").strip()
+        return value if re.fullmatch(r"[0-9a-f]{40}", value) else None
+    except OSError:
+        pass
+    try:
+        for line in (common / "packed-refs").read_text(encoding="utf-8").splitlines():
+            if line.endswith(f" {ref}"):
+                return line.split(" ", 1)[0]
+    except OSError:
+        return None
+    return None
