@@ -113,7 +113,8 @@ def _full(lines: list[str]) -> dict[str, Any]:
     try:
         data = YAMLHandler().load("\n".join(lines))
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        # context_mark points at the construct that was left open (where a person looks).
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         line = (mark.line + 2) if mark is not None else 1
         reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise FrontmatterError(line, f"invalid YAML frontmatter: {reason}") from exc

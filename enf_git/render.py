@@ -48,8 +48,11 @@ def build_ledger(sessions: Iterable[Session], extra: Iterable[Decision]) -> ledg
 
 def session_line(s: Session) -> str:
     summary = s.summary or ("(in progress)" if s.status == "active" else "(no summary)")
+    summary = _one_line(summary)
+    if s.tags and not summary.endswith((".", "!", "?")):
+        summary += "."  # the seed's shape: "One sentence. Tags: a, b"
     tags = f" Tags: {', '.join(s.tags)}" if s.tags else ""
-    return f"- [{s.stem}](sessions/{s.stem}.md): {_one_line(summary)}{tags}"
+    return f"- [{s.stem}](sessions/{s.stem}.md): {summary}{tags}"
 
 
 def render_index(project: str, ordered: Sequence[Session], standing: int) -> tuple[str, str | None]:

@@ -1,0 +1,221 @@
+"""The working copy: init, materialize, commit exactly what changed, merges, view edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from enf_git import memory
+from enf_git.errors import NotInitialized
+from conftest import Git, session_text, user_state
+
+S1 = "sessions/2026-04-13-search-api.md"
+S2 = "sessions/2026-04-14-billing-work.md"
+
+
+@pytest.fixture
+def ctx(repo_dir: Path) -> memory.Context:
+    c = memory.Context.open(repo_dir)
+    memory.init(c)
+    return c
+
+
+def write(ctx: memory.Context, rel: str, text: str) -> None:
+    path = ctx.root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_init_creates_branch_first_session_files_and_exclude(repo_dir: Path, git: Git) -> None:
+    before = user_state(repo_dir)
+    c = memory.Context.open(repo_dir)
+    report = memory.init(c)
+    assert report.commit is not None
+    files = git("ls-tree", "-r", "--name-only", "claude-memory").split()
+    assert files == ["decisions.md", "index.md", "log.md", "meta.json", "topics.md"]
+    for name in files:
+        assert (c.root / name).read_bytes() == git("show", f"claude-memory:{name}").encode()
+    assert (c.root / "sessions").is_dir() and (c.root / "raw").is_dir()
+    assert "/.claude-sessions/" in (repo_dir / ".git" / "info" / "exclude").read_text().splitlines()
+    assert not (repo_dir / ".gitignore").exists()
+    assert user_state(repo_dir) == before  # the working copy is invisible to git status
+    git("fsck", "--strict")
+
+
+def test_init_is_idempotent(repo_dir: Path, git: Git) -> None:
+    c = memory.Context.open(repo_dir)
+    memory.init(c)
+    exclude = (repo_dir / ".git" / "info" / "exclude").read_text()
+    again = memory.init(c)
+    assert again.commit is None and again.warnings == []
+    assert (repo_dir / ".git" / "info" / "exclude").read_text() == exclude
+    assert git("rev-list", "--count", "claude-memory").strip() == "1"
+
+
+def test_commit_without_init_says_what_to_do(repo_dir: Path) -> None:
+    with pytest.raises(NotInitialized) as err:
+        memory.commit(memory.Context.open(repo_dir))
+    assert err.value.hint == "git enf init"
+
+
+def test_commit_takes_exactly_the_changed_paths_and_refreshes_views(ctx: memory.Context, git: Git) -> None:
+    write(ctx, S1, session_text())
+    report = memory.commit(ctx, "checkpoint")
+    assert report.commit is not None
+    assert report.commit.paths == ("index.md", S1, "topics.md")  # no decision: decisions.md unchanged
+    assert git("log", "-1", "--format=%s", "claude-memory").strip() == "checkpoint"
+    assert "[2026-04-13-search-api](sessions/2026-04-13-search-api.md): Added search." in (ctx.root / "index.md").read_text()
+    assert memory.pending(ctx) == ({}, {})
+    assert memory.commit(ctx).commit is None  # nothing changed: no empty commit
+
+
+def test_deleting_a_file_deletes_it_on_the_branch(ctx: memory.Context, git: Git) -> None:
+    write(ctx, S1, session_text())
+    memory.commit(ctx)
+    (ctx.root / S1).unlink()
+    report = memory.commit(ctx)
+    assert report.commit is not None and S1 in report.commit.paths
+    assert S1 not in git("ls-tree", "-r", "--name-only", "claude-memory")
+
+
+def test_two_worktrees_each_land_their_own_files(repo_dir: Path, git: Git, tmp_path: Path) -> None:
+    a = memory.Context.open(repo_dir)
+    memory.init(a)
+    git("worktree", "add", "-q", "-b", "wt", str(tmp_path / "wt"))
+    b = memory.Context.open(tmp_path / "wt")
+    memory.init(b)
+    write(a, S1, session_text())
+    write(b, S2, session_text(session_id="b2c3d4e5", date="2026-04-14", summary="Billing"))
+    memory.commit(a)
+    memory.commit(b)  # b's base is older than the tip: must not undo a's commit
+    files = git("ls-tree", "-r", "--name-only", "claude-memory").split()
+    assert S1 in files and S2 in files
+    assert (b.root / S1).exists()  # b's working copy was refreshed with a's session
+    memory.commit(a)
+    assert (a.root / S2).exists()
+
+
+def test_same_file_changed_on_both_sides_keeps_both(repo_dir: Path, git: Git, tmp_path: Path) -> None:
+    a = memory.Context.open(repo_dir)
+    memory.init(a)
+    write(a, S1, session_text(summary="v1"))
+    memory.commit(a)
+    git("worktree", "add", "-q", "-b", "wt", str(tmp_path / "wt"))
+    b = memory.Context.open(tmp_path / "wt")
+    memory.init(b)
+    write(a, S1, session_text(summary="from a"))
+    write(b, S1, session_text(summary="from b"))
+    memory.commit(a)
+    report = memory.commit(b)
+    assert len(report.conflicts) == 1 and report.conflicts[0][0] == S1
+    saved = report.conflicts[0][1]
+    assert "from a" in git("show", f"claude-memory:{S1}")
+    assert "from b" in git("show", f"claude-memory:{saved}")
+    assert saved.startswith("conflicts/sessions/")
+
+
+def test_log_md_merges_by_union(repo_dir: Path, git: Git, tmp_path: Path) -> None:
+    a = memory.Context.open(repo_dir)
+    memory.init(a)
+    git("worktree", "add", "-q", "-b", "wt", str(tmp_path / "wt"))
+    b = memory.Context.open(tmp_path / "wt")
+    memory.init(b)
+    with open(a.root / "log.md", "a") as f:
+        f.write("- a did one thing\n")
+    with open(b.root / "log.md", "a") as f:
+        f.write("- b did another\n")
+    memory.commit(a)
+    report = memory.commit(b)
+    assert report.conflicts == []
+    log = git("show", "claude-memory:log.md")
+    assert "- a did one thing\n" in log and "- b did another\n" in log
+    assert "<<<<<<<" not in log
+
+
+def test_local_edits_survive_materialize(ctx: memory.Context) -> None:
+    write(ctx, S1, session_text())
+    memory.commit(ctx)
+    write(ctx, S1, session_text(summary="edited, not committed"))
+    memory.materialize(ctx)
+    assert "edited, not committed" in (ctx.root / S1).read_text()
+
+
+def test_local_only_folders_never_reach_the_branch(ctx: memory.Context, git: Git) -> None:
+    write(ctx, "raw/abc.jsonl", "{}\n")
+    write(ctx, ".opt-out/a1b2c3d4", "")
+    write(ctx, ".active/a1b2c3d4", "")
+    write(ctx, S1, session_text())
+    memory.commit(ctx)
+    files = git("ls-tree", "-r", "--name-only", "claude-memory")
+    assert "raw/" not in files and "opt-out" not in files and "active" not in files
+
+
+def test_symlinks_in_the_working_copy_are_not_followed(ctx: memory.Context, git: Git, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET")
+    (ctx.root / "sessions" / "2026-04-13-link.md").symlink_to(secret)
+    memory.commit(ctx)
+    assert "TOP SECRET" not in git("grep", "-h", "SECRET", "claude-memory", check=False)
+
+
+def test_new_y_statement_in_decisions_md_is_imported(ctx: memory.Context, git: Git) -> None:
+    text = (ctx.root / "decisions.md").read_text()
+    line = ("- [2026-04-15] Y: In the context of storage, facing growth, decided Postgres over MySQL, "
+            "to achieve JSONB, accepting ops work. Confidence: high")
+    (ctx.root / "decisions.md").write_text(text + "\n## Storage\n" + line + "\n")
+    report = memory.commit(ctx)
+    assert len(report.imported) == 1 and report.imported[0].startswith("decisions/2026-04-15-d")
+    assert report.rejected == []
+    rendered = git("show", "claude-memory:decisions.md")
+    assert "decided Postgres over MySQL" in rendered and "## Storage" in rendered
+
+
+def test_duplicate_of_a_session_decision_is_not_imported_twice(ctx: memory.Context) -> None:
+    body = ("\n## Decisions\n- [14:10] Y: In the context of search, facing scale, decided Elasticsearch over Algolia, "
+            "to achieve control, accepting ops. Confidence: high\n")
+    write(ctx, S1, session_text(body=body))
+    memory.commit(ctx)
+    text = (ctx.root / "decisions.md").read_text()
+    (ctx.root / "decisions.md").write_text(text + "- [2026-04-13] Y: In the context of search, facing scale, "
+                                           "decided Elasticsearch over Algolia, to achieve control. Confidence: high\n")
+    report = memory.commit(ctx)
+    assert report.imported == [] and report.rejected == []
+
+
+def test_hand_edit_to_index_is_set_aside_not_lost(ctx: memory.Context, git: Git) -> None:
+    (ctx.root / "index.md").write_text("my own notes\n")
+    report = memory.commit(ctx)
+    assert len(report.rejected) == 1
+    view, saved, why = report.rejected[0]
+    assert view == "index.md" and "generated from session files" in why
+    assert (ctx.root.parent / saved).read_text() == "my own notes\n"
+    assert (ctx.root / "index.md").read_text() == git("show", "claude-memory:index.md")
+    assert memory.pending(ctx) == ({}, {})
+
+
+def test_malformed_session_is_reported_and_left_alone(ctx: memory.Context, git: Git) -> None:
+    bad = "---\nsession_id: [unclosed\n---\nbody\n"
+    write(ctx, "sessions/2026-04-13-broken.md", bad)
+    report = memory.commit(ctx)
+    problem = report.problems["sessions/2026-04-13-broken.md"]
+    assert "sessions/2026-04-13-broken.md:" in str(problem)
+    assert (ctx.root / "sessions/2026-04-13-broken.md").read_text() == bad
+    assert git("show", "claude-memory:sessions/2026-04-13-broken.md") == bad  # kept, just not indexed
+    assert "0 sessions" in git("show", "claude-memory:index.md")
+
+
+def test_adopts_origin_branch(tmp_path: Path, repo_dir: Path, git: Git) -> None:
+    from conftest import run_git
+
+    c = memory.Context.open(repo_dir)
+    memory.init(c)
+    write(c, S1, session_text())
+    memory.commit(c)
+    clone = tmp_path / "clone"
+    run_git(tmp_path, "clone", "-q", "--no-local", str(repo_dir), str(clone))
+    run_git(clone, "fetch", "-q", "origin", "claude-memory:refs/remotes/origin/claude-memory")
+    d = memory.Context.open(clone)
+    report = memory.init(d)
+    assert report.commit is None and "adopted origin/claude-memory" in report.warnings
+    assert (d.root / S1).read_text() == session_text()

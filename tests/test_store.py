@@ -1,0 +1,163 @@
+"""store.py on real repositories, checked with the real git binary."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from enf_git import store
+from enf_git.errors import RepoError
+from conftest import Git, run_git, user_state
+
+
+def test_first_commit_is_an_orphan_and_nothing_is_checked_out(repo_dir: Path, git: Git) -> None:
+    before = user_state(repo_dir)
+    repo = store.open_repo(repo_dir)
+    result = store.commit(repo, lambda tip: {"sessions/a.md": b"a\n", "index.md": b"i\n"}, "first")
+    assert result is not None and result.parent is None
+    assert git("rev-list", "--parents", "-n1", "claude-memory").split() == [result.oid]
+    assert git("ls-tree", "-r", "--name-only", "claude-memory").split() == ["index.md", "sessions/a.md"]
+    assert git("show", "claude-memory:sessions/a.md") == "a\n"
+    assert user_state(repo_dir) == before
+    git("fsck", "--strict")
+
+
+def test_add_modify_delete_nested_paths(repo_dir: Path, git: Git) -> None:
+    repo = store.open_repo(repo_dir)
+    store.commit(repo, lambda t: {"a/b/c.md": b"1", "a/d.md": b"2", "top.md": b"3"}, "one")
+    store.commit(repo, lambda t: {"a/b/c.md": None, "a/d.md": b"22", "x/y/z.md": b"4"}, "two")
+    files = git("ls-tree", "-r", "--name-only", "claude-memory").split()
+    assert files == ["a/d.md", "top.md", "x/y/z.md"]  # a/b/ vanished with its last file
+    assert git("show", "claude-memory:a/d.md") == "22"
+    assert git("log", "--format=%s", "claude-memory").split() == ["two", "one"]
+    git("fsck", "--strict")
+
+
+def test_unchanged_tree_makes_no_commit(repo_dir: Path) -> None:
+    repo = store.open_repo(repo_dir)
+    store.commit(repo, lambda t: {"a.md": b"x"}, "one")
+    assert store.commit(repo, lambda t: {"a.md": b"x"}, "again") is None
+    assert store.commit(repo, lambda t: {"missing.md": None}, "delete nothing") is None
+
+
+def test_reflog_names_each_commit(repo_dir: Path, git: Git) -> None:
+    repo = store.open_repo(repo_dir)
+    store.commit(repo, lambda t: {"a.md": b"x"}, "first one")
+    store.commit(repo, lambda t: {"a.md": b"y"}, "second one\n\nbody")
+    assert git("reflog", "--format=%gs", "claude-memory").splitlines() == ["enf: second one", "enf: first one"]
+
+
+def test_builder_reruns_on_the_moved_tip(repo_dir: Path, git: Git) -> None:
+    """A writer that lost the race rebuilds its change set from the new tip."""
+    repo = store.open_repo(repo_dir)
+    store.commit(repo, lambda t: {"base.md": b"0"}, "base")
+    seen: list[str] = []
+
+    def build(tip: pygit2.Commit | None) -> dict[str, bytes | None]:
+        assert tip is not None
+        seen.append(str(tip.id))
+        if len(seen) == 1:  # another writer sneaks in after we read the tip
+            other = store.open_repo(repo_dir)
+            parent = other.get(tip.id)
+            tree = store.write_tree(other, parent.tree, {"other.md": b"theirs"})
+            sig = pygit2.Signature("Other", "o@example.com")
+            oid = other.create_commit(None, sig, sig, "other", tree, [tip.id])
+            other.references.get(store.REF).set_target(oid)
+        return {"mine.md": b"ours"}
+
+    result = store.commit(repo, build, "mine")
+    assert result is not None and result.attempts == 2
+    assert len(set(seen)) == 2
+    assert git("ls-tree", "-r", "--name-only", "claude-memory").split() == ["base.md", "mine.md", "other.md"]
+    assert git("log", "--format=%s", "claude-memory").split() == ["mine", "other", "base"]
+
+
+def test_signature_falls_back_without_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_git(tmp_path, "init", "-q")
+    repo = store.open_repo(tmp_path)
+    store.commit(repo, lambda t: {"a.md": b"x"}, "first")
+    author = run_git(tmp_path, "log", "-1", "--format=%an <%ae>", "claude-memory").strip()
+    assert author == f"{store.FALLBACK_NAME} <{store.FALLBACK_EMAIL}>"
+
+
+def test_identity_comes_from_git_config(repo_dir: Path, git: Git) -> None:
+    store.commit(store.open_repo(repo_dir), lambda t: {"a.md": b"x"}, "first")
+    assert git("log", "-1", "--format=%an <%ae>", "claude-memory").strip() == "Test Author <author@example.com>"
+
+
+def test_works_from_a_subdirectory(repo_dir: Path, git: Git) -> None:
+    sub = repo_dir / "src" / "deep"
+    sub.mkdir(parents=True)
+    store.commit(store.open_repo(sub), lambda t: {"a.md": b"x"}, "from sub")
+    assert git("show", "claude-memory:a.md") == "x"
+
+
+def test_linked_worktree_writes_the_shared_branch(repo_dir: Path, git: Git, tmp_path: Path) -> None:
+    wt = tmp_path / "wt"
+    git("worktree", "add", "-q", "-b", "feature", str(wt))
+    store.commit(store.open_repo(wt), lambda t: {"from-wt.md": b"w"}, "wt")
+    store.commit(store.open_repo(repo_dir), lambda t: {"from-main.md": b"m"}, "main")
+    assert git("ls-tree", "-r", "--name-only", "claude-memory", cwd=wt).split() == ["from-main.md", "from-wt.md"]
+    assert store.common_dir(store.open_repo(wt)) == (repo_dir / ".git").resolve()
+
+
+def test_unborn_head_detached_head_and_stale_index_lock(tmp_path: Path, repo_dir: Path, git: Git) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    run_git(empty, "init", "-q")
+    store.commit(store.open_repo(empty), lambda t: {"a.md": b"x"}, "unborn")
+    assert run_git(empty, "show", "claude-memory:a.md") == "x"
+    assert run_git(empty, "symbolic-ref", "HEAD").strip() == "refs/heads/master"
+
+    git("checkout", "-q", "--detach")
+    (repo_dir / ".git" / "index.lock").write_text("stale")
+    before = user_state(repo_dir)
+    store.commit(store.open_repo(repo_dir), lambda t: {"a.md": b"x"}, "detached")
+    assert (repo_dir / ".git" / "index.lock").read_text() == "stale"
+    assert user_state(repo_dir) == before
+
+
+def test_staged_user_file_stays_staged_and_off_the_branch(repo_dir: Path, git: Git) -> None:
+    (repo_dir / "staged.txt").write_text("user work\n")
+    git("add", "staged.txt")
+    before = user_state(repo_dir)
+    store.commit(store.open_repo(repo_dir), lambda t: {"a.md": b"x"}, "memory")
+    assert user_state(repo_dir) == before
+    assert "staged.txt" not in git("ls-tree", "-r", "--name-only", "claude-memory")
+    git("commit", "-q", "-m", "user commit")
+    assert git("show", "--name-only", "--format=", "HEAD").split() == ["staged.txt"]
+
+
+def test_warns_when_branch_is_checked_out(repo_dir: Path, git: Git, tmp_path: Path) -> None:
+    repo = store.open_repo(repo_dir)
+    store.commit(repo, lambda t: {"a.md": b"x"}, "first")
+    assert store.checked_out_in(repo) == []
+    git("worktree", "add", "-q", str(tmp_path / "mem"), "claude-memory")
+    hits = store.checked_out_in(repo)
+    assert len(hits) == 1 and hits[0].endswith("mem")
+
+
+def test_not_a_repository_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(RepoError) as err:
+        store.open_repo(tmp_path)
+    assert "not a git repository" in err.value.message and err.value.hint == "cd into your project, or run: git init"
+
+
+def test_sha256_repository_is_refused_clearly(tmp_path: Path) -> None:
+    proc = subprocess.run(["git", "init", "-q", "--object-format=sha256", str(tmp_path / "s")], capture_output=True)
+    if proc.returncode != 0:
+        pytest.skip("this git cannot create SHA-256 repositories")
+    with pytest.raises(RepoError) as err:
+        store.open_repo(tmp_path / "s")
+    assert "SHA-256" in err.value.message
+
+
+def test_unsafe_paths_are_refused(repo_dir: Path) -> None:
+    repo = store.open_repo(repo_dir)
+    for bad in ("../x.md", "a/../../x", "/abs", ".git/config", "a//b"):
+        with pytest.raises(ValueError):
+            store.commit(repo, lambda t, bad=bad: {bad: b"x"}, "bad")
+    assert store.tip(repo) is None
