@@ -51,9 +51,13 @@ def main() -> None:
 
 
 @main.command()
+@click.option("--scope", type=click.Choice(["project", "local", "user"]), default="local", show_default=True,
+              help="Where to register the Claude Code hooks: local = .claude/settings.local.json (you, this "
+                   "repo), project = .claude/settings.json (the team), user = ~/.claude/settings.json (all repos).")
+@click.option("--no-hooks", is_flag=True, help="Only set up the branch and working copy.")
 @boundary
-def init() -> None:
-    """Create the memory branch and the .claude-sessions/ working copy (idempotent)."""
+def init(scope: str, no_hooks: bool) -> None:
+    """Create the memory branch and .claude-sessions/, and register the hooks (idempotent)."""
     from . import memory
 
     ctx = _ctx()
@@ -62,6 +66,41 @@ def init() -> None:
         click.echo(w)
     state = "created" if report.commit else "ready"
     click.echo(f"claude-memory {state}; working copy in {ctx.root}")
+    if not no_hooks:
+        _install_hooks(ctx, scope)
+
+
+def _install_hooks(ctx: Any, scope: str) -> None:
+    from . import install, store, workcopy
+
+    top = Path(ctx.repo.workdir)
+    result = install.install(scope, top, Path.home())
+    if scope == "local":
+        # Per-user files inside the repo: keep them out of `git status`, like the working copy.
+        for line in ("/.claude/settings.local.json", f"/.claude/skills/{install.SKILL_NAME}/"):
+            workcopy.ensure_excluded(store.common_dir(ctx.repo), line)
+    verb = "registered" if result.changed else "already registered"
+    click.echo(f"hooks {verb} in {result.settings} (scope {scope}), calling: {result.command}")
+    if scope == "project":
+        click.echo("  project scope is shared: it calls enf-hook from PATH, so every teammate needs enf-git "
+                   "installed; --scope local uses an absolute path instead (faster, only for you)")
+
+
+@main.command()
+@click.option("--scope", type=click.Choice(["project", "local", "user"]), default="local", show_default=True,
+              help="Which settings file to clean.")
+@boundary
+def uninstall(scope: str) -> None:
+    """Remove enf-git's hooks and skill from Claude Code settings (memory is kept)."""
+    from . import install
+
+    ctx = _ctx()
+    changed = install.uninstall(scope, Path(ctx.repo.workdir), Path.home())
+    for path in changed:
+        click.echo(f"removed enf-git entries from {path}")
+    if not changed:
+        click.echo(f"no enf-git hooks in {scope} scope")
+    click.echo("the claude-memory branch and .claude-sessions/ are untouched")
 
 
 @main.command()

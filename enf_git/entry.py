@@ -7,6 +7,7 @@ library alone (no click, no pygit2); anything else goes to the full CLI.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -39,13 +40,13 @@ def _fast_recall(args: list[str]) -> bool:
     if not words:
         return False
     try:
-        from . import search
+        from . import gitdirs, search
 
-        dirs = search.find_git_dirs(Path.cwd())
+        dirs = gitdirs.find(os.getcwd())
         if dirs is None:
             return False
-        db_file = dirs[1] / "enf" / "search.db"
-        tip = search.read_ref(dirs[1], "refs/heads/claude-memory")
+        db_file = Path(dirs[2]) / "enf" / "search.db"
+        tip = gitdirs.read_ref(dirs[2], "refs/heads/claude-memory")
         if tip is None or not db_file.is_file():
             return False
         db = search.connect(db_file)

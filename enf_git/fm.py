@@ -16,9 +16,30 @@ from dataclasses import dataclass
 from typing import Any
 
 _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(?:\s+(.*?))?\s*$")
-_PLAIN = re.compile(r"^[A-Za-z0-9_./+@()-][^#]*$")
-_INT = re.compile(r"^-?[0-9]+$")
+# A plain scalar the fast path may take as written: no indicator first ('@' and '`'
+# are reserved in YAML), no comment, no ': ' or trailing ':' (a nested mapping), no
+# '- ' / lone '-' (a block sequence).
+_PLAIN = re.compile(r"^(?!-(?:\s|$))[A-Za-z0-9_./+()-][^#]*$")
+_MAPPING_COLON = re.compile(r":(?:\s|$)")
+_INT = re.compile(r"^-?(?:0|[1-9][0-9]*)$")  # canonical decimal only: YAML 1.1 reads 017 as octal 15
+_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 _AMBIGUOUS = {"true", "false", "yes", "no", "on", "off", "null", "~", "y", "n"}
+# Every other plain scalar YAML 1.1 (PyYAML's implicit resolvers) would not read as a
+# string: floats, octal/hex/binary/underscored ints, base-60 numbers (`14:30` is 870),
+# timestamps with a time. The fast path hands these to YAML so both paths agree.
+_YAML_TYPED = re.compile(
+    r"""^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+
+    |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+
+    |[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)
+    |[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?
+     (?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?
+    |<<|=)$""",
+    re.X,
+)
+# Characters the YAML reader refuses anywhere in a stream, plus line breaks (which a
+# one-line scalar cannot hold and dump() must escape).
+_UNSAFE = re.compile("[^\x09\x20-\x7E\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
 
 
 @dataclass(frozen=True)
@@ -63,11 +84,13 @@ def parse(text: str) -> Parsed:
 def _fast(lines: list[str]) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     for line in lines:
+        if _UNSAFE.search(line.rstrip("\r")):
+            return None  # YAML refuses it; let YAML say where
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         m = _KEY.match(line)
-        if m is None or m.group(1) in out:
-            return None
+        if m is None or m.group(1) in out or m.group(1).lower() in _AMBIGUOUS:
+            return None  # `on:` / `null:` are keys True / None to YAML
         value = _scalar_or_list(m.group(2) or "")
         if value is _FALLBACK:
             return None
@@ -85,6 +108,8 @@ def _scalar_or_list(raw: str) -> Any:
         inner = raw[1:-1].strip()
         if not inner:
             return []
+        if any(c in inner for c in "[]{}"):
+            return _FALLBACK  # nested flow collections
         items = [_scalar(p.strip()) for p in inner.split(",")]
         return _FALLBACK if any(i is _FALLBACK or i is None for i in items) else items
     return _scalar(raw)
@@ -97,12 +122,22 @@ def _scalar(raw: str) -> Any:
     if len(raw) >= 2 and raw[0] == raw[-1] == "'":
         inner = raw[1:-1]
         return _FALLBACK if "'" in inner.replace("''", "") else inner.replace("''", "'")
-    if not raw or not _PLAIN.match(raw) or ": " in raw or raw.endswith(":") or "," in raw:
+    if not raw or not _PLAIN.match(raw) or _MAPPING_COLON.search(raw) or "," in raw or _UNSAFE.search(raw):
         return _FALLBACK if raw else None
     if raw.lower() in _AMBIGUOUS:
         return _FALLBACK
     if _INT.match(raw):
         return int(raw)
+    if _DATE.match(raw):
+        # YAML makes a date of it, which normalize() turns back into the same text,
+        # unless it is no real date (2026-02-30): then YAML's error stands.
+        try:
+            dt.date.fromisoformat(raw)
+        except ValueError:
+            return _FALLBACK
+        return raw
+    if _YAML_TYPED.match(raw):
+        return _FALLBACK
     return raw
 
 
@@ -118,6 +153,10 @@ def _full(lines: list[str]) -> dict[str, Any]:
         line = (mark.line + 2) if mark is not None else 1
         reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise FrontmatterError(line, f"invalid YAML frontmatter: {reason}") from exc
+    except (ValueError, OverflowError) as exc:
+        # PyYAML's constructors raise these for values its resolvers accepted, e.g.
+        # `date: 2026-02-30`; they carry no position, so point at the header.
+        raise FrontmatterError(2, f"invalid YAML frontmatter: {exc}") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -131,6 +170,8 @@ def normalize(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, list):
         return [normalize(v) for v in value]
+    if isinstance(value, dict):
+        return {k: normalize(v) for k, v in value.items()}
     return value
 
 
@@ -155,5 +196,13 @@ def _emit(value: Any) -> str:
     text = str(value)
     if _scalar(text) == text and not _INT.match(text):
         return text
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    # Double-quoted YAML; control characters and line breaks escaped so the value
+    # stays on its one line and reads back exactly.
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + _UNSAFE.sub(_escape, escaped) + '"'
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 

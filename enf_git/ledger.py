@@ -11,6 +11,7 @@ Pure: records in, chains out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -47,63 +48,84 @@ def _key(item: Decision | Reversal) -> tuple[str, str, str]:
 
 def build(decisions: Iterable[Decision], reversals: Iterable[Reversal]) -> Ledger:
     pool = sorted(_dedupe(decisions), key=_key)
-    successor: dict[str, str] = {}
+    successor: dict[str, str] = {}  # superseded id -> the id that replaced it
     via: dict[str, Reversal] = {}
     unresolved = []
-    for rev in sorted(reversals, key=_key):
-        target = _target(rev, [d for d in pool if d.id not in successor and _key(d) <= _key(rev)])
+    for rev in sorted(_dedupe(reversals), key=_key):
+        standing = [d for d in pool if d.id not in successor]
+        target = _target(rev, [d for d in standing if _key(d) <= _key(rev)])
         if target is None:
             unresolved.append(rev)
             continue
-        new = _replacement(rev, target, pool)
+        # Only a standing decision can replace: one already superseded would close a
+        # cycle (A -> B -> A) and drop the whole chain from the views.
+        new = _replacement(rev, target, standing)
         if new not in pool:
             pool.append(new)
+            pool.sort(key=_key)
         successor[target.id] = new.id
         via[target.id] = rev
     by_id = {d.id: d for d in pool}
-    predecessors: dict[str, str] = {new: old for old, new in successor.items()}
+    # One decision may replace several (two reversals naming the same new choice):
+    # every one of them stays in its chain.
+    predecessors: dict[str, list[str]] = {}
+    for old, new in successor.items():
+        predecessors.setdefault(new, []).append(old)
     chains = []
     for d in pool:
         if d.id in successor:
             continue
-        older, revs, cur = [], [], d.id
-        while cur in predecessors and len(older) < len(pool):
-            prev = predecessors[cur]
-            older.append(by_id[prev])
-            revs.append(via[prev])
-            cur = prev
-        chains.append(Chain(d, tuple(older), tuple(revs)))
+        older, todo = [], list(predecessors.get(d.id, ()))
+        while todo:
+            prev = by_id[todo.pop()]
+            older.append(prev)
+            todo += predecessors.get(prev.id, ())
+        older.sort(key=_key, reverse=True)
+        chains.append(Chain(d, tuple(older), tuple(via[o.id] for o in older)))
     chains.sort(key=lambda c: _key(c.current))
     return Ledger(tuple(chains), tuple(unresolved))
 
 
-def _dedupe(decisions: Iterable[Decision]) -> list[Decision]:
-    seen: dict[str, Decision] = {}
-    for d in decisions:
-        seen.setdefault(d.id, d)
+def _dedupe(items: Iterable[Decision | Reversal]) -> list:
+    # Sorted first so which copy of a duplicated id survives does not depend on input order.
+    seen: dict[str, Decision | Reversal] = {}
+    for item in sorted(items, key=lambda i: (_key(i), i.source, repr(i))):
+        seen.setdefault(item.id, item)
     return list(seen.values())
+
+
+_ID = re.compile(r"\bd[0-9a-f]{7}\b")
 
 
 def _target(rev: Reversal, candidates: list[Decision]) -> Decision | None:
     ref = rev.ref.casefold().strip()
+    ids = {ref, *_ID.findall(ref)}  # "dabc1234", "(dabc1234)", "dabc1234 REST decision"
     for d in reversed(candidates):
-        if ref == d.id:
+        if d.id in ids:
             return d
     for needle in (ref, rev.old.casefold().strip()):
         if not needle:
             continue
-        for d in reversed(candidates):
-            if d.source == rev.source and d.decided.casefold() == rev.new.casefold():
-                continue  # the replacement itself is never its own target
-            if needle in d.decided.casefold() or needle in d.text.casefold():
-                return d
+        # The decided clause first: the replacement's own text often names the old
+        # choice ("decided GraphQL over REST") and must not win over it.
+        for field in ("decided", "text"):
+            for d in reversed(candidates):
+                if _replaces(rev, d):
+                    continue  # the replacement itself is never its own target
+                if needle in getattr(d, field).casefold():
+                    return d
     return None
 
 
+def _replaces(rev: Reversal, d: Decision) -> bool:
+    """Whether `d` is the new decision `rev` points to: written beside it, deciding its "to …"."""
+    new, decided = rev.new.casefold().strip(), d.decided.casefold()
+    return d.source == rev.source and bool(new and decided) and (new in decided or decided in new)
+
+
 def _replacement(rev: Reversal, target: Decision, pool: list[Decision]) -> Decision:
-    new = rev.new.casefold().strip()
     for d in pool:
-        if d.source == rev.source and d.id != target.id and new and (new in d.decided.casefold() or d.decided.casefold() in new):
+        if d.id != target.id and _replaces(rev, d):
             return d
     text = f"In the context of {target.context or target.topic}, decided {rev.new} over {rev.old}"
     if rev.reason:

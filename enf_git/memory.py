@@ -21,6 +21,7 @@ import pygit2
 
 from . import imports, records, render, store, workcopy
 from .errors import EnfError, NotInitialized, RepoError
+from .redact import redact
 from .workcopy import Manifest
 
 META = "meta.json"
@@ -156,6 +157,7 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
     report = Report(warnings=[f"{store.BRANCH} is checked out in {d}: do not commit there by hand"
                               for d in store.checked_out_in(ctx.repo)])
     changes, edited_views = pending(ctx)
+    _redact_in_place(ctx, changes)
     manifest = ctx.manifest()
     cache = ctx.cache()
     base_tip = ctx.repo.get(manifest.base) if manifest.base else None
@@ -180,6 +182,18 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
         manifest.save(ctx.manifest_path)
     report.materialized = materialize(ctx)
     return report
+
+
+def _redact_in_place(ctx: Context, changes: dict[str, bytes | None]) -> None:
+    """Secrets never reach the branch: redact, and fix the working copy to match."""
+    for path, data in changes.items():
+        if data is None:
+            continue
+        text = data.decode("utf-8", "surrogateescape")
+        clean = redact(text)
+        if clean != text:
+            changes[path] = clean.encode("utf-8", "surrogateescape")
+            workcopy.write_file(ctx.root, path, changes[path])
 
 
 def _merge_onto(repo: pygit2.Repository, tip: pygit2.Commit | None, manifest: Manifest,

@@ -40,6 +40,11 @@ _Y_BODY = re.compile(
     r"(?:\s*\((?P<rid>d[0-9a-f]{7})\))?\s*$",
     re.I,
 )
+_Y_LOOSE = re.compile(
+    r"^(?P<decided>.+?)\s*\.?\s*(?:Confidence:\s*(?P<confidence>[A-Za-z]+)\.?)?"
+    r"\s*(?:Session:\s*(?P<session>[\w-]+)\.?)?(?:\s*\((?P<rid>d[0-9a-f]{7})\))?\s*$",
+    re.I,
+)
 _REVERSAL = re.compile(
     r"^\s*-\s*\[(?P<stamp>[^\]]+)\]\s*REVERSED\s+(?P<ref>.+?):\s*"
     r"Changed from (?P<old>.+?) to (?P<new>.+?)(?:\s+because (?P<reason>.+?))?\s*$",
@@ -114,29 +119,51 @@ def parse_session(path: str, data: bytes) -> Session:
     except fm.FrontmatterError as exc:
         raise RecordError(path, exc.line, exc.reason) from exc
     meta = parsed.meta
-    _check_schema(path, meta)
+    _check_schema(path, text, meta)
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
-    date = str(meta.get("date") or stem[:10])
-    session_id = str(meta.get("session_id") or "")
+    date = _text(text, meta, "date") or stem[:10]
+    session_id = _text(text, meta, "session_id")
     if not session_id:
+        if parsed.body_line == 1:
+            raise RecordError(path, 1, "no frontmatter: start the file with a --- header holding session_id")
         raise RecordError(path, 2, "frontmatter has no session_id")
-    status = str(meta.get("status") or "active")
+    status = _text(text, meta, "status") or "active"
     if status not in STATUSES:
         raise RecordError(path, _line_of(text, "status:"), f"status must be active or completed, not {status!r}")
     sections = split_sections(parsed.body)
+    # The warm tier (seed 000) rewrites `## Decisions` as `## Decisions Taken`: same records.
+    decided = "\n".join(sections[name] for name in ("Decisions", "Decisions Taken") if name in sections)
     return Session(
         path=path,
         stem=stem,
         session_id=session_id[:8],
         date=date,
-        start_time=str(meta.get("start_time") or ""),
+        start_time=_text(text, meta, "start_time"),
         tags=_tags(path, text, meta.get("tags")),
         status=status,
-        summary=str(meta.get("summary") or "").strip(),
+        summary=_text(text, meta, "summary").strip(),
         sections=sections,
-        decisions=tuple(parse_decisions(path, sections.get("Decisions", ""), date, session_id[:8], stem)),
+        decisions=tuple(parse_decisions(path, decided, date, session_id[:8], stem)),
         reversals=tuple(parse_reversals(path, sections.get("Reversals", ""), date, session_id[:8], stem)),
     )
+
+
+def _text(text: str, meta: dict[str, object], key: str) -> str:
+    """A field that is text by meaning, as written. YAML 1.1 types some bare values the
+    assistant means as text (`start_time: 14:30` is 870, `session_id: 01234567` is
+    octal 342391, `summary: yes` is True); read those back from the header line."""
+    value = meta.get(key)
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    parts = fm.split(text)
+    for line in parts[0] if parts else ():
+        if line.startswith(f"{key}:"):
+            raw = re.sub(r"\s+#.*$", "", line[len(key) + 1 :]).strip()
+            if raw:
+                return raw
+    return str(value)
 
 
 def parse_decision_file(path: str, data: bytes) -> list[Decision]:
@@ -146,7 +173,7 @@ def parse_decision_file(path: str, data: bytes) -> list[Decision]:
         parsed = fm.parse(text)
     except fm.FrontmatterError as exc:
         raise RecordError(path, exc.line, exc.reason) from exc
-    _check_schema(path, parsed.meta)
+    _check_schema(path, text, parsed.meta)
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
     date = str(parsed.meta.get("date") or stem[:10])
     session_id = str(parsed.meta.get("session_id") or "")
@@ -168,11 +195,13 @@ def parse_y_statement(line: str, *, source: str, date: str, session_id: str, ste
     if m is None or line.lstrip().startswith("- ~~"):
         return None
     body = m.group("body")
-    y = _Y_BODY.match(body)
+    # A Y-line that is not in the canonical shape ("we decided …", "Use Postgres.") is
+    # still a decision the assistant recorded: keep it whole rather than lose it.
+    y = _Y_BODY.match(body) or _Y_LOOSE.match(body)
     if y is None:
         return None
     date_, time_ = _stamp(m.group("stamp"), date)
-    g = {k: (v or "").strip() for k, v in y.groupdict().items()}
+    g = {k: (y.groupdict().get(k) or "").strip() for k in _Y_BODY.groupindex}
     decided = g["decided"].rstrip(".")
     return Decision(
         id=stable_id("d", stem, time_ or date_, decided.lower()),
@@ -210,15 +239,16 @@ def parse_reversals(source: str, text: str, date: str, session_id: str, stem: st
             continue
         g = {k: (v or "").strip() for k, v in m.groupdict().items()}
         ref = g["ref"].strip("[]\"'` ")
+        date_, time_ = _stamp(g["stamp"], date)  # `[HH:MM]` or `[YYYY-MM-DD HH:MM]`, as decisions
         out.append(
             Reversal(
                 id=stable_id("r", stem, g["stamp"], ref.lower()),
                 source=source,
-                date=date,
-                time=g["stamp"],
+                date=date_,
+                time=time_,
                 ref=ref,
-                old=g["old"].strip("[]"),
-                new=g["new"].strip("[]"),
+                old=g["old"].strip("[]").rstrip("."),
+                new=g["new"].strip("[]").rstrip("."),  # "to GraphQL." must still find "GraphQL"
                 reason=g["reason"].rstrip("."),
                 session_id=session_id,
             )
@@ -232,7 +262,10 @@ def split_sections(body: str) -> dict[str, str]:
     matches = list(_SECTION.finditer(body))
     for i, m in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
-        sections[m.group(1)] = body[m.end() : end].strip("\n")
+        text = body[m.end() : end].strip("\n")
+        # A resumed session can repeat a heading: keep both parts, never the last only.
+        name = m.group(1)
+        sections[name] = f"{sections[name]}\n{text}" if name in sections else text
     return sections
 
 
@@ -255,10 +288,10 @@ def check_stem(stem: str) -> str | None:
     return None
 
 
-def _check_schema(path: str, meta: dict[str, object]) -> None:
+def _check_schema(path: str, text: str, meta: dict[str, object]) -> None:
     schema = meta.get("schema", SCHEMA)
-    if not isinstance(schema, int):
-        raise RecordError(path, 2, f"schema must be a whole number, not {schema!r}")
+    if not isinstance(schema, int) or isinstance(schema, bool):  # `schema: yes` is True, an int to Python
+        raise RecordError(path, _line_of(text, "schema:"), f"schema must be a whole number, not {schema!r}")
     if schema > SCHEMA:
         raise SchemaTooNew(
             f"{path} has schema {schema}; this enf-git understands up to {SCHEMA}",
@@ -278,7 +311,7 @@ def _tags(path: str, text: str, raw: object) -> tuple[str, ...]:
 
 def _decode(path: str, data: bytes) -> str:
     try:
-        return data.decode("utf-8").replace("\r\n", "\n")
+        return data.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise RecordError(path, line, "file is not valid UTF-8") from exc

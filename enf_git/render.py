@@ -8,6 +8,7 @@ tell a hand edit from our own output.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
@@ -46,9 +47,12 @@ def build_ledger(sessions: Iterable[Session], extra: Iterable[Decision]) -> ledg
     return ledger_mod.build(decisions, reversals)
 
 
+def _summary(s: Session) -> str:
+    return _one_line(s.summary or ("(in progress)" if s.status == "active" else "(no summary)"))
+
+
 def session_line(s: Session) -> str:
-    summary = s.summary or ("(in progress)" if s.status == "active" else "(no summary)")
-    summary = _one_line(summary)
+    summary = _summary(s)
     if s.tags and not summary.endswith((".", "!", "?")):
         summary += "."  # the seed's shape: "One sentence. Tags: a, b"
     tags = f" Tags: {', '.join(s.tags)}" if s.tags else ""
@@ -81,20 +85,25 @@ def render_topics(ordered: Sequence[Session]) -> str:
     lines = ["# Topics", "", MARKER, ""]
     for tag in sorted(by_tag):
         lines += [f"## {tag}"]
-        lines += [f"- [{s.stem}](sessions/{s.stem}.md): {_one_line(s.summary or '(in progress)')}" for s in by_tag[tag]]
+        lines += [f"- [{s.stem}](sessions/{s.stem}.md): {_summary(s)}" for s in by_tag[tag]]
         lines += [""]
     if not by_tag:
         lines += ["(no tagged sessions yet)", ""]
     return "\n".join(lines)
 
 
+def _stamp(date: str, time: str) -> str:
+    return f"{date} {time}" if time else date
+
+
+_CONFIDENCE = re.compile(r"\s+Confidence:.*$", re.I)  # the model reads it case-blind; so must we
+
+
 def decision_line(d: Decision) -> str:
-    stamp = d.date if not d.time else f"{d.date} {d.time}"
     conf = f" Confidence: {d.confidence}." if d.confidence else ""
     sid = f" Session: {d.session_id}" if d.session_id else ""
-    text = d.text.rstrip(". ")
-    text = text.split(" Confidence:")[0].rstrip(". ") if " Confidence:" in text else text
-    return f"[{stamp}] Y: {text}.{conf}{sid} ({d.id})"
+    text = _CONFIDENCE.sub("", d.text.rstrip(". ")).rstrip(". ")
+    return f"[{_stamp(d.date, d.time)}] Y: {text}.{conf}{sid} ({d.id})"
 
 
 def render_decisions(ledger: ledger_mod.Ledger) -> tuple[str, str | None]:
@@ -105,7 +114,7 @@ def render_decisions(ledger: ledger_mod.Ledger) -> tuple[str, str | None]:
     lines = ["# Standing Decisions", "", MARKER, "",
              f"> {_count(ledger.standing, 'standing decision')}, {superseded} superseded", ""]
     archive: list[str] = []
-    for topic in sorted(by_topic, key=str.casefold):
+    for topic in sorted(by_topic, key=lambda t: (t.casefold(), t)):
         chains = sorted(by_topic[topic], key=lambda c: (c.current.date, c.current.time, c.current.id), reverse=True)
         kept, moved = chains[:TOPIC_DECISION_LIMIT], chains[TOPIC_DECISION_LIMIT:]
         lines += [f"## {topic}"] + [line for c in kept for line in _chain_lines(c)]
@@ -115,7 +124,7 @@ def render_decisions(ledger: ledger_mod.Ledger) -> tuple[str, str | None]:
         lines += [""]
     if ledger.unresolved:
         lines += ["## Reversals that match no decision"]
-        lines += [f"- [{r.date} {r.time}] REVERSED {r.ref}: Changed from {r.old} to {r.new} ({r.source})"
+        lines += [f"- [{_stamp(r.date, r.time)}] REVERSED {r.ref}: Changed from {r.old} to {r.new} ({r.source})"
                   for r in ledger.unresolved] + [""]
     text = "\n".join(lines)
     if not archive:
@@ -126,8 +135,7 @@ def render_decisions(ledger: ledger_mod.Ledger) -> tuple[str, str | None]:
 def _chain_lines(chain: ledger_mod.Chain) -> list[str]:
     lines = [f"- {decision_line(chain.current)}"]
     for depth, old in enumerate(chain.superseded, 1):
-        stamp = old.date if not old.time else f"{old.date} {old.time}"
-        lines.append(f"{'  ' * depth}- ~~[{stamp}] Previously: {_one_line(old.text)} ({old.id})~~ SUPERSEDED")
+        lines.append(f"{'  ' * depth}- ~~[{_stamp(old.date, old.time)}] Previously: {_one_line(old.text)} ({old.id})~~ SUPERSEDED")
     return lines
 
 

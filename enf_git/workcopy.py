@@ -99,16 +99,17 @@ def remove_file(root: Path, rel: str) -> None:
         parent = parent.parent
 
 
-def ensure_excluded(common_git_dir: Path) -> bool:
-    """Add `/.claude-sessions/` to info/exclude (shared by all worktrees); True if added."""
+def ensure_excluded(common_git_dir: Path, entry: str = EXCLUDE_LINE) -> bool:
+    """Add `entry` (default `/.claude-sessions/`) to info/exclude (shared by all worktrees); True if added."""
     exclude = common_git_dir / "info" / "exclude"
     exclude.parent.mkdir(parents=True, exist_ok=True)
     try:
         text = exclude.read_text(encoding="utf-8")
     except FileNotFoundError:
         text = ""
-    if any(line.strip() in (EXCLUDE_LINE, f"{WC_DIR}/", WC_DIR, f"/{WC_DIR}") for line in text.splitlines()):
+    bare = entry.strip("/")
+    if any(line.strip().strip("/") == bare for line in text.splitlines()):
         return False
     sep = "" if not text or text.endswith("\n") else "\n"
-    exclude.write_text(f"{text}{sep}# enf-git working copy (memory lives on the claude-memory branch)\n{EXCLUDE_LINE}\n", encoding="utf-8")
+    exclude.write_text(f"{text}{sep}# added by enf-git\n{entry}\n", encoding="utf-8")
     return True

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from enf_git.cli import main
 from conftest import Git, session_text, user_state
 
-COMMANDS = ["init", "status", "commit", "log", "show", "recall", "doctor"]
+COMMANDS = ["init", "status", "commit", "log", "show", "recall", "doctor", "uninstall"]
 DECISION = ("\n## Decisions\n- [14:10] Y: In the context of search engine, facing scale, decided Elasticsearch "
             "over Algolia, to achieve self-hosted control, accepting ops overhead. Confidence: high\n")
 REVERSAL = ("\n## Decisions\n- [09:30] Y: In the context of search engine, facing cost, decided Postgres FTS "

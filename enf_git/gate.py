@@ -1,0 +1,129 @@
+"""The session gate (seed 000), in the form today's Claude Code obeys.
+
+Satisfied when `.claude-sessions/sessions/` holds a file named for today or
+yesterday (local time) whose frontmatter `session_id` equals the current id's first
+8 characters, or when `.claude-sessions/.opt-out/<id8>` exists. Another session's
+file never counts; unreadable or malformed files are skipped.
+
+Until then, PreToolUse is denied, except the creation path: a file-writing tool
+whose target's parent folder *is* (same device and inode: no `..`, symlink,
+relative-path or letter-case trick) `sessions/` or `.opt-out/`.
+
+Runs on every tool call, so: standard library only, no `re`/`pathlib` (their
+import alone costs more than the whole check), and a per-session cache of the
+file that satisfied the gate, re-verified with one small read.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+WC_DIR = ".claude-sessions"
+WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+HEAD_BYTES = 4096  # frontmatter lives at the top; never read a whole large file
+
+
+def id8(session_id: str) -> str:
+    return "".join(c for c in session_id if c.isalnum() or c in "-_")[:8]
+
+
+def days(now: float | None = None) -> tuple[str, str]:
+    """(today, yesterday) as YYYY-MM-DD in local time."""
+    now = time.time() if now is None else now
+    return time.strftime("%Y-%m-%d", time.localtime(now)), time.strftime("%Y-%m-%d", time.localtime(now - 86400))
+
+
+def frontmatter_id(path: str) -> str | None:
+    """The `session_id` value in a file's frontmatter, or None if there is none."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+    lines = head.replace("\r\n", "\n").split("\n")
+    if not lines or lines[0].strip() != "---":
+        return None
+    for line in lines[1:]:
+        if line.strip() in ("---", "..."):
+            return None
+        key, sep, value = line.partition(":")
+        if sep and key.strip() == "session_id":
+            value = value.split(" #", 1)[0].strip().strip("\"'")
+            return value[:8] or None
+    return None
+
+
+def matching_file(root: str, session_id: str, now: float | None = None, hint: str | None = None) -> str | None:
+    """The session file that satisfies the gate for `session_id`, if any."""
+    want = id8(session_id)
+    if not want:
+        return None
+    sessions = os.path.join(root, "sessions")
+    allowed = days(now)
+    if hint and os.path.basename(hint)[:10] in allowed and frontmatter_id(hint) == want:
+        return hint
+    try:
+        names = sorted(os.listdir(sessions), reverse=True)
+    except OSError:
+        return None
+    for name in names:
+        if not name.endswith(".md") or name[:10] not in allowed:
+            continue
+        path = os.path.join(sessions, name)
+        if not os.path.islink(path) and frontmatter_id(path) == want:
+            return path
+    return None
+
+
+def opted_out(root: str, session_id: str) -> bool:
+    want = id8(session_id)
+    return bool(want) and os.path.isfile(os.path.join(root, ".opt-out", want))
+
+
+def is_creation(root: str, tool_name: str, tool_input: object, cwd: str) -> bool:
+    """A file-writing tool aimed directly into sessions/ or .opt-out/ (the only way in)."""
+    if tool_name not in WRITE_TOOLS or not isinstance(tool_input, dict):
+        return False
+    target = tool_input.get("file_path") or tool_input.get("notebook_path")
+    if not isinstance(target, str) or not target or "\x00" in target:
+        return False
+    path = os.path.normpath(os.path.join(cwd, target))
+    name = os.path.basename(path)
+    if not name or name.startswith(".") or os.path.islink(path):
+        return False
+    parent = os.path.dirname(path)
+    if os.path.islink(root):
+        return False
+    for folder in ("sessions", ".opt-out"):
+        allowed = os.path.join(root, folder)
+        if os.path.islink(allowed):
+            continue  # a symlinked sessions/ could point anywhere in the repo
+        try:
+            if os.path.samefile(parent, allowed):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def deny_reason(session_id: str, now: float | None = None) -> str:
+    prefix, today = id8(session_id), days(now)[0]
+    return (
+        f"No session file exists for THIS session (id {prefix}) on {today}. Another session's file "
+        f"dated today does NOT satisfy the Elephants Never Forget gate. Create "
+        f"`{WC_DIR}/sessions/{today}-<slug>.md` with frontmatter `session_id: {prefix}`, OR create "
+        f"`{WC_DIR}/.opt-out/{prefix}` to opt out of tracking for this session."
+    )
+
+
+def reminder(session_id: str, now: float | None = None) -> str:
+    prefix, today = id8(session_id), days(now)[0]
+    return (
+        f"<system-reminder>enf-git: this session (id {prefix}) has no session file yet. Before any other "
+        f"tool, create `{WC_DIR}/sessions/{today}-<slug>.md` (slug: 2-5 kebab-case words, [a-z0-9-]) with "
+        f"frontmatter session_id: {prefix}, date: {today}, start_time, tags, status: active, summary, and an "
+        f"## Intent section. If the user asked not to track this session, create the empty file "
+        f"`{WC_DIR}/.opt-out/{prefix}` instead. Tools other than that Write are denied until then."
+        f"</system-reminder>"
+    )

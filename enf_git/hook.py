@@ -1,0 +1,231 @@
+"""Claude Code hook entry point: `enf-hook <event>` reads the event JSON on stdin.
+
+Contract (measured, see CLAUDE-CODE.md): replies are `hookSpecificOutput` objects
+naming the firing event; exit 0 always, except that the gate denies with
+`permissionDecision: "deny"`. Any internal error, malformed or oversized input, a
+missing repository, or a slow disk ends in exit 0 with nothing on stdout; details go
+to `.git/enf/hook-errors.log`, never to the model. A timer ends the process before
+Claude Code's own timeout would.
+
+PreToolUse, PostToolUse(Failure) and UserPromptSubmit run on every call: their path
+imports only the standard library (json, os, time). SessionStart, Stop, PreCompact
+and SessionEnd load the git machinery from lifecycle.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from . import events, gate, gitdirs
+
+MAX_STDIN = 16 * 1024 * 1024
+BUDGET = {"fast": 3.0, "SessionStart": 25.0, "Stop": 25.0, "PreCompact": 25.0, "SessionEnd": 1.0,
+          "background-commit": 60.0}
+HEARTBEAT_PROMPTS = 5
+NAMES = {
+    "session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse", "post-tool-use-failure": "PostToolUseFailure", "pre-compact": "PreCompact",
+    "stop": "Stop", "session-end": "SessionEnd",
+}
+
+
+class Where:
+    """Paths for one payload: the working copy and the per-machine state folder."""
+
+    def __init__(self, top: str, common: str) -> None:
+        self.top = top
+        self.root = os.path.join(top, gate.WC_DIR)
+        self.state = os.path.join(common, "enf")
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    event = NAMES.get(argv[0], argv[0]) if argv else ""
+    _arm_timer(BUDGET.get(event, BUDGET["fast"]))
+    out = ""
+    try:
+        if event == "background-commit":
+            from . import lifecycle
+
+            lifecycle.background_commit(argv[1])
+        else:
+            out = run(event, sys.stdin.buffer.read(MAX_STDIN + 1))
+    except BaseException as exc:  # noqa: BLE001 - the contract: never break the session
+        _record_error(event, exc)
+        out = ""
+    if out:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown; nothing is left to flush
+
+
+def run(event: str, raw: bytes) -> str:
+    """The reply (stdout text) for one event; '' for silence."""
+    if len(raw) > MAX_STDIN:
+        return ""
+    try:
+        payload = json.loads(raw.decode("utf-8", "replace") or "{}")
+    except ValueError:
+        return ""
+    if not isinstance(payload, dict):
+        return ""
+    where = locate(payload)
+    if where is None:
+        return ""
+    handler = FAST.get(event)
+    if handler is not None:
+        return handler(where, payload)
+    if event in ("SessionStart", "Stop", "PreCompact", "SessionEnd"):
+        from . import lifecycle
+
+        return lifecycle.handle(event, where, payload)
+    return ""
+
+
+def locate(payload: dict[str, object]) -> Where | None:
+    """The project's working copy, if enf-git is set up there (else every hook is a no-op)."""
+    start = os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd")
+    if not isinstance(start, str) or not start:
+        return None
+    found = gitdirs.find(start)
+    if found is None:
+        return None
+    return Where(found[0], found[2])
+
+
+def session_of(payload: dict[str, object]) -> str:
+    sid = payload.get("session_id")
+    if not isinstance(sid, str) or not sid:
+        sid = os.environ.get("CLAUDE_CODE_SESSION_ID", "")
+    return sid
+
+
+def reply(event: str, **fields: str) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": event, **fields}})
+
+
+def pre_tool_use(where: Where, payload: dict[str, object]) -> str:
+    sid = session_of(payload)
+    if not sid or not os.path.isdir(where.root) or _satisfied(where, sid):
+        return ""
+    tool = payload.get("tool_name")
+    tool = tool if isinstance(tool, str) else ""
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else where.top
+    if gate.is_creation(where.root, tool, payload.get("tool_input"), str(cwd)):
+        return ""
+    events.append(where.root, sid, "gate-deny", tool=tool, summary=events.tool_summary(tool, payload.get("tool_input")))
+    return reply("PreToolUse", permissionDecision="deny", permissionDecisionReason=gate.deny_reason(sid))
+
+
+def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
+    sid = session_of(payload)
+    if not sid or not os.path.isdir(where.root):
+        return ""
+    prompt = payload.get("prompt")
+    events.append(where.root, sid, "prompt", prompt=prompt if isinstance(prompt, str) else "")
+    if gate.opted_out(where.root, sid):
+        return ""
+    state = _load_state(where, sid)
+    found = gate.matching_file(where.root, sid, hint=state.get("file"))
+    if found is None:
+        return reply("UserPromptSubmit", additionalContext=gate.reminder(sid))
+    mtime = os.stat(found).st_mtime
+    if state.get("file") != found or state.get("mtime") != mtime:
+        state.update(file=found, mtime=mtime, prompts=0)
+    state["prompts"] = int(state.get("prompts", 0)) + 1
+    _save_state(where, sid, state)
+    if state["prompts"] >= HEARTBEAT_PROMPTS:
+        name = os.path.relpath(found, where.top)
+        return reply("UserPromptSubmit", additionalContext=(
+            f"<system-reminder>enf-git heartbeat: {state['prompts']} prompts since {name} was last updated. "
+            f"Update it now (Interactions, Decisions as Y-statements, Errors & Fixes, Friction Events, Open Items) "
+            f"before answering.</system-reminder>"))
+    return ""
+
+
+def post_tool_use(where: Where, payload: dict[str, object]) -> str:
+    sid = session_of(payload)
+    if sid and os.path.isdir(where.root):
+        tool = payload.get("tool_name")
+        tool = tool if isinstance(tool, str) else ""
+        events.append(where.root, sid, "tool", tool=tool, summary=events.tool_summary(tool, payload.get("tool_input")))
+    return ""
+
+
+def post_tool_use_failure(where: Where, payload: dict[str, object]) -> str:
+    sid = session_of(payload)
+    if sid and os.path.isdir(where.root):
+        tool = payload.get("tool_name")
+        tool = tool if isinstance(tool, str) else ""
+        error = payload.get("error")
+        events.append(where.root, sid, "tool-failure", tool=tool, error=error if isinstance(error, str) else "",
+                      summary=events.tool_summary(tool, payload.get("tool_input")))
+    return ""
+
+
+FAST = {"PreToolUse": pre_tool_use, "UserPromptSubmit": user_prompt_submit, "PostToolUse": post_tool_use,
+        "PostToolUseFailure": post_tool_use_failure}
+
+
+def _satisfied(where: Where, sid: str) -> bool:
+    if gate.opted_out(where.root, sid):
+        return True
+    state = _load_state(where, sid)
+    found = gate.matching_file(where.root, sid, hint=state.get("file"))
+    if found is not None and state.get("file") != found:
+        state.update(file=found, mtime=os.stat(found).st_mtime, prompts=0)
+        _save_state(where, sid, state)
+    return found is not None
+
+
+def _state_path(where: Where, sid: str) -> str:
+    return os.path.join(where.state, "sessions", events.safe_name(sid) + ".json")
+
+
+def _load_state(where: Where, sid: str) -> dict[str, object]:
+    try:
+        with open(_state_path(where, sid), encoding="utf-8") as f:
+            data = json.load(f)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _save_state(where: Where, sid: str, state: dict[str, object]) -> None:
+    path = _state_path(where, sid)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(state, f)
+    os.replace(tmp, path)
+
+
+def _arm_timer(seconds: float) -> None:
+    """Exit 0 silently before Claude Code's timeout can turn us into a 'hook error'."""
+    try:
+        import _signal  # the C module: `signal` would pull in enum on the hot path
+
+        _signal.signal(_signal.SIGALRM, lambda *_: os._exit(0))
+        _signal.setitimer(_signal.ITIMER_REAL, seconds)
+    except (ImportError, AttributeError, ValueError, OSError):
+        pass  # no SIGALRM (Windows): the per-hook timeout in settings still bounds us
+
+
+def _record_error(event: str, exc: BaseException) -> None:
+    try:
+        import traceback
+
+        found = gitdirs.find(os.getcwd())
+        folder = os.path.join(found[2], "enf") if found else os.path.expanduser("~/.cache/enf-git")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "hook-errors.log"), "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event}: {''.join(traceback.format_exception(exc))[-4000:]}\n")
+    except BaseException:  # noqa: BLE001 - logging must not break the contract either
+        pass
+
+
+if __name__ == "__main__":
+    main()
