@@ -37,9 +37,10 @@ _YAML_TYPED = re.compile(
     |<<|=)$""",
     re.X,
 )
-# Characters the YAML reader refuses anywhere in a stream, plus line breaks (which a
-# one-line scalar cannot hold and dump() must escape).
-_UNSAFE = re.compile("[^\x09\x20-\x7E\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
+# Characters the YAML reader refuses anywhere in a stream, plus the line breaks a
+# one-line scalar cannot hold (YAML 1.1 breaks at \n, \r, U+0085, U+2028, U+2029):
+# the fast path leaves these to YAML and dump() escapes them.
+_UNSAFE = re.compile("[^\x09\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,9 @@ def _emit(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_emit(str(v)) for v in value) + "]"
     text = str(value)
-    if _scalar(text) == text and not _INT.match(text):
+    # Plain only when it reads back as exactly this text (no edge spaces, which parsing
+    # strips; no tabs, which PyYAML's pure loader refuses in plain scalars).
+    if text == text.strip() and "\t" not in text and _scalar(text) == text and not _INT.match(text):
         return text
     # Double-quoted YAML; control characters and line breaks escaped so the value
     # stays on its one line and reads back exactly.

@@ -94,7 +94,7 @@ def init(ctx: Context, now: int | None = None) -> Report:
                                          "enf: initialize memory", when=now)
     if workcopy.ensure_excluded(store.common_dir(ctx.repo)):
         report.warnings.append(f"added {workcopy.EXCLUDE_LINE} to .git/info/exclude")
-    for folder in ("sessions", "raw"):
+    for folder in ("sessions", "raw", ".opt-out"):
         (ctx.root / folder).mkdir(parents=True, exist_ok=True)
     report.materialized = materialize(ctx)
     return report
