@@ -101,19 +101,36 @@ def rare_indices(n: int) -> set[int]:
     return {step // 2 + k * step for k in range(RARE_COUNT) if step // 2 + k * step < n}
 
 
-def session_text(i: int, n: int, rare: set[int] | None = None, extra: str = "") -> str:
-    """A seed-000 session file: frontmatter + Intent/Interactions/Decisions/Files/Errors."""
+REVERSE_EVERY = 100  # 1% of sessions reverse an earlier decision (half by id, half by phrase)
+REVERSE_BACK = 37    # ... made this many sessions earlier
+
+
+def _parts(i: int, n: int) -> dict:
+    """The random choices behind session i (deterministic), shared by its reversers."""
     rng = random.Random(i * 7919 + 1)
     stem = session_stem(i, n)
-    date = stem[:10]
     hh, mm = rng.randrange(8, 20), rng.randrange(60)
     tags = rng.sample(_TAGS, rng.randrange(1, 4))
     words = [rng.choice(_WORDS) for _ in range(60)]
+    area = rng.choice(_WORDS)
+    confidence = rng.choice(["high", "medium", "low"])
+    return {"stem": stem, "hh": hh, "mm": mm, "tags": tags, "words": words, "area": area,
+            "confidence": confidence, "decided": f"use a {words[52]} {words[53]}"}
+
+
+def session_text(i: int, n: int, rare: set[int] | None = None, extra: str = "") -> str:
+    """A seed-000 session file: frontmatter + Intent/Interactions/Decisions/Files/Errors.
+
+    Every session has one Y-statement decision; 1% also reverse an earlier one
+    (REVERSED line + the replacing Y-statement), like a real decision log.
+    """
+    p = _parts(i, n)
+    stem, hh, mm, tags, words, area = p["stem"], p["hh"], p["mm"], p["tags"], list(p["words"]), p["area"]
+    date = stem[:10]
     if rare is not None and i in rare:
         words[17] = RARE_WORD
     if i % COMMON_EVERY == 0:
         words[29] = COMMON_WORD
-    area = rng.choice(_WORDS)
     status = "completed" if i % 50 else "active"
     summary = f"Worked on the {words[0]} {words[1]} and the {area} {words[2]}"
     lines = [
@@ -138,9 +155,28 @@ def session_text(i: int, n: int, rare: set[int] | None = None, extra: str = "") 
     lines += [
         "## Decisions",
         f"- [{hh:02d}:{mm:02d}] Y: In the context of {area}, facing slow {words[50]} {words[51]}, "
-        f"decided use a {words[52]} {words[53]} over a full {words[54]} scan, to achieve lower latency, "
-        f"accepting a {words[55]} to keep in sync. Confidence: {rng.choice(['high', 'medium', 'low'])}",
+        f"decided {p['decided']} over a full {words[54]} scan, to achieve lower latency, "
+        f"accepting a {words[55]} to keep in sync. Confidence: {p['confidence']}",
+    ]
+    reversal: list[str] = []
+    if i % REVERSE_EVERY == REVERSE_EVERY // 2 and i >= REVERSE_BACK:
+        old = _parts(i - REVERSE_BACK, n)
+        if (i // REVERSE_EVERY) % 2:
+            from enf_git.model import stable_id
+
+            ref = stable_id("d", old["stem"], f"{old['hh']:02d}:{old['mm']:02d}", old["decided"].lower())
+        else:
+            ref = old["decided"]
+        new = f"use a {words[40]} {words[41]} instead"
+        stamp = f"{hh:02d}:{(mm + 1) % 60:02d}"
+        lines.append(f"- [{stamp}] Y: In the context of {old['area']}, facing a slow {words[42]}, decided {new} "
+                     f"over {old['decided']}, to achieve fewer stalls. Confidence: medium")
+        reversal = ["## Reversals",
+                    f"- [{stamp}] REVERSED {ref}: Changed from {old['decided']} to {new} "
+                    f"because the {words[43]} was too slow", ""]
+    lines += [
         "",
+        *reversal,
         "## Files Touched",
         f"- `src/{words[56]}/{words[57]}.py` — role: modified, what: {words[58]} handling",
         "",

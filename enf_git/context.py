@@ -20,6 +20,8 @@ DEFAULT_TOKENS = 2000
 HARD_LIMIT = 9000  # Claude Code moves >10,000 chars to a file and shows a 2 KB preview
 RECENT = 10
 DETAILED = 3
+SHARES = {"## Interrupted sessions": 1.0, "## Standing decisions": 2.0, "## Recent sessions": 1.0,
+          "## Last sessions: summaries and open items": 1.0}
 
 
 @dataclass(frozen=True)
@@ -39,15 +41,14 @@ def build(situation: Situation, sessions: Sequence[Session], ledger: ledger_mod.
     ordered = sorted(sessions, key=lambda s: (s.date, s.start_time, s.stem), reverse=True)
     parts = [_header(situation)]
     used = len(parts[0])
-    for title, lines, more in (
-        _interrupted(situation, ordered),
-        _decisions(ledger),
-        _recent(ordered),
-        _details(situation, ordered),
-    ):
-        if not lines:
-            continue
-        block, used = _fit(title, lines, more, limit - used, used)
+    sections = [s for s in (_interrupted(situation, ordered), _decisions(ledger), _recent(ordered),
+                            _details(situation, ordered)) if s[1]]
+    # Each section gets its share of what is left, so decisions cannot crowd out the
+    # recent sessions; whatever a section does not use flows on to the next ones.
+    shares = [SHARES[title.split(" (")[0]] for title, _, _ in sections]
+    for i, (title, lines, more) in enumerate(sections):
+        room = int((limit - used) * shares[i] / sum(shares[i:]))
+        block, used = _fit(title, lines, more, room, used)
         if block:
             parts.append(block)
     text = "\n\n".join(parts)

@@ -18,6 +18,10 @@ import json
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 from . import events, gate, gitdirs
 
@@ -45,21 +49,30 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     event = NAMES.get(argv[0], argv[0]) if argv else ""
     _arm_timer(BUDGET.get(event, BUDGET["fast"]))
-    out = ""
-    try:
-        if event == "background-commit":
-            from . import lifecycle
-
-            lifecycle.background_commit(argv[1])
-        else:
-            out = run(event, sys.stdin.buffer.read(MAX_STDIN + 1))
-    except BaseException as exc:  # noqa: BLE001 - the contract: never break the session
-        _record_error(event, exc)
-        out = ""
+    if event == "background-commit":
+        out = respond(event, b"", lambda: _background(argv[1:]))
+    else:
+        out = respond(event, b"", lambda: run(event, sys.stdin.buffer.read(MAX_STDIN + 1)))
     if out:
         sys.stdout.write(out)
         sys.stdout.flush()
     os._exit(0)  # skip interpreter teardown; nothing is left to flush
+
+
+def respond(event: str, raw: bytes, action: "Callable[[], str] | None" = None) -> str:
+    """The error boundary: whatever happens inside, the answer is a reply or silence."""
+    try:
+        return action() if action is not None else run(event, raw)
+    except BaseException as exc:  # noqa: BLE001 - the contract: never break the session
+        _record_error(event, exc)
+        return ""
+
+
+def _background(args: list[str]) -> str:
+    from . import lifecycle
+
+    lifecycle.background_commit(args[0])
+    return ""
 
 
 def run(event: str, raw: bytes) -> str:

@@ -47,6 +47,10 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
     source = payload.get("source") if isinstance(payload.get("source"), str) else "startup"
     if sid:
         events.append(where.root, sid, "session-start", source=str(source))
+    # Whatever an earlier session left uncommitted (it crashed, or SessionEnd ran out of
+    # time) is committed first, so the context below and teammates both see it.
+    flush_events(where)
+    memory.commit(ctx, f"enf: session start {sid[:8]}")
     tip = memory.require_branch(ctx)
     recs = memory.records.load(ctx.repo, tip.tree, ctx.cache())
     sessions = _with_sections(ctx, render.newest_first(recs.all_sessions()))

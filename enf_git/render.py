@@ -124,8 +124,8 @@ def render_decisions(ledger: ledger_mod.Ledger) -> tuple[str, str | None]:
         lines += [""]
     if ledger.unresolved:
         lines += ["## Reversals that match no decision"]
-        lines += [f"- [{_stamp(r.date, r.time)}] REVERSED {r.ref}: Changed from {r.old} to {r.new} ({r.source})"
-                  for r in ledger.unresolved] + [""]
+        lines += [f"- [{_stamp(r.date, r.time)}] REVERSED {r.ref}: Changed from {r.old} to {r.new}"
+                  f"{f' because {r.reason}' if r.reason else ''} ({r.source})" for r in ledger.unresolved] + [""]
     text = "\n".join(lines)
     if not archive:
         return text, None

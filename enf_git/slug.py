@@ -14,28 +14,37 @@ from collections.abc import Container
 MAX_SLUG = 40
 MAX_WORDS = 5
 _STOP = {"a", "an", "the", "to", "of", "and", "for", "in", "on", "with", "please", "can", "you", "i", "we"}
+# Latin letters NFKD does not decompose; without this "Straße" would become "strae".
+_FOLD = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ø": "o", "Ø": "o", "ł": "l",
+                       "Ł": "l", "đ": "d", "Đ": "d", "ð": "d", "Ð": "d", "þ": "th", "Þ": "th", "ı": "i"})
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def slugify(text: str) -> str:
     """2-5 meaningful words of `text`, kebab-case, <= 40 chars; 'session' pads a lone word."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    ascii_text = unicodedata.normalize("NFKD", text.translate(_FOLD)).encode("ascii", "ignore").decode("ascii")
     words = re.findall(r"[a-z0-9]+", ascii_text.lower())
-    meaningful = [w for w in words if w not in _STOP] or words
-    picked: list[str] = []
-    for word in meaningful[:MAX_WORDS]:
-        candidate = "-".join(picked + [word[:MAX_SLUG]])
-        if len(candidate) > MAX_SLUG:
+    words = ([w for w in words if w not in _STOP] or words)[:MAX_WORDS] or ["session"]
+    if len(words) == 1:
+        words.append("session" if words[0] != "session" else "notes")
+    first, second = words[0], words[1]
+    if len(first) + 1 + len(second) > MAX_SLUG:
+        # Two words always: shorten them to share the 40 chars rather than drop one
+        # or cut the second to a stub ("…-sessi").
+        second = second[: max(MAX_SLUG // 2 - 1, MAX_SLUG - 1 - len(first))]
+        first = first[: MAX_SLUG - 1 - len(second)]
+    picked = [first, second]
+    for word in words[2:]:
+        if len("-".join(picked + [word])) > MAX_SLUG:
             break
-        picked.append(word[:MAX_SLUG])
-    if not picked:
-        picked = ["session"]
-    if len(picked) == 1:
-        picked.append("session" if picked[0] != "session" else "notes")
-    return "-".join(picked)[:MAX_SLUG].strip("-")
+        picked.append(word)
+    return "-".join(picked)
 
 
 def session_filename(date: str, text: str, session_id: str, taken: Container[str]) -> str:
     """`YYYY-MM-DD-<slug>.md`, suffixed with the id's first 4 chars if the name is taken."""
+    if not _DATE.match(date):
+        raise ValueError(f"date must be YYYY-MM-DD, not {date!r}")  # it becomes a path
     name = f"{date}-{slugify(text)}.md"
     if name in taken:
         name = f"{name[:-3]}-{re.sub(r'[^a-z0-9]', '', session_id.lower())[:4] or 'x'}.md"

@@ -37,7 +37,7 @@ def cli(repo_dir: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-unt
 
 @pytest.fixture
 def populated(cli, repo_dir: Path):  # type: ignore[no-untyped-def]
-    cli("init")
+    cli("init", "--no-hooks")
     sessions = repo_dir / ".claude-sessions" / "sessions"
     (sessions / "2026-04-13-search-api.md").write_text(session_text(body=DECISION))
     (sessions / "2026-04-20-postgres-fts.md").write_text(
@@ -58,10 +58,10 @@ def test_usage_error_exits_2(cli) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_init_then_commit_exact_output(cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
-    out = cli("init")
+    out = cli("init", "--no-hooks")
     assert out == ("added /.claude-sessions/ to .git/info/exclude\n"
                    f"claude-memory created; working copy in {repo_dir / '.claude-sessions'}\n")
-    assert cli("init") == f"claude-memory ready; working copy in {repo_dir / '.claude-sessions'}\n"
+    assert cli("init", "--no-hooks") == f"claude-memory ready; working copy in {repo_dir / '.claude-sessions'}\n"
     assert cli("commit") == "nothing to commit\n"
 
 

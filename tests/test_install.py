@@ -1,0 +1,106 @@
+"""Hook registration: merge, idempotence, uninstall removes only ours; the plugin matches."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from enf_git import install
+from enf_git.cli import main
+from conftest import Git, user_state
+
+ROOT = Path(__file__).resolve().parents[1]
+THEIRS = {"permissions": {"allow": ["Bash(ls)"]}, "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/opt/lint-hook", "timeout": 3}]}],
+    "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}]}}
+
+
+def run_cli(repo: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.chdir(repo)
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_local_scope_merges_with_existing_hooks_and_is_idempotent(repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = repo_dir / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(THEIRS))
+    out = run_cli(repo_dir, "init", monkeypatch=monkeypatch)
+    program = str(Path(sys.executable).with_name("enf-hook"))
+    assert f"hooks registered in {settings} (scope local), calling: {program}" in out
+    data = json.loads(settings.read_text())
+    assert data["permissions"] == THEIRS["permissions"]
+    assert data["hooks"]["Notification"] == THEIRS["hooks"]["Notification"]
+    pre = data["hooks"]["PreToolUse"]
+    assert pre[0] == THEIRS["hooks"]["PreToolUse"][0]
+    assert pre[1] == {"matcher": "*", "hooks": [{"type": "command", "command": f"{program} pre-tool-use", "timeout": 10}]}
+    assert set(data["hooks"]) == {e for e, *_ in install.EVENTS} | {"Notification"}
+    first = settings.read_text()
+    assert "already registered" in run_cli(repo_dir, "init", monkeypatch=monkeypatch)
+    assert settings.read_text() == first
+
+
+def test_uninstall_removes_only_ours(repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = repo_dir / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(THEIRS))
+    run_cli(repo_dir, "init", monkeypatch=monkeypatch)
+    assert (repo_dir / ".claude" / "skills" / "enf-git" / "SKILL.md").is_file()
+    out = run_cli(repo_dir, "uninstall", monkeypatch=monkeypatch)
+    assert f"removed enf-git entries from {settings}" in out
+    assert json.loads(settings.read_text()) == THEIRS
+    assert not (repo_dir / ".claude" / "skills" / "enf-git").exists()
+    assert "no enf-git hooks in local scope" in run_cli(repo_dir, "uninstall", monkeypatch=monkeypatch)
+
+
+def test_local_scope_keeps_git_status_clean(repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = user_state(repo_dir)
+    run_cli(repo_dir, "init", monkeypatch=monkeypatch)
+    assert user_state(repo_dir) == before
+
+
+def test_project_scope_uses_a_portable_command_and_says_so(repo_dir: Path, git: Git,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    out = run_cli(repo_dir, "init", "--scope", "project", monkeypatch=monkeypatch)
+    data = json.loads((repo_dir / ".claude" / "settings.json").read_text())
+    assert data["hooks"]["Stop"][0]["hooks"][0]["command"] == "enf-hook stop"
+    assert "project scope is shared" in out
+    assert "?? .claude/" in git("status", "--porcelain")  # meant to be committed by the team
+
+
+def test_user_scope_writes_home_settings(repo_dir: Path, hermetic: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_cli(repo_dir, "init", "--scope", "user", monkeypatch=monkeypatch)
+    assert (hermetic / ".claude" / "settings.json").is_file()
+    assert (hermetic / ".claude" / "skills" / "enf-git" / "SKILL.md").is_file()
+
+
+def test_invalid_settings_file_is_left_untouched(repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = repo_dir / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text("{not json")
+    monkeypatch.chdir(repo_dir)
+    result = CliRunner().invoke(main, ["init"])
+    assert result.exit_code == 1 and "is not valid JSON" in result.output
+    assert settings.read_text() == "{not json"
+
+
+def test_plugin_hooks_json_matches_the_installed_set() -> None:
+    data = json.loads((ROOT / "hooks" / "hooks" / "hooks.json").read_text())
+    expected = install.merged({}, "${CLAUDE_PLUGIN_ROOT}/bin/enf-hook")["hooks"]
+    assert data["hooks"] == expected
+    manifest = json.loads((ROOT / "hooks" / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "enf-git"
+    import enf_git
+    assert manifest["version"] == enf_git.__version__
+
+
+def test_skill_is_shipped_short_and_well_formed() -> None:
+    skill = (ROOT / "hooks" / "skills" / "enf-git" / "SKILL.md").read_text()
+    assert skill == install.skill_source().read_text()
+    assert skill.startswith("---\nname: enf-git\ndescription: ")
+    assert len(skill) < 4000  # loaded into context: keep it cheap

@@ -1,0 +1,216 @@
+"""ledger: decisions and reversals folded into chains; nothing is ever dropped."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from enf_git import ledger, model
+
+
+def session(stem: str, decisions: str = "", reversals: str = "", sid: str = "") -> model.Session:
+    text = f"---\nsession_id: {sid or stem[-8:]}\nstatus: completed\nsummary: s\n---\n"
+    if decisions:
+        text += f"## Decisions\n{decisions}\n"
+    if reversals:
+        text += f"## Reversals\n{reversals}\n"
+    return model.parse_session(f"sessions/{stem}.md", text.encode("utf-8"))
+
+
+def build(*sessions: model.Session) -> ledger.Ledger:
+    return ledger.build([d for s in sessions for d in s.decisions], [r for s in sessions for r in s.reversals])
+
+
+def shape(led: ledger.Ledger) -> list[tuple[str, list[str]]]:
+    """Each chain as (current decided, [superseded decided, newest first])."""
+    return [(c.current.decided, [d.decided for d in c.superseded]) for c in led.chains]
+
+
+REST = session("2026-04-01-api-design", "- [10:00] Y: In the context of api, decided REST over GraphQL, "
+               "to achieve simplicity. Confidence: high")
+SEARCH = session("2026-04-02-search-engine", "- [09:00] Y: In the context of search, decided Elasticsearch over "
+                 "Algolia. Confidence: medium")
+
+
+def test_decisions_without_reversals_each_stand() -> None:
+    led = build(SEARCH, REST)
+    assert shape(led) == [("REST", []), ("Elasticsearch", [])]  # oldest first
+    assert (led.standing, led.unresolved) == (2, ())
+
+
+def test_reversal_by_id_links_the_replacement_written_beside_it() -> None:
+    (old,) = REST.decisions
+    switch = session("2026-04-05-api-switch",
+                     "- [09:00] Y: In the context of api, decided GraphQL over REST. Confidence: medium",
+                     f"- [09:00] REVERSED {old.id}: Changed from REST to GraphQL because clients need it")
+    led = build(REST, switch)
+    (chain,) = led.chains
+    assert chain.current == switch.decisions[0]
+    assert chain.superseded == (old,)
+    assert chain.reversals == switch.reversals
+    assert led.unresolved == ()
+
+
+def test_reversal_by_id_inside_other_words() -> None:
+    (old,) = REST.decisions
+    for ref in (f"({old.id})", f"decision {old.id} (REST)", old.id.upper()):
+        switch = session("2026-04-05-api-switch", reversals=f"- [09:00] REVERSED {ref}: Changed from X to Y")
+        assert shape(build(REST, SEARCH, switch)) == [("Elasticsearch", []), ("Y", ["REST"])], ref
+
+
+def test_reversal_by_phrase_of_the_decision() -> None:
+    switch = session("2026-04-05-search-switch",
+                     "- [09:00] Y: In the context of search, decided Meilisearch over Elasticsearch. Confidence: high",
+                     "- [09:00] REVERSED elasticsearch: Changed from the old engine to Meilisearch because cost")
+    assert shape(build(REST, SEARCH, switch)) == [("REST", []), ("Meilisearch", ["Elasticsearch"])]
+
+
+def test_reversal_falls_back_to_the_changed_from_phrase() -> None:
+    switch = session("2026-04-05-search-switch",
+                     reversals="- [09:00] REVERSED [14:10] engine decision: Changed from Elasticsearch to Meilisearch")
+    assert shape(build(REST, SEARCH, switch)) == [("REST", []), ("Meilisearch", ["Elasticsearch"])]
+
+
+def test_replacement_that_names_the_old_choice_is_not_mistaken_for_the_target() -> None:
+    # The new Y-statement says "over REST" and its decided clause is longer than "GraphQL".
+    switch = session("2026-04-05-api-switch",
+                     "- [09:00] Y: In the context of api, decided GraphQL for the public API over REST. Confidence: medium",
+                     "- [09:00] REVERSED REST decision: Changed from REST to GraphQL because clients need it")
+    led = build(REST, switch)
+    assert shape(led) == [("GraphQL for the public API", ["REST"])]
+    assert led.chains[0].current == switch.decisions[0]
+
+
+def test_reversal_alone_synthesizes_the_replacement() -> None:
+    switch = session("2026-04-05-api-switch", sid="bbbb2222",
+                     reversals="- [11:30] REVERSED REST: Changed from REST to GraphQL because clients need it.")
+    led = build(REST, switch)
+    (chain,) = led.chains
+    (rev,) = switch.reversals
+    (old,) = REST.decisions
+    assert chain.superseded == (old,)
+    assert chain.reversals == (rev,)
+    assert chain.current == model.Decision(
+        id=model.stable_id("d", rev.id, "graphql"), source="sessions/2026-04-05-api-switch.md",
+        date="2026-04-05", time="11:30", context="api", facing="", decided="GraphQL", over="REST",
+        achieve="clients need it", accepting="", confidence="", session_id="bbbb2222",
+        text="In the context of api, decided GraphQL over REST, because clients need it")
+
+
+def test_chain_of_three_newest_first() -> None:
+    b = session("2026-04-05-api-b", "- [09:00] Y: In the context of api, decided GraphQL over REST. Confidence: medium",
+                "- [09:00] REVERSED REST: Changed from REST to GraphQL because clients")
+    c = session("2026-04-09-api-c", "- [09:00] Y: In the context of api, decided gRPC over GraphQL. Confidence: low",
+                "- [09:00] REVERSED GraphQL: Changed from GraphQL to gRPC because latency")
+    led = build(c, REST, b)
+    assert shape(led) == [("gRPC", ["GraphQL", "REST"])]
+    (chain,) = led.chains
+    assert [r.source for r in chain.reversals] == [c.reversals[0].source, b.reversals[0].source]
+    assert led.standing == 1
+
+
+def test_chain_of_three_from_reversal_lines_only() -> None:
+    b = session("2026-04-05-api-b", reversals="- [09:00] REVERSED REST: Changed from REST to GraphQL")
+    c = session("2026-04-09-api-c", reversals="- [09:00] REVERSED GraphQL: Changed from GraphQL to gRPC")
+    assert shape(build(REST, b, c)) == [("gRPC", ["GraphQL", "REST"])]
+
+
+def test_flip_back_in_one_session_keeps_every_step() -> None:
+    flip = session(
+        "2026-04-06-db-flip",
+        "- [10:00] Y: In the context of db, decided Postgres over MySQL. Confidence: high\n"
+        "- [11:00] Y: In the context of db, decided MySQL over Postgres. Confidence: high",
+        "- [11:00] REVERSED Postgres: Changed from Postgres to MySQL because hosting\n"
+        "- [12:00] REVERSED MySQL: Changed from MySQL to Postgres because hosting changed again",
+    )
+    led = build(flip)
+    assert [(c.current.decided, c.current.time, [(d.decided, d.time) for d in c.superseded]) for c in led.chains] == [
+        ("Postgres", "12:00", [("MySQL", "11:00"), ("Postgres", "10:00")])]
+    assert led.unresolved == ()
+
+
+def test_two_decisions_replaced_by_one_both_stay() -> None:
+    old = session("2026-04-07-ci", "- [10:00] Y: In the context of ci, decided Jenkins over Actions. Confidence: high\n"
+                                   "- [10:05] Y: In the context of ci, decided Travis over CircleCI. Confidence: high")
+    new = session("2026-04-08-ci-merge",
+                  "- [10:00] Y: In the context of ci, decided Buildkite over Jenkins and Travis. Confidence: high",
+                  "- [10:00] REVERSED Jenkins: Changed from Jenkins to Buildkite because speed\n"
+                  "- [10:01] REVERSED Travis: Changed from Travis to Buildkite because speed")
+    led = build(old, new)
+    assert shape(led) == [("Buildkite", ["Travis", "Jenkins"])]
+    assert len(led.chains[0].reversals) == 2
+
+
+def test_unresolved_reversal_is_kept() -> None:
+    stray = session("2026-04-05-misc", reversals="- [09:00] REVERSED Kafka: Changed from Kafka to NATS because ops")
+    led = build(REST, stray)
+    assert shape(led) == [("REST", [])]
+    assert led.unresolved == stray.reversals
+
+
+def test_reversal_never_targets_a_later_decision() -> None:
+    early = session("2026-03-01-early", reversals="- [09:00] REVERSED REST: Changed from REST to GraphQL")
+    led = build(REST, early)
+    assert shape(led) == [("REST", [])]
+    assert led.unresolved == early.reversals
+
+
+def test_duplicates_count_once() -> None:
+    twice = session("2026-04-05-api-switch", reversals="- [09:00] REVERSED REST: Changed from REST to GraphQL\n"
+                                                       "- [09:00] REVERSED REST: Changed from REST to GraphQL")
+    led = ledger.build([*REST.decisions, *REST.decisions], [*twice.reversals])
+    assert shape(led) == [("GraphQL", ["REST"])]
+    assert led.unresolved == ()
+
+
+def test_input_order_does_not_matter() -> None:
+    sessions = [
+        REST, SEARCH,
+        session("2026-04-05-api-b", "- [09:00] Y: In the context of api, decided GraphQL over REST. Confidence: medium",
+                "- [09:00] REVERSED REST: Changed from REST to GraphQL"),
+        session("2026-04-06-misc", reversals="- [09:00] REVERSED Kafka: Changed from Kafka to NATS\n"
+                                             "- [10:00] REVERSED Elasticsearch: Changed from Elasticsearch to Typesense"),
+    ]
+    decisions = [d for s in sessions for d in s.decisions]
+    reversals = [r for s in sessions for r in s.reversals]
+    expected = ledger.build(decisions, reversals)
+    r = random.Random(3)
+    for _ in range(20):
+        r.shuffle(decisions)
+        r.shuffle(reversals)
+        assert ledger.build(decisions, reversals) == expected
+    assert shape(expected) == [("GraphQL", ["REST"]), ("Typesense", ["Elasticsearch"])]
+    assert len(expected.unresolved) == 1
+
+
+def test_nothing_is_dropped() -> None:
+    sessions = [
+        REST, SEARCH,
+        session("2026-04-05-a", "- [09:00] Y: In the context of api, decided GraphQL over REST",
+                "- [09:00] REVERSED REST: Changed from REST to GraphQL\n"
+                "- [09:30] REVERSED GraphQL: Changed from GraphQL to REST"),
+        session("2026-04-06-b", reversals="- [09:00] REVERSED nothing: Changed from Nope to Never"),
+    ]
+    led = build(*sessions)
+    seen = [d for c in led.chains for d in (c.current, *c.superseded)]
+    assert len(seen) == len({d.id for d in seen})
+    assert {d.id for s in sessions for d in s.decisions} <= {d.id for d in seen}
+    applied = [r for c in led.chains for r in c.reversals]
+    assert sorted(r.id for r in (*applied, *led.unresolved)) == sorted(r.id for s in sessions for r in s.reversals)
+
+
+def test_find_current_and_superseded() -> None:
+    switch = session("2026-04-05-api-switch", reversals="- [09:00] REVERSED REST: Changed from REST to GraphQL")
+    led = build(REST, switch)
+    (old,) = REST.decisions
+    chain, found = led.find(old.id)
+    assert found == old and chain.current.decided == "GraphQL"
+    assert led.find(chain.current.id) == (chain, chain.current)
+    assert led.find("d0000000") is None
+
+
+def test_every_permutation_of_a_small_ledger_is_the_same() -> None:
+    b = session("2026-04-05-api-b", reversals="- [09:00] REVERSED REST: Changed from REST to GraphQL")
+    items = [*REST.decisions, *SEARCH.decisions]
+    results = {ledger.build(list(p), b.reversals) for p in itertools.permutations(items)}
+    assert len(results) == 1

@@ -1,0 +1,102 @@
+"""slug: session file names by seed 000's rules ([a-z0-9-], 2-5 words, <= 40 chars)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from enf_git import model
+from enf_git.slug import MAX_SLUG, session_filename, slugify
+
+
+@pytest.mark.parametrize(
+    ("text", "slug"),
+    [
+        ("API refactor", "api-refactor"),
+        ("Refactor the API", "refactor-api"),
+        ("Please can you fix the login bug in the payments flow today", "fix-login-bug-payments-flow"),
+        ("one two three four five six seven", "one-two-three-four-five"),
+        ("v2 migration 2026", "v2-migration-2026"),
+        ("fix_bug: \"quotes\" & <tags> / path/to/file.py", "fix-bug-quotes-tags-path"),
+        ("re-index   search\t\nresults!!", "re-index-search-results"),
+        ("../../etc/passwd", "etc-passwd"),
+        ("the a", "the-a"),  # only stop words: keep them rather than invent
+    ],
+)
+def test_slug_words(text: str, slug: str) -> None:
+    assert slugify(text) == slug
+
+
+@pytest.mark.parametrize(
+    ("text", "slug"),
+    [
+        ("Café résumé naïve", "cafe-resume-naive"),
+        ("Ünïcödé ONLY", "unicode-only"),
+        ("Ｆｕｌｌｗｉｄｔｈ text", "fullwidth-text"),
+        ("Straße Øresund", "strasse-oresund"),
+        ("日本語のテスト setup", "setup-session"),
+        ("日本語のテスト", "session-notes"),
+        ("🚀 launch", "launch-session"),
+    ],
+)
+def test_non_ascii_is_folded_or_dropped(text: str, slug: str) -> None:
+    assert slugify(text) == slug
+
+
+@pytest.mark.parametrize(
+    ("text", "slug"),
+    [("", "session-notes"), ("session", "session-notes"), ("a", "a-session"), ("Deploy", "deploy-session"),
+     ("!!!", "session-notes")],
+)
+def test_a_lone_word_is_padded_to_two(text: str, slug: str) -> None:
+    assert slugify(text) == slug
+
+
+@pytest.mark.parametrize(
+    ("text", "slug"),
+    [
+        ("x" * 38 + " y", "x" * 38 + "-y"),
+        ("x" * 60, "x" * 32 + "-session"),
+        ("supercalifragilisticexpialidocious antidisestablishmentarianism",
+         "supercalifragilistic-antidisestablishmen"),
+        ("fix " + "y" * 50, "fix-" + "y" * 36),
+        ("alpha beta gamma delta epsilonepsilonepsilonepsilon", "alpha-beta-gamma-delta"),
+    ],
+)
+def test_long_input_keeps_two_words_within_40_chars(text: str, slug: str) -> None:
+    assert slugify(text) == slug
+    assert len(slug) <= MAX_SLUG
+
+
+def test_any_text_gives_a_valid_slug() -> None:
+    r = random.Random(7)
+    alphabet = "abcxyz019 -_./:!?ÄéßøЖ日🚀\t\n" + "thequickbrownfox"
+    for _ in range(2000):
+        text = "".join(r.choice(alphabet) for _ in range(r.randint(0, 90)))
+        slug = slugify(text)
+        assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+){1,4}", slug), (text, slug)
+        assert len(slug) <= MAX_SLUG, (text, slug)
+        assert model.check_stem(f"2026-04-13-{slug}") is None
+        assert model.check_stem(f"2026-04-13-{slug}-a1b2") is None  # with a collision suffix too
+
+
+def test_filename_and_same_day_collision_suffix() -> None:
+    assert session_filename("2026-04-13", "API refactor", "a1b2c3d4", set()) == "2026-04-13-api-refactor.md"
+    taken = {"2026-04-13-api-refactor.md"}
+    assert session_filename("2026-04-13", "API refactor", "A1B2C3D4", taken) == "2026-04-13-api-refactor-a1b2.md"
+    # Another day is no collision.
+    assert session_filename("2026-04-14", "API refactor", "a1b2c3d4", taken) == "2026-04-14-api-refactor.md"
+
+
+def test_collision_suffix_uses_only_safe_id_characters() -> None:
+    taken = {"2026-04-13-api-refactor.md"}
+    assert session_filename("2026-04-13", "API refactor", "../A_b-9z", taken) == "2026-04-13-api-refactor-ab9z.md"
+    assert session_filename("2026-04-13", "API refactor", "../!!", taken) == "2026-04-13-api-refactor-x.md"
+
+
+@pytest.mark.parametrize("date", ["../2026-04-13", "2026-4-13", "", "2026-04-13/x"])
+def test_date_must_be_a_date(date: str) -> None:
+    with pytest.raises(ValueError):
+        session_filename(date, "API refactor", "a1b2c3d4", set())
