@@ -1,0 +1,272 @@
+"""render: index.md, topics.md, decisions.md and their archives, byte for byte."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+from enf_git import model, render
+
+M = render.MARKER
+
+
+def session(stem: str, header: str, body: str = "") -> model.Session:
+    return model.parse_session(f"sessions/{stem}.md", f"---\n{header}\n---\n{body}".encode("utf-8"))
+
+
+API_DESIGN = session(
+    "2026-04-01-api-design",
+    'session_id: aaaa1111\ndate: 2026-04-01\nstart_time: "09:00"\ntags: [api, design]\nstatus: completed\n'
+    'summary: "Designed the public API"',
+    "## Decisions\n- [09:30] Y: In the context of api, facing many clients, decided REST over GraphQL, to achieve "
+    "simplicity, accepting verbosity. Confidence: high\n",
+)
+API_SWITCH = session(
+    "2026-04-05-api-switch",
+    'session_id: bbbb2222\ndate: 2026-04-05\nstart_time: "10:00"\ntags: [api]\nstatus: completed\n'
+    "summary: Switched the API to GraphQL",
+    "## Decisions\n"
+    "- [10:15] Y: In the context of api, decided GraphQL over REST, to achieve flexible clients. Confidence: medium\n"
+    "- [10:20] Y: In the context of search, decided Meilisearch over Elasticsearch. Confidence: low\n\n"
+    "## Reversals\n"
+    "- [10:15] REVERSED REST: Changed from REST to GraphQL because mobile clients need it\n"
+    "- [10:30] REVERSED Kafka: Changed from Kafka to NATS because ops\n",
+)
+TIDY = session("2026-04-05-tidy-up", 'session_id: cccc3333\ndate: 2026-04-05\nstart_time: "16:00"\nstatus: active',
+               "## Intent\nTidy up.\n")
+SESSIONS = [API_DESIGN, API_SWITCH, TIDY]
+EXTRA = model.parse_decision_file(
+    "decisions/2026-04-03-d0000000.md",
+    b"---\nschema: 1\ndate: 2026-04-03\n---\n\n## Decisions\n"
+    b"- [2026-04-03] Y: In the context of ci, decided Buildkite over Jenkins. Confidence: high. Session: dddd4444\n",
+)
+REST, GRAPHQL, MEILI, BUILDKITE = API_DESIGN.decisions[0], *API_SWITCH.decisions, EXTRA[0]
+
+INDEX = f"""# Session Index
+
+{M}
+
+> shop — 3 sessions, 3 active decisions
+
+## Recent
+- [2026-04-05-tidy-up](sessions/2026-04-05-tidy-up.md): (in progress)
+- [2026-04-05-api-switch](sessions/2026-04-05-api-switch.md): Switched the API to GraphQL. Tags: api
+- [2026-04-01-api-design](sessions/2026-04-01-api-design.md): Designed the public API. Tags: api, design
+
+## By Topic
+See [topics.md](topics.md)
+
+## Standing Decisions
+See [decisions.md](decisions.md)
+"""
+
+TOPICS = f"""# Topics
+
+{M}
+
+## api
+- [2026-04-05-api-switch](sessions/2026-04-05-api-switch.md): Switched the API to GraphQL
+- [2026-04-01-api-design](sessions/2026-04-01-api-design.md): Designed the public API
+
+## design
+- [2026-04-01-api-design](sessions/2026-04-01-api-design.md): Designed the public API
+"""
+
+DECISIONS = f"""# Standing Decisions
+
+{M}
+
+> 3 standing decisions, 1 superseded
+
+## Api
+- [2026-04-05 10:15] Y: In the context of api, decided GraphQL over REST, to achieve flexible clients. Confidence: medium. Session: bbbb2222 ({GRAPHQL.id})
+  - ~~[2026-04-01 09:30] Previously: In the context of api, facing many clients, decided REST over GraphQL, to achieve simplicity, accepting verbosity. Confidence: high ({REST.id})~~ SUPERSEDED
+
+## Ci
+- [2026-04-03] Y: In the context of ci, decided Buildkite over Jenkins. Confidence: high. Session: dddd4444 ({BUILDKITE.id})
+
+## Search
+- [2026-04-05 10:20] Y: In the context of search, decided Meilisearch over Elasticsearch. Confidence: low. Session: bbbb2222 ({MEILI.id})
+
+## Reversals that match no decision
+- [2026-04-05 10:30] REVERSED Kafka: Changed from Kafka to NATS because ops (sessions/2026-04-05-api-switch.md)
+"""
+
+
+def test_small_fixture_exact_views() -> None:
+    views = render.render_all("shop", SESSIONS, EXTRA)
+    assert views == {
+        "index.md": INDEX.encode("utf-8"),
+        "index-archive.md": None,
+        "topics.md": TOPICS.encode("utf-8"),
+        "decisions.md": DECISIONS.encode("utf-8"),
+        "decisions-archive.md": None,
+    }
+
+
+def test_rerender_is_byte_identical_and_independent_of_input_order() -> None:
+    first = render.render_all("shop", SESSIONS, EXTRA)
+    r = random.Random(11)
+    for _ in range(10):
+        sessions, extra = list(SESSIONS), list(EXTRA)
+        r.shuffle(sessions)
+        assert render.render_all("shop", sessions, extra) == first
+    assert render.render_all("shop", list(reversed(SESSIONS)), EXTRA) == first
+
+
+def test_no_records_yet() -> None:
+    views = render.render_all("shop", [], [])
+    assert views["index.md"] == (
+        f"# Session Index\n\n{M}\n\n> shop — 0 sessions, 0 active decisions\n\n## Recent\n- (no sessions yet)\n\n"
+        "## By Topic\nSee [topics.md](topics.md)\n\n## Standing Decisions\nSee [decisions.md](decisions.md)\n"
+    ).encode()
+    assert views["topics.md"] == f"# Topics\n\n{M}\n\n(no tagged sessions yet)\n".encode()
+    assert views["decisions.md"] == f"# Standing Decisions\n\n{M}\n\n> 0 standing decisions, 0 superseded\n".encode()
+    assert views["index-archive.md"] is None and views["decisions-archive.md"] is None
+
+
+# -- single lines ---------------------------------------------------------------------
+
+
+def test_session_line_shapes() -> None:
+    def line(header: str) -> str:
+        return render.session_line(session("2026-04-13-x-y", "session_id: a1b2c3d4\n" + header))
+
+    assert line("tags: [a, b]\nsummary: Done") == "- [2026-04-13-x-y](sessions/2026-04-13-x-y.md): Done. Tags: a, b"
+    assert line("tags: [a]\nsummary: Done?") == "- [2026-04-13-x-y](sessions/2026-04-13-x-y.md): Done? Tags: a"
+    assert line('summary: "two\\n  lines"') == "- [2026-04-13-x-y](sessions/2026-04-13-x-y.md): two lines"
+    assert line("status: completed") == "- [2026-04-13-x-y](sessions/2026-04-13-x-y.md): (no summary)"
+    assert line("status: active") == "- [2026-04-13-x-y](sessions/2026-04-13-x-y.md): (in progress)"
+
+
+def test_topics_agree_with_index_about_a_missing_summary() -> None:
+    done = session("2026-04-13-x-y", "session_id: a1b2c3d4\nstatus: completed\ntags: [t]")
+    assert render.render_topics([done]).splitlines()[5] == "- [2026-04-13-x-y](sessions/2026-04-13-x-y.md): (no summary)"
+
+
+def test_decision_line_shapes() -> None:
+    def line(y: str) -> str:
+        d = model.parse_y_statement(y, source="s", date="2026-04-13", session_id="", stem="2026-04-13-x")
+        assert d is not None
+        return render.decision_line(d).removesuffix(f" ({d.id})")
+
+    assert line("- [2026-04-10] Y: In the context of api, decided REST.") == \
+        "[2026-04-10] Y: In the context of api, decided REST."
+    assert line("- [09:00] Y: decided REST. confidence: LOW. Session: ab12cd34") == \
+        "[2026-04-13 09:00] Y: decided REST. Confidence: low. Session: ab12cd34"
+    assert line("- [09:00] Y: Use Postgres") == "[2026-04-13 09:00] Y: Use Postgres."
+
+
+# -- chains ---------------------------------------------------------------------------
+
+
+def test_chain_of_three_nests_each_superseded_entry_under_the_new_one() -> None:
+    c = session("2026-04-09-api-grpc", "session_id: eeee5555",
+                "## Decisions\n- [08:00] Y: In the context of api, decided gRPC over GraphQL. Confidence: low\n"
+                "## Reversals\n- [08:00] REVERSED GraphQL: Changed from GraphQL to gRPC because latency\n")
+    text = render.render_all("shop", [*SESSIONS, c], EXTRA)["decisions.md"].decode()
+    (grpc,) = c.decisions
+    assert f"""## Api
+- [2026-04-09 08:00] Y: In the context of api, decided gRPC over GraphQL. Confidence: low. Session: eeee5555 ({grpc.id})
+  - ~~[2026-04-05 10:15] Previously: In the context of api, decided GraphQL over REST, to achieve flexible clients. Confidence: medium ({GRAPHQL.id})~~ SUPERSEDED
+    - ~~[2026-04-01 09:30] Previously: In the context of api, facing many clients, decided REST over GraphQL, to achieve simplicity, accepting verbosity. Confidence: high ({REST.id})~~ SUPERSEDED
+
+""" in text
+    assert "> 3 standing decisions, 2 superseded" in text
+
+
+# -- archives -------------------------------------------------------------------------
+
+
+def numbered_sessions(n: int) -> list[model.Session]:
+    start = dt.date(2025, 1, 1)
+    out = []
+    for i in range(n):
+        day = (start + dt.timedelta(days=i)).isoformat()
+        out.append(session(f"{day}-work-{i:03d}", f"session_id: s{i:07d}\nstatus: completed\nsummary: Session {i}"))
+    return out
+
+
+def test_index_keeps_100_sessions() -> None:
+    views = render.render_all("shop", numbered_sessions(100), [])
+    assert views["index-archive.md"] is None
+    assert views["index.md"].decode().count("](sessions/") == 100
+
+
+def test_index_archives_beyond_100_sessions() -> None:
+    sessions = numbered_sessions(102)
+    views = render.render_all("shop", sessions, [])
+    index = views["index.md"].decode()
+    assert "> shop — 102 sessions, 0 active decisions" in index
+    assert index.count("](sessions/") == 100
+    assert "- [2025-04-12-work-101](sessions/2025-04-12-work-101.md): Session 101\n" in index
+    assert "work-001" not in index and "work-000" not in index
+    assert "\n\n2 older sessions: see [index-archive.md](index-archive.md)\n\n## By Topic\n" in index
+    assert views["index-archive.md"] == (
+        f"# Session Index Archive\n\n{M}\n\n> 2 sessions older than the newest 100\n\n"
+        "- [2025-01-02-work-001](sessions/2025-01-02-work-001.md): Session 1\n"
+        "- [2025-01-01-work-000](sessions/2025-01-01-work-000.md): Session 0\n"
+    ).encode()
+
+
+def many_decisions(n: int, topic: str = "api") -> model.Session:
+    """One session: decision A at 00:00 reversed to B at 00:01, then n-2 more, one a minute."""
+    lines = [f"- [00:00] Y: In the context of {topic}, decided A over Z. Confidence: high",
+             f"- [00:01] Y: In the context of {topic}, decided B over A. Confidence: high"]
+    lines += [f"- [{i // 60:02d}:{i % 60:02d}] Y: In the context of {topic}, decided choice{i}. Confidence: low"
+              for i in range(2, n + 1)]
+    return session("2026-04-13-many", "session_id: s0000001",
+                   "## Decisions\n" + "\n".join(lines) + "\n## Reversals\n- [00:01] REVERSED A: Changed from A to B\n")
+
+
+def test_topic_keeps_50_decisions() -> None:
+    views = render.render_all("shop", [many_decisions(50)], [])  # 50 chains: B (over A) and 49 others
+    assert views["decisions-archive.md"] is None
+    assert "> 50 standing decisions, 1 superseded" in views["decisions.md"].decode()
+
+
+def test_topic_archives_beyond_50_decisions_with_their_chains() -> None:
+    s = many_decisions(51)  # 51 chains; the oldest is B, which superseded A
+    a, b = s.decisions[:2]
+    views = render.render_all("shop", [s, *SESSIONS], EXTRA)
+    main = views["decisions.md"].decode()
+    assert "> 51 standing decisions, 1 superseded" not in main  # other topics count too
+    api = main.split("## Api\n")[1].split("\n\n")[0].splitlines()
+    # The 50 newest chains (the API fixture's GraphQL chain is the newest by date), then the note.
+    assert len(api) == 50 + 1 + 1  # GraphQL's chain has its superseded REST line
+    assert api[0].startswith(f"- [2026-04-13 00:51] Y: In the context of api, decided choice51.")
+    assert api[-1] == "- 2 older decisions: see [decisions-archive.md](decisions-archive.md)"
+    assert "decided B over A" not in main
+    assert views["decisions-archive.md"] == (
+        f"# Decisions Archive\n\n{M}\n\n## Api\n"
+        f"- [2026-04-13 00:02] Y: In the context of api, decided choice2. Confidence: low. Session: s0000001 ({s.decisions[2].id})\n"
+        f"- [2026-04-13 00:01] Y: In the context of api, decided B over A. Confidence: high. Session: s0000001 ({b.id})\n"
+        f"  - ~~[2026-04-13 00:00] Previously: In the context of api, decided A over Z. Confidence: high ({a.id})~~ SUPERSEDED\n"
+        "\n"
+    ).encode()
+    # Other topics are untouched by the split.
+    assert f"## Ci\n- [2026-04-03] Y: In the context of ci, decided Buildkite over Jenkins." in main
+
+
+def test_exactly_one_chain_over_the_limit() -> None:
+    s = many_decisions(51)
+    views = render.render_all("shop", [s], [])
+    main = views["decisions.md"].decode()
+    assert "> 51 standing decisions, 1 superseded" in main
+    assert main.endswith("- 1 older decision: see [decisions-archive.md](decisions-archive.md)\n")
+    assert views["decisions-archive.md"].decode().count("\n- [") == 1
+
+
+def test_nothing_is_dropped_from_the_views() -> None:
+    sessions = [*numbered_sessions(105), many_decisions(60), *SESSIONS]
+    views = render.render_all("shop", sessions, EXTRA)
+    text = "".join(v.decode() for v in views.values() if v is not None)
+    for s in sessions:
+        assert f"](sessions/{s.stem}.md)" in text
+    for d in [d for s in sessions for d in s.decisions] + EXTRA:
+        assert f"({d.id})" in text, d
+    for r in [r for s in sessions for r in s.reversals]:
+        assert r.new in text
+    shuffled = list(sessions)
+    random.Random(5).shuffle(shuffled)
+    assert render.render_all("shop", shuffled, list(reversed(EXTRA))) == views
