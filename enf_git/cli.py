@@ -254,7 +254,8 @@ def show(target: str, rev: str | None, history: bool) -> None:
         click.echo(f"decision {decision_id}  (from {path})")
         click.echo(f"- {render.decision_line(chain.current)}")
         for old, rev_ in zip(chain.superseded, chain.reversals):
-            click.echo(f"  - ~~{render.decision_line(old)}~~ SUPERSEDED ({rev_.date} {rev_.time}: {rev_.reason})")
+            when = f"{rev_.date} {rev_.time}".strip()
+            click.echo(f"  - ~~{render.decision_line(old)}~~ SUPERSEDED ({when}: {rev_.reason})")
         return
     data = store.read_path(ctx.repo, commit_.tree, path)
     click.echo((data or b"").decode("utf-8", "replace"), nl=False)

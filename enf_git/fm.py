@@ -3,9 +3,9 @@
 Session files carry a small, flat header (`key: scalar` and `tags: [a, b]`). Full
 YAML costs ~30 ms of import per process, which matters on commit and hook paths,
 so a strict stdlib parser handles exactly that subset and hands anything else
-(nesting, anchors, block scalars, escapes, booleans) to python-frontmatter/PyYAML.
-Either way the result is normalized to plain str/int/list[str] values, so the
-two paths cannot disagree about types.
+(nesting, anchors, block scalars, escapes, booleans, and any bare value YAML 1.1
+would type, such as `14:30` or `017`) to python-frontmatter/PyYAML. Dates are
+normalized to ISO text, so on the subset the two paths give identical results.
 """
 
 from __future__ import annotations
@@ -147,7 +147,10 @@ def _full(lines: list[str]) -> dict[str, Any]:
     from frontmatter.default_handlers import YAMLHandler
 
     try:
-        data = YAMLHandler().load("\n".join(lines))
+        # The pure-Python SafeLoader, always: python-frontmatter would pick libyaml's
+        # CSafeLoader where it is installed, and the two disagree on edge cases (tabs,
+        # `[a:]`), which would make two clones render different views from the same bytes.
+        data = YAMLHandler().load("\n".join(lines), Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         # context_mark points at the construct that was left open (where a person looks).
         mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)

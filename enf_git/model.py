@@ -26,7 +26,8 @@ SESSIONS_DIR = "sessions"
 DECISIONS_DIR = "decisions"
 STATUSES = ("active", "completed")
 _SECTION = re.compile(r"^## +(.+?)\s*$", re.M)
-_STEM = re.compile(r"^(\d{4}-\d{2}-\d{2})-([a-z0-9]+(?:-[a-z0-9]+)*)$")
+# ASCII digits and \Z: `\d` takes any script's digits and `$` accepts a trailing newline.
+_STEM = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)\Z")
 _Y_LINE = re.compile(r"^\s*-\s*\[(?P<stamp>[^\]]+)\]\s*Y:\s*(?P<body>.+?)\s*$")
 _Y_BODY = re.compile(
     r"^(?:In (?:the )?context of (?P<context>.+?),\s*)?"
@@ -175,8 +176,8 @@ def parse_decision_file(path: str, data: bytes) -> list[Decision]:
         raise RecordError(path, exc.line, exc.reason) from exc
     _check_schema(path, text, parsed.meta)
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
-    date = str(parsed.meta.get("date") or stem[:10])
-    session_id = str(parsed.meta.get("session_id") or "")
+    date = _text(text, parsed.meta, "date") or stem[:10]
+    session_id = _text(text, parsed.meta, "session_id")
     return parse_decisions(path, parsed.body, date, session_id, stem)
 
 

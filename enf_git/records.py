@@ -19,7 +19,7 @@ import pygit2
 from . import model
 from .errors import EnfError, RecordError
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3  # bump whenever parsing results change for the same bytes
 
 
 @dataclass

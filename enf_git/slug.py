@@ -17,7 +17,7 @@ _STOP = {"a", "an", "the", "to", "of", "and", "for", "in", "on", "with", "please
 # Latin letters NFKD does not decompose; without this "Straße" would become "strae".
 _FOLD = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ø": "o", "Ø": "o", "ł": "l",
                        "Ł": "l", "đ": "d", "Đ": "d", "ð": "d", "Ð": "d", "þ": "th", "Þ": "th", "ı": "i"})
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # fullmatch: `\d` and `$` would let "…\n" through
 
 
 def slugify(text: str) -> str:
@@ -43,7 +43,7 @@ def slugify(text: str) -> str:
 
 def session_filename(date: str, text: str, session_id: str, taken: Container[str]) -> str:
     """`YYYY-MM-DD-<slug>.md`, suffixed with the id's first 4 chars if the name is taken."""
-    if not _DATE.match(date):
+    if not _DATE.fullmatch(date):
         raise ValueError(f"date must be YYYY-MM-DD, not {date!r}")  # it becomes a path
     name = f"{date}-{slugify(text)}.md"
     if name in taken:

@@ -7,21 +7,19 @@ objects with the real `git` binary through `git(...)`.
 from __future__ import annotations
 
 import os
-import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pygit2
 import pytest
+
+from gitfixtures import Git, run_git
 
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
     "GIT_COMMITTER_NAME": "Test Author", "GIT_COMMITTER_EMAIL": "author@example.com",
     "GIT_AUTHOR_DATE": "2026-04-13T12:00:00Z", "GIT_COMMITTER_DATE": "2026-04-13T12:00:00Z",
 }
-
-Git = Callable[..., str]
-
 
 @pytest.fixture(autouse=True)
 def hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
@@ -38,13 +36,6 @@ def hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     for level in (pygit2.enums.ConfigLevel.GLOBAL, pygit2.enums.ConfigLevel.XDG, pygit2.enums.ConfigLevel.SYSTEM):
         pygit2.settings.search_path[level] = str(home)
     yield home
-
-
-def run_git(cwd: Path, *args: str, check: bool = True, input: bytes | None = None) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, input=input)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode()}")
-    return proc.stdout.decode("utf-8", "replace")
 
 
 @pytest.fixture
@@ -66,18 +57,3 @@ def git(repo_dir: Path) -> Git:
     def _git(*args: str, cwd: Path | None = None, check: bool = True) -> str:
         return run_git(cwd or repo_dir, *args, check=check)
     return _git
-
-
-def session_text(session_id: str = "a1b2c3d4", date: str = "2026-04-13", summary: str = "Added search",
-                 tags: str = "[search, api]", status: str = "completed", body: str = "") -> str:
-    return (f"---\nsession_id: {session_id}\ndate: {date}\nstart_time: \"14:30\"\ntags: {tags}\n"
-            f"status: {status}\nsummary: \"{summary}\"\n---\n## Intent\nDo the thing.\n{body}")
-
-
-def user_state(repo: Path) -> tuple[str, str, bytes, str]:
-    """Everything of the user's that we promise never to touch."""
-    head = (repo / ".git" / "HEAD").read_text()
-    status = run_git(repo, "status", "--porcelain", "--untracked-files=all")
-    index = (repo / ".git" / "index").read_bytes() if (repo / ".git" / "index").exists() else b""
-    rev = run_git(repo, "rev-parse", "HEAD", check=False)
-    return head, status, index, rev

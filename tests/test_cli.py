@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from enf_git.cli import main
-from conftest import Git, session_text, user_state
+from gitfixtures import Git, session_text, user_state
 
 COMMANDS = ["init", "status", "commit", "log", "show", "recall", "doctor", "uninstall"]
 DECISION = ("\n## Decisions\n- [14:10] Y: In the context of search engine, facing scale, decided Elasticsearch "

@@ -7,7 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import Git
+from gitfixtures import Git
 
 WRITER = textwrap.dedent(
     """

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from enf_git import gate, hook, memory
-from conftest import Git, session_text, user_state
+from gitfixtures import Git, session_text, user_state
 
 SID = "a1b2c3d4-0000-4000-8000-000000000001"
 OTHER = "ffff0000-0000-4000-8000-000000000002"

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from enf_git import install
 from enf_git.cli import main
-from conftest import Git, user_state
+from gitfixtures import Git, user_state
 
 ROOT = Path(__file__).resolve().parents[1]
 THEIRS = {"permissions": {"allow": ["Bash(ls)"]}, "hooks": {

@@ -9,7 +9,7 @@ from enf_git import ledger, model
 
 
 def session(stem: str, decisions: str = "", reversals: str = "", sid: str = "") -> model.Session:
-    text = f"---\nsession_id: {sid or stem[-8:]}\nstatus: completed\nsummary: s\n---\n"
+    text = f"---\nsession_id: {sid or 'a1b2c3d4'}\nstatus: completed\nsummary: s\n---\n"
     if decisions:
         text += f"## Decisions\n{decisions}\n"
     if reversals:

@@ -8,7 +8,7 @@ import pytest
 
 from enf_git import memory
 from enf_git.errors import NotInitialized
-from conftest import Git, session_text, user_state
+from gitfixtures import Git, session_text, user_state
 
 S1 = "sessions/2026-04-13-search-api.md"
 S2 = "sessions/2026-04-14-billing-work.md"
@@ -206,7 +206,7 @@ def test_malformed_session_is_reported_and_left_alone(ctx: memory.Context, git: 
 
 
 def test_adopts_origin_branch(tmp_path: Path, repo_dir: Path, git: Git) -> None:
-    from conftest import run_git
+    from gitfixtures import run_git
 
     c = memory.Context.open(repo_dir)
     memory.init(c)

@@ -313,6 +313,12 @@ def test_decision_file() -> None:
     assert d.id == model.stable_id("d", "2026-04-12-d1234567", "2026-04-12", "buildkite")
 
 
+def test_decision_file_reads_a_yaml_typed_session_id_as_written() -> None:
+    data = b"---\nsession_id: 01234567\n---\n- [09:00] Y: decided X\n"
+    (d,) = model.parse_decision_file("decisions/2026-04-12-d7654321.md", data)
+    assert (d.session_id, d.date) == ("01234567", "2026-04-12")
+
+
 def test_record_paths() -> None:
     assert model.is_session_path("sessions/2026-04-13-x-y.md")
     assert not model.is_session_path("sessions/sub/2026-04-13-x-y.md")
@@ -337,6 +343,8 @@ def test_check_stem_accepts_seed_names(stem: str) -> None:
         ("2026-04-13-api--refactor", "name must be YYYY-MM-DD-<slug> with [a-z0-9-] only"),
         ("2026-04-13-café", "name must be YYYY-MM-DD-<slug> with [a-z0-9-] only"),
         ("2026-04-13-", "name must be YYYY-MM-DD-<slug> with [a-z0-9-] only"),
+        ("2026-04-13-api\n", "name must be YYYY-MM-DD-<slug> with [a-z0-9-] only"),
+        ("２０２６-04-13-api", "name must be YYYY-MM-DD-<slug> with [a-z0-9-] only"),
         ("2026-04-13-" + "a" * 46, "slug is 46 chars; keep it to 40"),
     ],
 )

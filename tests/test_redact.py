@@ -8,7 +8,7 @@ import pytest
 
 from enf_git import memory
 from enf_git.redact import MASK, redact
-from conftest import Git, session_text
+from gitfixtures import Git, session_text
 
 
 @pytest.mark.parametrize("secret", [

@@ -96,7 +96,7 @@ def test_collision_suffix_uses_only_safe_id_characters() -> None:
     assert session_filename("2026-04-13", "API refactor", "../!!", taken) == "2026-04-13-api-refactor-x.md"
 
 
-@pytest.mark.parametrize("date", ["../2026-04-13", "2026-4-13", "", "2026-04-13/x"])
+@pytest.mark.parametrize("date", ["../2026-04-13", "2026-4-13", "", "2026-04-13/x", "2026-04-13\n", "２０２６-04-13"])
 def test_date_must_be_a_date(date: str) -> None:
     with pytest.raises(ValueError):
         session_filename(date, "API refactor", "a1b2c3d4", set())

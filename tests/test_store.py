@@ -10,7 +10,7 @@ import pytest
 
 from enf_git import store
 from enf_git.errors import RepoError
-from conftest import Git, run_git, user_state
+from gitfixtures import Git, run_git, user_state
 
 
 def test_first_commit_is_an_orphan_and_nothing_is_checked_out(repo_dir: Path, git: Git) -> None:

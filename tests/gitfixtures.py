@@ -1,0 +1,32 @@
+"""Helpers shared by the test modules (kept out of conftest.py so that importing them
+never depends on which conftest pytest loaded first)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+Git = Callable[..., str]
+
+
+def run_git(cwd: Path, *args: str, check: bool = True, input: bytes | None = None) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, input=input)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode()}")
+    return proc.stdout.decode("utf-8", "replace")
+
+
+def session_text(session_id: str = "a1b2c3d4", date: str = "2026-04-13", summary: str = "Added search",
+                 tags: str = "[search, api]", status: str = "completed", body: str = "") -> str:
+    return (f"---\nsession_id: {session_id}\ndate: {date}\nstart_time: \"14:30\"\ntags: {tags}\n"
+            f"status: {status}\nsummary: \"{summary}\"\n---\n## Intent\nDo the thing.\n{body}")
+
+
+def user_state(repo: Path) -> tuple[str, str, bytes, str]:
+    """Everything of the user's that we promise never to touch."""
+    head = (repo / ".git" / "HEAD").read_text()
+    status = run_git(repo, "status", "--porcelain", "--untracked-files=all")
+    index = (repo / ".git" / "index").read_bytes() if (repo / ".git" / "index").exists() else b""
+    rev = run_git(repo, "rev-parse", "HEAD", check=False)
+    return head, status, index, rev
