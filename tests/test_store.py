@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -161,3 +162,22 @@ def test_unsafe_paths_are_refused(repo_dir: Path) -> None:
         with pytest.raises(ValueError):
             store.commit(repo, lambda t, bad=bad: {bad: b"x"}, "bad")
     assert store.tip(repo) is None
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to chown")
+def test_repo_of_another_user_opens_only_as_git_allows(tmp_path: Path, hermetic: Path) -> None:
+    import shutil
+
+    path = tmp_path / "theirs"
+    run_git(tmp_path, "init", "-q", str(path))
+    shutil.chown(path, "nobody")
+    for sub in path.rglob("*"):
+        shutil.chown(sub, "nobody")
+    with pytest.raises(RepoError) as err:
+        store.open_repo(path)
+    assert "owned by another user" in err.value.message
+    assert err.value.hint == f"if you trust it: git config --global --add safe.directory {path}"
+    run_git(tmp_path, "config", "--global", "--add", "safe.directory", str(path))
+    assert run_git(path, "status", "--porcelain") == ""  # git agrees now
+    store.commit(store.open_repo(path), lambda t: {"a.md": b"x"}, "allowed")
+    assert run_git(path, "show", "claude-memory:a.md") == "x"
