@@ -9,10 +9,10 @@ the per-call hooks append here.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
+from . import fastjson
 from .redact import redact
 
 SUMMARY_CHARS = 200
@@ -55,7 +55,7 @@ def append(root: str, session_id: str, kind: str, **fields: object) -> None:
         record[key] = value
     folder = os.path.join(root, "raw")
     os.makedirs(folder, exist_ok=True)
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    line = fastjson.dumps(record) + "\n"
     # O_APPEND writes of one short line are atomic enough for parallel hooks.
     fd = os.open(os.path.join(folder, safe_name(session_id) + ".jsonl"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
@@ -96,7 +96,7 @@ def unflushed(root: str, spool: str, session_file: str) -> tuple[list[dict[str, 
     records = []
     for raw in data[:end].splitlines():
         try:
-            record = json.loads(raw)
+            record = fastjson.loads(raw.decode("utf-8", "replace"))
         except ValueError:
             continue
         if isinstance(record, dict):

@@ -8,22 +8,21 @@ to `.git/enf/hook-errors.log`, never to the model. A timer ends the process befo
 Claude Code's own timeout would.
 
 PreToolUse, PostToolUse(Failure) and UserPromptSubmit run on every call: their path
-imports only the standard library (json, os, time). SessionStart, Stop, PreCompact
+imports only the standard library (os, time, and json's C core through fastjson). SessionStart, Stop, PreCompact
 and SessionEnd load the git machinery from lifecycle.py.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
-from typing import TYPE_CHECKING
 
+from . import events, fastjson, gate, gitdirs
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing on every tool call
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-from . import events, gate, gitdirs
 
 MAX_STDIN = 16 * 1024 * 1024
 BUDGET = {"fast": 3.0, "SessionStart": 25.0, "Stop": 25.0, "PreCompact": 25.0, "SessionEnd": 1.0,
@@ -80,7 +79,7 @@ def run(event: str, raw: bytes) -> str:
     if len(raw) > MAX_STDIN:
         return ""
     try:
-        payload = json.loads(raw.decode("utf-8", "replace") or "{}")
+        payload = fastjson.loads(raw.decode("utf-8", "replace") or "{}")
     except ValueError:
         return ""
     if not isinstance(payload, dict):
@@ -117,7 +116,7 @@ def session_of(payload: dict[str, object]) -> str:
 
 
 def reply(event: str, **fields: str) -> str:
-    return json.dumps({"hookSpecificOutput": {"hookEventName": event, **fields}})
+    return fastjson.dumps({"hookSpecificOutput": {"hookEventName": event, **fields}})
 
 
 def pre_tool_use(where: Where, payload: dict[str, object]) -> str:
@@ -201,7 +200,7 @@ def _state_path(where: Where, sid: str) -> str:
 def _load_state(where: Where, sid: str) -> dict[str, object]:
     try:
         with open(_state_path(where, sid), encoding="utf-8") as f:
-            data = json.load(f)
+            data = fastjson.loads(f.read())
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
@@ -212,7 +211,7 @@ def _save_state(where: Where, sid: str, state: dict[str, object]) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = f"{path}.{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(state, f)
+        f.write(fastjson.dumps(state))
     os.replace(tmp, path)
 
 

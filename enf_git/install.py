@@ -2,7 +2,8 @@
 
 Scopes (CLAUDE-CODE.md): `local` writes `.claude/settings.local.json` (per user,
 not committed) and `user` writes `~/.claude/settings.json`; both call the
-`enf-hook` script by absolute path, the fastest form. `project` writes
+interpreter by absolute path (`python -c "from enf_git.hook import main; main()"`),
+the fastest form. `project` writes
 `.claude/settings.json`, which the team shares, so it calls plain `enf-hook` from
 PATH: one machine's absolute paths would break every teammate's hooks.
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 from .errors import EnfError
 
 PROGRAM = "enf-hook"
+LAUNCH = "from enf_git.hook import main; main()"
 SCOPES = ("project", "local", "user")
 # (event, matcher or None, timeout seconds, our event argument)
 EVENTS = (
@@ -58,16 +60,14 @@ def settings_path(scope: str, top: Path, home: Path) -> Path:
 
 
 def hook_program(scope: str) -> str:
-    """`enf-hook` by absolute path (local/user) or by name from PATH (project)."""
+    """How settings call us: by name from PATH (project) or this interpreter by path.
+
+    Not pip's `enf-hook` wrapper for local/user: it imports `re` before our code runs,
+    which alone costs a third of a bare interpreter start on every tool call.
+    """
     if scope == "project":
         return PROGRAM
-    beside = Path(sys.executable).with_name(PROGRAM)  # the script pip put next to this interpreter
-    if beside.is_file():
-        return str(beside)
-    found = shutil.which(PROGRAM)
-    if found:
-        return os.path.abspath(found)
-    return f"{sys.executable} -m enf_git.hook"
+    return f"{shlex.quote(sys.executable)} -c {shlex.quote(LAUNCH)}"
 
 
 def is_ours(entry: object) -> bool:
@@ -75,7 +75,7 @@ def is_ours(entry: object) -> bool:
         return False
     command = entry["command"].strip()
     first = command.split()[0] if command else ""
-    return os.path.basename(first.strip("\"'")) == PROGRAM or "-m enf_git.hook" in command
+    return os.path.basename(first.strip("\"'")) == PROGRAM or "enf_git.hook" in command
 
 
 def merged(settings: dict[str, Any], program: str) -> dict[str, Any]:
