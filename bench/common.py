@@ -135,7 +135,7 @@ def session_text(i: int, n: int, rare: set[int] | None = None, extra: str = "") 
     summary = f"Worked on the {words[0]} {words[1]} and the {area} {words[2]}"
     lines = [
         "---",
-        f"session_id: a{i:07x}",  # a letter: all-digit ids parse as int (see README)
+        f"session_id: a{i:07x}",
         f"date: {date}",
         f'start_time: "{hh:02d}:{mm:02d}"',
         f"tags: [{', '.join(tags)}]",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from . import memory, model, render, store, workcopy
+from . import memory, model, records, render, store, workcopy
 from .memory import Context
 
 
@@ -21,7 +21,7 @@ def run(ctx: Context) -> list[Problem]:
     if tip is None:
         return [Problem("error", f"no {store.BRANCH} branch", "git enf init")]
     out = _setup(ctx)
-    recs = memory.records.load(ctx.repo, tip.tree, ctx.cache())
+    recs = records.load(ctx.repo, tip.tree, ctx.cache())
     for path, err in sorted(recs.problems.items()):
         out.append(Problem("error", str(err).splitlines()[0], f"edit {workcopy.WC_DIR}/{path} and run git enf commit"))
     out += _names(recs.sessions.values())

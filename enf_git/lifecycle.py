@@ -14,7 +14,7 @@ import sys
 from contextlib import contextmanager
 from collections.abc import Iterator
 
-from . import context, events, gate, memory, model, render, store
+from . import context, events, gate, memory, model, records, render, store
 from .errors import EnfError
 from .hook import Where, reply, session_of
 
@@ -52,13 +52,13 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
     flush_events(where)
     memory.commit(ctx, f"enf: session start {sid[:8]}")
     tip = memory.require_branch(ctx)
-    recs = memory.records.load(ctx.repo, tip.tree, ctx.cache())
+    recs = records.load(ctx.repo, tip.tree, ctx.cache())
     sessions = _with_sections(ctx, render.newest_first(recs.all_sessions()))
     ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
     today, yesterday = gate.days()
     own = gate.matching_file(where.root, sid) if sid else None
     situation = context.Situation(
-        project=memory._project(ctx.repo, tip.tree, {}), session_id=gate.id8(sid), today=today,
+        project=memory.project_of(ctx.repo, tip.tree, {}), session_id=gate.id8(sid), today=today,
         yesterday=yesterday, source=str(source),
         own_file=os.path.relpath(own, where.top) if own else None, opted_out=bool(sid) and gate.opted_out(where.root, sid))
     text = context.build(situation, sessions, ledger)
@@ -142,7 +142,7 @@ def spawn_background_commit(top: str) -> None:
 
 
 def background_commit(top: str) -> None:
-    found = memory.store.open_repo(top)
+    found = store.open_repo(top)
     where = Where(top, str(store.common_dir(found)))
     if os.path.isdir(where.root):
         checkpoint(where, "enf: session end")

@@ -239,7 +239,7 @@ def _views(ctx: Context, tip: pygit2.Commit | None, overlay: dict[str, bytes | N
     recs = records.load(ctx.repo, tree, cache or ctx.cache(), overlay)
     if report is not None:
         report.problems = recs.problems
-    project = _project(ctx.repo, tree, overlay)
+    project = project_of(ctx.repo, tree, overlay)
     out: dict[str, bytes | None] = {}
     for path, data in render.render_all(project, recs.all_sessions(), recs.extra_decisions()).items():
         current = store.blob_oid(ctx.repo, tree, path)
@@ -249,7 +249,8 @@ def _views(ctx: Context, tip: pygit2.Commit | None, overlay: dict[str, bytes | N
     return out
 
 
-def _project(repo: pygit2.Repository, tree: pygit2.Tree | None, overlay: dict[str, bytes | None]) -> str:
+def project_of(repo: pygit2.Repository, tree: pygit2.Tree | None, overlay: dict[str, bytes | None]) -> str:
+    """The project name recorded on the branch (meta.json), so every clone renders the same."""
     raw = overlay.get(META) or store.read_path(repo, tree, META)
     try:
         return str(json.loads(raw or b"{}").get("project") or project_name(repo))
