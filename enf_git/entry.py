@@ -55,7 +55,7 @@ def _fast_recall(args: list[str]) -> bool:
         text = " ".join(words)
         hits = search.query(db, text, limit)
         out = search.format_json(hits) if as_json else search.format_hits(hits, text)
-    except Exception:  # any doubt: the full path rebuilds and reports properly
+    except Exception:  # noqa: BLE001 - any doubt: the full path rebuilds and reports properly
         return False
     sys.stdout.write(out + "\n")
     return True

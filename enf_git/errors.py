@@ -32,7 +32,7 @@ class RecordError(EnfError):
     """A record file is malformed; carries where and why, and is never rewritten."""
 
     def __init__(self, path: str, line: int, reason: str) -> None:
-        super().__init__(f"{path}:{line}: {reason}", hint=f"fix the file by hand, then run: git enf doctor")
+        super().__init__(f"{path}:{line}: {reason}", hint="fix the file by hand, then run: git enf doctor")
         self.path = path
         self.line = line
         self.reason = reason

@@ -10,10 +10,14 @@ the json package.
 
 from __future__ import annotations
 
+import math
+
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~4 ms here
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, ClassVar
 
+_scan: Callable[[str, int], tuple[Any, int]] | None
 _CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
 try:
@@ -28,9 +32,10 @@ try:
         parse_float = float
         parse_int = int
         parse_constant = _CONSTANTS.__getitem__
-        memo: dict[str, str] = {}
+        memo: ClassVar[dict[str, str]] = {}
 
-    _scan = _json.make_scanner(_Context())
+    # typeshed types the context as a make_scanner itself; any object with these attributes will do.
+    _scan = _json.make_scanner(_Context())  # type: ignore[arg-type]
     _encode = _json.encode_basestring  # keeps non-ASCII as is, like ensure_ascii=False
 except (ImportError, AttributeError):  # pragma: no cover - every CPython has _json
     _scan = None
@@ -78,7 +83,7 @@ def _emit(value: Any, out: list[str]) -> None:
         out.append("false")
     elif isinstance(value, int):
         out.append(int.__repr__(value))
-    elif isinstance(value, float) and value == value and value not in (float("inf"), float("-inf")):
+    elif isinstance(value, float) and math.isfinite(value):
         out.append(float.__repr__(value))
     elif isinstance(value, dict):
         out.append("{")

@@ -35,7 +35,7 @@ _YAML_TYPED = re.compile(
     |[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?
      (?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?
     |<<|=)$""",
-    re.X,
+    re.VERBOSE,
 )
 # Characters the YAML reader refuses anywhere in a stream, plus the line breaks a
 # one-line scalar cannot hold (YAML 1.1 breaks at \n, \r, U+0085, U+2028, U+2029):

@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> None:
     os._exit(0)  # skip interpreter teardown; nothing is left to flush
 
 
-def respond(event: str, raw: bytes, action: "Callable[[], str] | None" = None) -> str:
+def respond(event: str, raw: bytes, action: Callable[[], str] | None = None) -> str:
     """The error boundary: whatever happens inside, the answer is a reply or silence."""
     try:
         return action() if action is not None else run(event, raw)
@@ -141,18 +141,19 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
     if gate.opted_out(where.root, sid):
         return ""
     state = _load_state(where, sid)
-    found = gate.matching_file(where.root, sid, hint=state.get("file"))
+    found = gate.matching_file(where.root, sid, hint=_hint(state))
     if found is None:
         return reply("UserPromptSubmit", additionalContext=gate.reminder(sid))
     mtime = os.stat(found).st_mtime
     if state.get("file") != found or state.get("mtime") != mtime:
         state.update(file=found, mtime=mtime, prompts=0)
-    state["prompts"] = int(state.get("prompts", 0)) + 1
+    prompts = _count(state.get("prompts", 0)) + 1
+    state["prompts"] = prompts
     _save_state(where, sid, state)
-    if state["prompts"] >= HEARTBEAT_PROMPTS:
+    if prompts >= HEARTBEAT_PROMPTS:
         name = os.path.relpath(found, where.top)
         return reply("UserPromptSubmit", additionalContext=(
-            f"<system-reminder>enf-git heartbeat: {state['prompts']} prompts since {name} was last updated. "
+            f"<system-reminder>enf-git heartbeat: {prompts} prompts since {name} was last updated. "
             f"Update it now (Interactions, Decisions as Y-statements, Errors & Fixes, Friction Events, Open Items) "
             f"before answering.</system-reminder>"))
     return ""
@@ -186,7 +187,7 @@ def _satisfied(where: Where, sid: str) -> bool:
     if gate.opted_out(where.root, sid):
         return True
     state = _load_state(where, sid)
-    found = gate.matching_file(where.root, sid, hint=state.get("file"))
+    found = gate.matching_file(where.root, sid, hint=_hint(state))
     if found is not None and state.get("file") != found:
         state.update(file=found, mtime=os.stat(found).st_mtime, prompts=0)
         _save_state(where, sid, state)
@@ -206,6 +207,19 @@ def _load_state(where: Where, sid: str) -> dict[str, object]:
         return {}
 
 
+def _hint(state: dict[str, object]) -> str | None:
+    """The session file the state remembers (a hint that gate.matching_file re-verifies)."""
+    file = state.get("file")
+    return file if isinstance(file, str) else None
+
+
+def _count(value: object) -> int:
+    """int() of the stored prompt count: a list, dict or null raises TypeError, as int() itself would."""
+    if isinstance(value, (int, float, str)):
+        return int(value)
+    raise TypeError(f"prompt count is a {type(value).__name__}")
+
+
 def _save_state(where: Where, sid: str, state: dict[str, object]) -> None:
     path = _state_path(where, sid)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -218,7 +232,8 @@ def _save_state(where: Where, sid: str, state: dict[str, object]) -> None:
 def _arm_timer(seconds: float) -> None:
     """Exit 0 silently before Claude Code's timeout can turn us into a 'hook error'."""
     try:
-        import _signal  # the C module: `signal` would pull in enum on the hot path
+        # The C module: `signal` would pull in enum on the hot path. typeshed has no stub for it.
+        import _signal  # type: ignore[import-not-found]
 
         _signal.signal(_signal.SIGALRM, lambda *_: os._exit(0))
         _signal.setitimer(_signal.ITIMER_REAL, seconds)
@@ -235,7 +250,7 @@ def _record_error(event: str, exc: BaseException) -> None:
         os.makedirs(folder, exist_ok=True)
         with open(os.path.join(folder, "hook-errors.log"), "a", encoding="utf-8") as f:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event}: {''.join(traceback.format_exception(exc))[-4000:]}\n")
-    except BaseException:  # noqa: BLE001 - logging must not break the contract either
+    except BaseException:  # noqa: BLE001, S110 - logging must not break the contract either
         pass
 
 

@@ -47,7 +47,7 @@ def _previous(repo: pygit2.Repository, oid: str | None) -> str:
     if not oid:
         return ""
     try:
-        return repo[oid].data.decode("utf-8", "replace")
+        return store.blob_data(repo, oid).decode("utf-8", "replace")
     except KeyError:
         return ""
 

@@ -60,7 +60,7 @@ def _update(repo: pygit2.Repository, db: sqlite3.Connection, old: pygit2.Commit 
 
 
 def _index_file(repo: pygit2.Repository, db: sqlite3.Connection, path: str, oid: str) -> None:
-    text = repo[oid].data.decode("utf-8", "replace")
+    text = store.blob_data(repo, oid).decode("utf-8", "replace")
     if path in _VIEW_KINDS:
         # One document per line: a hit points at the session it names.
         for line in text.splitlines():
@@ -100,7 +100,7 @@ def _index_history(repo: pygit2.Repository, db: sqlite3.Connection, old: pygit2.
                     seen.add(blob)
                     stem = path.rsplit("/", 1)[-1][:-3]
                     _insert(db, "history", stem, path, stem[:10], str(parent.id), blob,
-                            repo[blob].data.decode("utf-8", "replace"))
+                            store.blob_data(repo, blob).decode("utf-8", "replace"))
     # Blobs that came back to life (a revert) are no longer history.
     for blob in live & seen:
         _delete(db, "kind = 'history' AND blob = ?", (blob,))

@@ -93,7 +93,7 @@ def merged(settings: dict[str, Any], program: str) -> dict[str, Any]:
 
 def removed(settings: dict[str, Any]) -> dict[str, Any]:
     """`settings` without any of our hook entries (and without groups we emptied)."""
-    out = json.loads(json.dumps(settings))
+    out: dict[str, Any] = json.loads(json.dumps(settings))
     hooks = out.get("hooks")
     if not isinstance(hooks, dict):
         return out

@@ -14,8 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from .model import Decision, Reversal, stable_id
+
+_Item = TypeVar("_Item", Decision, Reversal)
 
 
 @dataclass(frozen=True)
@@ -69,8 +72,8 @@ def build(decisions: Iterable[Decision], reversals: Iterable[Reversal]) -> Ledge
     # One decision may replace several (two reversals naming the same new choice):
     # every one of them stays in its chain.
     predecessors: dict[str, list[str]] = {}
-    for old, new in successor.items():
-        predecessors.setdefault(new, []).append(old)
+    for old, new_id in successor.items():
+        predecessors.setdefault(new_id, []).append(old)
     chains = []
     for d in pool:
         if d.id in successor:
@@ -86,9 +89,9 @@ def build(decisions: Iterable[Decision], reversals: Iterable[Reversal]) -> Ledge
     return Ledger(tuple(chains), tuple(unresolved))
 
 
-def _dedupe(items: Iterable[Decision | Reversal]) -> list:
+def _dedupe(items: Iterable[_Item]) -> list[_Item]:
     # Sorted first so which copy of a duplicated id survives does not depend on input order.
-    seen: dict[str, Decision | Reversal] = {}
+    seen: dict[str, _Item] = {}
     for item in sorted(items, key=lambda i: (_key(i), i.source, repr(i))):
         seen.setdefault(item.id, item)
     return list(seen.values())

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 from . import context, events, gate, memory, model, records, render, store
 from .errors import EnfError

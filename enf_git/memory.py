@@ -89,7 +89,8 @@ def init(ctx: Context, now: int | None = None) -> Report:
             report.warnings.append(f"adopted origin/{store.BRANCH}")
         else:
             meta = json.dumps({"project": project_name(ctx.repo), "schema": 1}, indent=2, sort_keys=True) + "\n"
-            base = {META: meta.encode(), LOG: b"# Log\n\nAppend-only record of sessions (written by hooks).\n"}
+            base: dict[str, bytes | None] = {
+                META: meta.encode(), LOG: b"# Log\n\nAppend-only record of sessions (written by hooks).\n"}
             report.commit = store.commit(ctx.repo, lambda tip: {**base, **_views(ctx, tip, base)},
                                          "enf: initialize memory", when=now)
     if workcopy.ensure_excluded(store.common_dir(ctx.repo)):
@@ -121,7 +122,7 @@ def materialize(ctx: Context, tip: pygit2.Commit | None = None) -> list[str]:
             continue
         if current is not None and current != manifest.files.get(path):
             continue  # edited locally and not committed yet: the next commit merges it
-        workcopy.write_file(ctx.root, path, ctx.repo[oid].data)
+        workcopy.write_file(ctx.root, path, store.blob_data(ctx.repo, oid))
         manifest.files[path] = oid
         written.append(path)
     for path in sorted(set(manifest.files) - set(branch)):
@@ -160,7 +161,8 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
     _redact_in_place(ctx, changes)
     manifest = ctx.manifest()
     cache = ctx.cache()
-    base_tip = ctx.repo.get(manifest.base) if manifest.base else None
+    base_obj = ctx.repo.get(manifest.base) if manifest.base else None
+    base_tip = base_obj if isinstance(base_obj, pygit2.Commit) else None
     extra = imports.import_views(ctx.repo, ctx.root, edited_views, manifest, base_tip, now, report)
     changes.update(extra)
     paths = sorted(changes)
@@ -192,8 +194,9 @@ def _redact_in_place(ctx: Context, changes: dict[str, bytes | None]) -> None:
         text = data.decode("utf-8", "surrogateescape")
         clean = redact(text)
         if clean != text:
-            changes[path] = clean.encode("utf-8", "surrogateescape")
-            workcopy.write_file(ctx.root, path, changes[path])
+            cleaned = clean.encode("utf-8", "surrogateescape")
+            changes[path] = cleaned
+            workcopy.write_file(ctx.root, path, cleaned)
 
 
 def _merge_onto(repo: pygit2.Repository, tip: pygit2.Commit | None, manifest: Manifest,
@@ -217,7 +220,7 @@ def _merge_onto(repo: pygit2.Repository, tip: pygit2.Commit | None, manifest: Ma
 
 
 def _blob(repo: pygit2.Repository, oid: str | None) -> bytes:
-    return repo[oid].data if oid else b""
+    return store.blob_data(repo, oid) if oid else b""
 
 
 def _union(base: bytes, theirs: bytes, ours: bytes) -> bytes:

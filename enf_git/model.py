@@ -25,7 +25,7 @@ SCHEMA = 1
 SESSIONS_DIR = "sessions"
 DECISIONS_DIR = "decisions"
 STATUSES = ("active", "completed")
-_SECTION = re.compile(r"^## +(.+?)\s*$", re.M)
+_SECTION = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
 # ASCII digits and \Z: `\d` takes any script's digits and `$` accepts a trailing newline.
 _STEM = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)\Z")
 _Y_LINE = re.compile(r"^\s*-\s*\[(?P<stamp>[^\]]+)\]\s*Y:\s*(?P<body>.+?)\s*$")
@@ -39,17 +39,17 @@ _Y_BODY = re.compile(
     r"\s*\.?\s*(?:Confidence:\s*(?P<confidence>[A-Za-z]+)\.?)?"
     r"\s*(?:Session:\s*(?P<session>[\w-]+)\.?)?"
     r"(?:\s*\((?P<rid>d[0-9a-f]{7})\))?\s*$",
-    re.I,
+    re.IGNORECASE,
 )
 _Y_LOOSE = re.compile(
     r"^(?P<decided>.+?)\s*\.?\s*(?:Confidence:\s*(?P<confidence>[A-Za-z]+)\.?)?"
     r"\s*(?:Session:\s*(?P<session>[\w-]+)\.?)?(?:\s*\((?P<rid>d[0-9a-f]{7})\))?\s*$",
-    re.I,
+    re.IGNORECASE,
 )
 _REVERSAL = re.compile(
     r"^\s*-\s*\[(?P<stamp>[^\]]+)\]\s*REVERSED\s+(?P<ref>.+?):\s*"
     r"Changed from (?P<old>.+?) to (?P<new>.+?)(?:\s+because (?P<reason>.+?))?\s*$",
-    re.I,
+    re.IGNORECASE,
 )
 
 

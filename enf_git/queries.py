@@ -52,7 +52,7 @@ def filter_sessions(sessions: list[model.Session], *, since: str | None, until: 
     for s in render.newest_first(sessions):
         if since and s.date < since or until and s.date > until:
             continue
-        if tags and not set(t.lower() for t in tags) & set(s.tags):
+        if tags and not {t.lower() for t in tags} & set(s.tags):
             continue
         if status and s.status != status:
             continue

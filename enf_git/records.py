@@ -16,7 +16,7 @@ from typing import Any
 
 import pygit2
 
-from . import model
+from . import model, store
 from .errors import EnfError, RecordError
 
 CACHE_VERSION = 3  # bump whenever parsing results change for the same bytes
@@ -87,7 +87,7 @@ def load(repo: pygit2.Repository, tree: pygit2.Tree | None, cache: Cache, overla
             path = f"{folder}/{name}"
             if path in overlay or not name.endswith(".md"):
                 continue
-            _add(out, path, load_blob_record(cache, path, oid, lambda oid=oid: repo[oid].data))
+            _add(out, path, load_blob_record(cache, path, oid, lambda oid=oid: store.blob_data(repo, oid)))
     for path, data in overlay.items():
         if data is not None and (model.is_session_path(path) or model.is_decision_path(path)):
             _add(out, path, load_blob_record(cache, path, str(pygit2.hash(data)), lambda d=data: d))
@@ -103,7 +103,7 @@ def _entries(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str) -> 
         return []
     if not isinstance(sub, pygit2.Tree):
         return []
-    return [(e.name, str(e.id)) for e in sub if e.type_str == "blob"]
+    return [(e.name, str(e.id)) for e in sub if e.type_str == "blob" and e.name is not None]
 
 
 def _add(out: Records, path: str, record: model.Session | list[model.Decision] | EnfError) -> None:

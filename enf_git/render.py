@@ -96,7 +96,7 @@ def _stamp(date: str, time: str) -> str:
     return f"{date} {time}" if time else date
 
 
-_CONFIDENCE = re.compile(r"\s+Confidence:.*$", re.I)  # the model reads it case-blind; so must we
+_CONFIDENCE = re.compile(r"\s+Confidence:.*$", re.IGNORECASE)  # the model reads it case-blind; so must we
 
 
 def decision_line(d: Decision) -> str:

@@ -13,7 +13,6 @@ never imports pygit2 or click; indexer.py builds and updates the index.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
 from dataclasses import asdict, dataclass

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import pygit2
 
@@ -36,6 +37,8 @@ FALLBACK_EMAIL = "enf-git@localhost"
 Changes = Mapping[str, "bytes | None"]
 # Called once per attempt with the tip commit (None before the first commit).
 ChangeBuilder = Callable[["pygit2.Commit | None"], Changes]
+# A change set as a folder tree: name -> subfolder, new bytes, or None (delete).
+_Nested = dict[str, "_Nested | bytes | None"]
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,22 @@ def resolve(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
     return commit
 
 
+def blob_data(repo: pygit2.Repository, oid: str | pygit2.Oid) -> bytes:
+    """The content of the blob `oid`; KeyError if there is no such object, TypeError if it is no blob."""
+    obj = repo[oid]
+    if not isinstance(obj, pygit2.Blob):
+        raise TypeError(f"{oid} is a {obj.type_str}, not a blob")
+    return obj.data
+
+
+def _subtree(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Tree:
+    """The tree `oid` (a tree entry whose type_str is "tree")."""
+    obj = repo[oid]
+    if not isinstance(obj, pygit2.Tree):
+        raise TypeError(f"{oid} is a {obj.type_str}, not a tree")
+    return obj
+
+
 def list_files(repo: pygit2.Repository, tree: pygit2.Tree | None, prefix: str = "") -> dict[str, str]:
     """Every blob under `tree` as path -> hex OID."""
     out: dict[str, str] = {}
@@ -136,7 +155,7 @@ def list_files(repo: pygit2.Repository, tree: pygit2.Tree | None, prefix: str = 
     for entry in tree:
         path = f"{prefix}{entry.name}"
         if entry.type_str == "tree":
-            out.update(list_files(repo, repo[entry.id], f"{path}/"))
+            out.update(list_files(repo, _subtree(repo, entry.id), f"{path}/"))
         elif entry.type_str == "blob":
             out[path] = str(entry.id)
     return out
@@ -221,10 +240,13 @@ def commit(
 
 def _attempt(
     repo: pygit2.Repository, build: ChangeBuilder, message: str, attempt: int, when: int | None
-) -> CommitResult | None | bool:
+) -> CommitResult | None | Literal[False]:
     """One try. Returns the result, None (nothing to commit) or False (lost the race)."""
     ref = repo.references.get(REF)
     parent = repo.get(ref.target) if ref is not None else None
+    if parent is not None and not isinstance(parent, pygit2.Commit):
+        raise RepoError(f"{REF} points at a {parent.type_str}, not a commit",
+                        hint=f"find its last commit with: git reflog {BRANCH}")
     base_tree = parent.tree if parent is not None else None
     try:
         changes = build(parent)
@@ -234,7 +256,7 @@ def _attempt(
         if parent is None and not changes:
             return None
         sig = signature(repo, when)
-        parents = [parent.id] if parent is not None else []
+        parents: list[pygit2.Oid] = [parent.id] if parent is not None else []
         oid = repo.create_commit(None, sig, sig, message, new_tree, parents)
         reflog = f"enf: {message.splitlines()[0] if message else 'commit'}"
         if ref is None:
@@ -257,26 +279,27 @@ def _is_race(exc: Exception, attempt: int) -> bool:
 
 def write_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: Changes) -> pygit2.Oid:
     """A tree: `base` with `changes` applied, reusing every untouched subtree by OID."""
-    nested: dict[str, object] = {}
+    nested: _Nested = {}
     for path, data in changes.items():
         parts = _split(path)
         node = nested
         for part in parts[:-1]:
             child = node.setdefault(part, {})
             if not isinstance(child, dict):
-                raise ValueError(f"path conflict at {path}")
+                # A path is both a file and a folder: bad input, and callers catch ValueError.
+                raise ValueError(f"path conflict at {path}")  # noqa: TRY004
             node = child
         node[parts[-1]] = data
     oid = _write_level(repo, base, nested)
     return oid if oid is not None else repo.TreeBuilder().write()
 
 
-def _write_level(repo: pygit2.Repository, base: pygit2.Tree | None, nested: dict[str, object]) -> pygit2.Oid | None:
+def _write_level(repo: pygit2.Repository, base: pygit2.Tree | None, nested: _Nested) -> pygit2.Oid | None:
     builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
     for name, value in nested.items():
         existing = builder.get(name)
         if isinstance(value, dict):
-            sub = repo[existing.id] if existing is not None and existing.type_str == "tree" else None
+            sub = _subtree(repo, existing.id) if existing is not None and existing.type_str == "tree" else None
             oid = _write_level(repo, sub, value)
             _set(builder, name, oid, pygit2.GIT_FILEMODE_TREE)
         elif value is None:
