@@ -160,23 +160,23 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
 
 
 def post_tool_use(where: Where, payload: dict[str, object]) -> str:
-    sid = session_of(payload)
-    if sid and os.path.isdir(where.root):
-        tool = payload.get("tool_name")
-        tool = tool if isinstance(tool, str) else ""
-        events.append(where.root, sid, "tool", tool=tool, summary=events.tool_summary(tool, payload.get("tool_input")))
+    _log_tool(where, payload, "tool")
     return ""
 
 
 def post_tool_use_failure(where: Where, payload: dict[str, object]) -> str:
+    error = payload.get("error")
+    _log_tool(where, payload, "tool-failure", error=error if isinstance(error, str) else "")
+    return ""
+
+
+def _log_tool(where: Where, payload: dict[str, object], kind: str, **extra: str) -> None:
     sid = session_of(payload)
     if sid and os.path.isdir(where.root):
         tool = payload.get("tool_name")
         tool = tool if isinstance(tool, str) else ""
-        error = payload.get("error")
-        events.append(where.root, sid, "tool-failure", tool=tool, error=error if isinstance(error, str) else "",
-                      summary=events.tool_summary(tool, payload.get("tool_input")))
-    return ""
+        events.append(where.root, sid, kind, tool=tool, summary=events.tool_summary(tool, payload.get("tool_input")),
+                      **extra)
 
 
 FAST = {"PreToolUse": pre_tool_use, "UserPromptSubmit": user_prompt_submit, "PostToolUse": post_tool_use,
