@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import common
 
@@ -65,14 +66,14 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     subj, base = [], []
     for k in range(reps):
         common.touch_session(target, 100 + k)
-        before = store.tip(store.open_repo(repo_path)).id
+        before = tip_id(repo_path)
         if k % 2:
             base.append(common.time_cmd(base_argv, repo_path))
             subj.append(common.time_cmd([common.GIT_ENF, "commit", "-m", "x"], repo_path))
         else:
             subj.append(common.time_cmd([common.GIT_ENF, "commit", "-m", "x"], repo_path))
             base.append(common.time_cmd(base_argv, repo_path))
-        after = store.tip(store.open_repo(repo_path)).id
+        after = tip_id(repo_path)
         if before == after:
             print("FAIL: git-enf commit made no commit", file=sys.stderr)
             return 1
@@ -88,9 +89,9 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
         common.touch_session(target, 1000 + k)
         data = target.read_bytes()
 
-        def bare() -> None:
+        def bare(data: bytes = data) -> None:
             tip = store.tip(ctx.repo)
-            store.write_tree(ctx.repo, tip.tree, {rel: data})
+            store.write_tree(ctx.repo, tip.tree if tip is not None else None, {rel: data})
 
         def full() -> None:
             if memory.commit(ctx, "x").commit is None:
@@ -111,7 +112,14 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     return 0
 
 
-def profile_one(ctx: object, target: Path) -> None:
+def tip_id(repo_path: Path) -> str | None:
+    from enf_git import store
+
+    tip = store.tip(store.open_repo(repo_path))
+    return str(tip.id) if tip is not None else None
+
+
+def profile_one(ctx: Any, target: Path) -> None:
     import cProfile
     import pstats
 

@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 PYTHON = sys.executable  # absolute path of the running interpreter, never a shim
@@ -36,9 +37,12 @@ COMMON_WORD = "postgres"  # in every COMMON_EVERY-th session
 COMMON_EVERY = 5
 
 _TAGS = ["search", "api", "auth", "ui", "db", "build", "tests", "perf", "docs", "infra", "cli", "hooks"]
-_WORDS = ("index ranking cache parser schema migration token budget worktree remote branch merge "
-          "commit tree blob hook gate session summary decision reversal friction compress tier "
-          "render view topic recall query latency timeout retry lock writer reader config").split()
+_WORDS = [
+    "index", "ranking", "cache", "parser", "schema", "migration", "token", "budget", "worktree", "remote",
+    "branch", "merge", "commit", "tree", "blob", "hook", "gate", "session", "summary", "decision", "reversal",
+    "friction", "compress", "tier", "render", "view", "topic", "recall", "query", "latency", "timeout", "retry",
+    "lock", "writer", "reader", "config",
+]
 
 
 # --- environment ------------------------------------------------------------------
@@ -105,7 +109,7 @@ REVERSE_EVERY = 100  # 1% of sessions reverse an earlier decision (half by id, h
 REVERSE_BACK = 37    # ... made this many sessions earlier
 
 
-def _parts(i: int, n: int) -> dict:
+def _parts(i: int, n: int) -> dict[str, Any]:
     """The random choices behind session i (deterministic), shared by its reversers."""
     rng = random.Random(i * 7919 + 1)
     stem = session_stem(i, n)
@@ -154,9 +158,9 @@ def session_text(i: int, n: int, rare: set[int] | None = None, extra: str = "") 
                   f"**Claude ->** read the code, changed the {chunk}.", ""]
     lines += [
         "## Decisions",
-        f"- [{hh:02d}:{mm:02d}] Y: In the context of {area}, facing slow {words[50]} {words[51]}, "
-        f"decided {p['decided']} over a full {words[54]} scan, to achieve lower latency, "
-        f"accepting a {words[55]} to keep in sync. Confidence: {p['confidence']}",
+        (f"- [{hh:02d}:{mm:02d}] Y: In the context of {area}, facing slow {words[50]} {words[51]}, "
+         f"decided {p['decided']} over a full {words[54]} scan, to achieve lower latency, "
+         f"accepting a {words[55]} to keep in sync. Confidence: {p['confidence']}"),
     ]
     reversal: list[str] = []
     if i % REVERSE_EVERY == REVERSE_EVERY // 2 and i >= REVERSE_BACK:
@@ -172,8 +176,8 @@ def session_text(i: int, n: int, rare: set[int] | None = None, extra: str = "") 
         lines.append(f"- [{stamp}] Y: In the context of {old['area']}, facing a slow {words[42]}, decided {new} "
                      f"over {old['decided']}, to achieve fewer stalls. Confidence: medium")
         reversal = ["## Reversals",
-                    f"- [{stamp}] REVERSED {ref}: Changed from {old['decided']} to {new} "
-                    f"because the {words[43]} was too slow", ""]
+                    (f"- [{stamp}] REVERSED {ref}: Changed from {old['decided']} to {new} "
+                     f"because the {words[43]} was too slow"), ""]
     lines += [
         "",
         *reversal,
@@ -224,7 +228,7 @@ def seed_branch(repo_path: Path, n: int, pack: bool = True) -> str:
 
 
 def run_enf(repo_path: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    out = subprocess.run([GIT_ENF, *args], cwd=repo_path, capture_output=True, env=os.environ.copy())
+    out = subprocess.run([GIT_ENF, *args], cwd=repo_path, capture_output=True, check=False, env=os.environ.copy())
     if check and out.returncode != 0:
         raise RuntimeError(f"git-enf {' '.join(args)} failed ({out.returncode}):\n"
                            f"{out.stdout.decode(errors='replace')}\n{out.stderr.decode(errors='replace')}")
@@ -256,7 +260,7 @@ def time_cmd(argv: Sequence[str], cwd: Path, check: bool = True) -> float:
     """Wall seconds of one whole process, output captured (and discarded)."""
     env = os.environ.copy()
     t0 = time.perf_counter()
-    out = subprocess.run(list(argv), cwd=cwd, capture_output=True, env=env)
+    out = subprocess.run(list(argv), cwd=cwd, capture_output=True, check=False, env=env)
     dt = time.perf_counter() - t0
     if check and out.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed ({out.returncode}): {out.stderr.decode(errors='replace')}")
@@ -292,15 +296,17 @@ def ratio_report(label: str, subject: Sequence[float], baseline: Sequence[float]
 
 
 def header(title: str, **facts: object) -> None:
+    from importlib.metadata import version
+
     import pygit2
 
     print(f"== {title}")
-    print(f"python {PYTHON} ({sys.version.split()[0]}), pygit2 {pygit2.__version__} / libgit2 "
-          f"{pygit2.LIBGIT2_VERSION}, {GIT_version()}, {os.cpu_count()} cpu, loadavg "
+    print(f"python {PYTHON} ({sys.version.split()[0]}), pygit2 {version('pygit2')} / libgit2 "
+          f"{pygit2.LIBGIT2_VERSION}, {git_version()}, {os.cpu_count()} cpu, loadavg "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for k, v in facts.items():
         print(f"  {k}: {v}")
 
 
-def GIT_version() -> str:  # noqa: N802 - reads like the tool's name
-    return subprocess.run([GIT, "--version"], capture_output=True, text=True).stdout.strip()
+def git_version() -> str:
+    return subprocess.run([GIT, "--version"], capture_output=True, check=False, text=True).stdout.strip()

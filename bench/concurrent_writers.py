@@ -17,6 +17,7 @@ Run: /work/main/.venv/bin/python bench/concurrent_writers.py [--quick] [--cli-mo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -24,7 +25,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import common
 
@@ -85,7 +88,7 @@ def run(work: Path, args: argparse.Namespace) -> int:
             print(f"  rep {rep} {side:<12}: {w * n} commits in {elapsed:.2f} s = {rate:7.1f} commits/s, "
                   f"{retries} CAS retries; verified {w * n}/{w * n} landed")
     fsck = subprocess.run([common.GIT, "fsck", "--connectivity-only", "--no-dangling"], cwd=repo,
-                          capture_output=True, text=True)
+                          capture_output=True, check=False, text=True)
     if fsck.returncode != 0:
         print(f"FAIL: git fsck: {fsck.stderr}", file=sys.stderr)
         return 1
@@ -111,12 +114,14 @@ def run_side(repo: Path, side: str, tag: str, args: argparse.Namespace) -> tuple
                 "--commits", str(args.commits), "--repo", str(repo), "--tag", tag, "--cli-mode", args.cli_mode]
         procs.append(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=os.environ.copy()))
     for p in procs:
+        assert p.stdout is not None and p.stdin is not None
         line = p.stdout.readline()
         if line.strip() != b"ready":
             for q in procs:
                 q.kill()
             raise SystemExit(f"FAIL: {side} worker did not start: {line!r}")
     for p in procs:
+        assert p.stdin is not None
         p.stdin.write(b"go\n")
         p.stdin.flush()
     results = []
@@ -155,20 +160,19 @@ def content(tag: str, k: int, i: int) -> bytes:
 
 def worker(args: argparse.Namespace) -> int:
     k, n, tag = args.id, args.commits, args.tag
+    one: Callable[[int], int]
     if args.worker in ("store", "store-nolock"):
         from enf_git import store
 
         if args.worker == "store-nolock":
-            import contextlib
-
-            store._writer_lock = lambda repo, wait=10.0: contextlib.nullcontext()  # bench-local patch
+            setattr(store, "_writer_lock", lambda repo, wait=10.0: contextlib.nullcontext())  # noqa: B010 - bench-local patch
         repo = store.open_repo(args.repo)
-        one = lambda i: store_commit(store, repo, tag, k, i)  # noqa: E731
+        one = lambda i: store_commit(repo, tag, k, i)
     else:
         env = os.environ.copy()
         env["GIT_INDEX_FILE"] = str(Path(args.repo) / ".git" / f"bench-index-{tag}-{k}")
         commit_fn = cli_commit_mktree if args.cli_mode == "mktree" else cli_commit_index
-        one = lambda i: commit_fn(args.repo, env, tag, k, i)  # noqa: E731
+        one = lambda i: commit_fn(args.repo, env, tag, k, i)
     print("ready", flush=True)
     sys.stdin.readline()
     retries = 0
@@ -180,17 +184,19 @@ def worker(args: argparse.Namespace) -> int:
     return 0
 
 
-def store_commit(store: object, repo: object, tag: str, k: int, i: int) -> int:
+def store_commit(repo: Any, tag: str, k: int, i: int) -> int:
+    from enf_git import store
+
     path = f"sessions/{file_name(tag, k, i)}"
     data = content(tag, k, i)
-    result = store.commit(repo, lambda tip: {path: data}, f"bench {tag} w{k} #{i}")  # type: ignore[attr-defined]
+    result = store.commit(repo, lambda tip: {path: data}, f"bench {tag} w{k} #{i}")
     if result is None:
         raise RuntimeError("store.commit made no commit")
     return result.attempts
 
 
 def _git(repo: str, env: dict[str, str], *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([common.GIT, *args], cwd=repo, env=env, input=input, capture_output=True)
+    return subprocess.run([common.GIT, *args], cwd=repo, env=env, input=input, capture_output=True, check=False)
 
 
 def _ok(out: subprocess.CompletedProcess[bytes]) -> str:

@@ -66,7 +66,7 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
 
     # The warm path must be the stdlib-only one; say so if it is not.
     probe = subprocess.run([common.PYTHON, "-c", FAST_PATH_PROBE, common.RARE_WORD], cwd=repo,
-                           capture_output=True, text=True)
+                           capture_output=True, check=False, text=True)
     heavy = next((ln[6:] for ln in probe.stderr.splitlines() if ln.startswith("HEAVY=")), "?")
     print(f"warm path imports of pygit2/click/yaml/frontmatter: {heavy or 'none'}")
     if heavy:
@@ -89,8 +89,8 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
             order = names[k % len(names):] + names[: k % len(names)]  # rotate who goes first
             for name in order:
                 times[name].append(common.time_cmd(cmds[name], repo))
-        hits = subprocess.run(cmds["recall"], cwd=repo, capture_output=True, text=True).stdout.count("→ git enf show")
-        lines = len(subprocess.run(cmds["grep"], cwd=repo, capture_output=True).stdout.splitlines())
+        hits = subprocess.run(cmds["recall"], cwd=repo, capture_output=True, check=False, text=True).stdout.count("→ git enf show")
+        lines = len(subprocess.run(cmds["grep"], cwd=repo, capture_output=True, check=False).stdout.splitlines())
         print(f"-- WORD={word!r}: recall prints {hits} hits, git grep prints {lines} lines")
         print(f"   git-enf recall {word:<10}             N={reps}: {common.spread_ms(times['recall'])}")
         print(f"   git grep -n {word:<13}             N={reps}: {common.spread_ms(times['grep'])}")
@@ -129,7 +129,7 @@ def plain_install(work: Path) -> Path:
 
 
 def count_files(repo: Path, word: str) -> int:
-    out = subprocess.run([common.GIT, "grep", "-l", word, "claude-memory"], cwd=repo, capture_output=True)
+    out = subprocess.run([common.GIT, "grep", "-l", word, "claude-memory"], cwd=repo, capture_output=True, check=False)
     return len(out.stdout.splitlines())
 
 
