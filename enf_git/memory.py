@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pygit2
 
-from . import imports, records, render, store, workcopy
+from . import imports, model, records, render, store, workcopy
 from .errors import EnfError, NotInitialized, RepoError
 from .redact import redact
 from .workcopy import Manifest
@@ -108,46 +109,71 @@ def require_branch(ctx: Context) -> pygit2.Commit:
     return tip
 
 
-def materialize(ctx: Context, tip: pygit2.Commit | None = None) -> list[str]:
-    """Bring the branch into the working copy without clobbering local edits."""
+def materialize(ctx: Context, tip: pygit2.Commit | None = None, also: Iterable[str] = ()) -> list[str]:
+    """Bring the branch into the working copy without clobbering local edits.
+
+    Only paths that differ between the last materialized commit and `tip` are looked
+    at (a tree diff), so a commit that touched one file costs one file here.
+    """
     tip = tip or require_branch(ctx)
     manifest = ctx.manifest()
-    branch = store.list_files(ctx.repo, tip.tree)
-    written = []
-    for path, oid in sorted(branch.items()):
-        target = workcopy.confine(ctx.root, path)
-        current = store.hash_bytes(target.read_bytes()) if target.is_file() else None
-        if current == oid:
-            manifest.files[path] = oid
-            continue
-        if current is not None and current != manifest.files.get(path):
-            continue  # edited locally and not committed yet: the next commit merges it
-        workcopy.write_file(ctx.root, path, store.blob_data(ctx.repo, oid))
-        manifest.files[path] = oid
-        written.append(path)
-    for path in sorted(set(manifest.files) - set(branch)):
-        target = workcopy.confine(ctx.root, path)
-        if not target.is_file() or store.hash_bytes(target.read_bytes()) == manifest.files[path]:
-            workcopy.remove_file(ctx.root, path)
-            manifest.files.pop(path)
-            written.append(path)
+    base = ctx.repo.get(manifest.base) if manifest.base else None
+    if isinstance(base, pygit2.Commit) and ctx.root.is_dir():
+        paths = _changed_paths(ctx.repo, base.tree, tip.tree) | _missing_views(ctx, manifest) | set(also)
+    else:
+        paths = set(store.list_files(ctx.repo, tip.tree)) | set(manifest.files)
+    written = [p for p in sorted(paths) if _sync_path(ctx, manifest, tip.tree, p)]
     manifest.base = str(tip.id)
     manifest.save(ctx.manifest_path)
     return written
 
 
+def _changed_paths(repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree) -> set[str]:
+    paths = set()
+    for delta in old.diff_to_tree(new).deltas:
+        paths.add(delta.old_file.path)
+        paths.add(delta.new_file.path)
+    return paths
+
+
+def _missing_views(ctx: Context, manifest: Manifest) -> set[str]:
+    """Derived views deleted locally: never committed as deletions, so restore them."""
+    return {p for p in render.VIEWS if p in manifest.files and not (ctx.root / p).is_file()}
+
+
+def _sync_path(ctx: Context, manifest: Manifest, tree: pygit2.Tree, path: str) -> bool:
+    """Make one working-copy path match the branch unless it holds local edits; True if written."""
+    want = store.blob_oid(ctx.repo, tree, path)
+    have = manifest.local_oid(ctx.root, path, store.hash_bytes)
+    if have == want:
+        if want is not None:
+            manifest.record(ctx.root, path, want)
+        else:
+            manifest.forget(path)
+        return False
+    if have is not None and have != manifest.files.get(path):
+        return False  # edited locally and not committed yet: the next commit merges it
+    if want is None:
+        workcopy.remove_file(ctx.root, path)
+        manifest.forget(path)
+    else:
+        workcopy.write_file(ctx.root, path, store.blob_data(ctx.repo, want))
+        manifest.record(ctx.root, path, want)
+    return True
+
+
 def pending(ctx: Context) -> tuple[dict[str, bytes | None], dict[str, bytes]]:
     """(record changes since materialized, edited views) in the working copy."""
     manifest = ctx.manifest()
-    local = workcopy.scan(ctx.root)
+    candidates, present = workcopy.scan(ctx.root, manifest, store.hash_bytes)
     changes: dict[str, bytes | None] = {}
     views: dict[str, bytes] = {}
-    for path, data in local.items():
+    for path, data in candidates.items():
         if workcopy.is_local_only(path) or store.hash_bytes(data) == manifest.files.get(path):
             continue
         (views if path in render.VIEWS else changes)[path] = data
     for path in manifest.files:
-        if path not in local and path not in render.VIEWS and not workcopy.is_local_only(path):
+        if path not in present and path not in render.VIEWS and not workcopy.is_local_only(path):
             changes[path] = None
     return changes, views
 
@@ -182,7 +208,7 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
         manifest = ctx.manifest()
         manifest.files.update({v: store.hash_bytes(d) for v, d in edited_views.items()})
         manifest.save(ctx.manifest_path)
-    report.materialized = materialize(ctx)
+    report.materialized = materialize(ctx, also=edited_views)
     return report
 
 
@@ -239,6 +265,9 @@ def _views(ctx: Context, tip: pygit2.Commit | None, overlay: dict[str, bytes | N
            cache: records.Cache | None = None, report: Report | None = None) -> dict[str, bytes | None]:
     """Views re-rendered from the records of tip + overlay, only where they differ."""
     tree = tip.tree if tip is not None else None
+    patched = _patched_views(ctx.repo, tree, overlay)
+    if patched is not None:
+        return patched
     recs = records.load(ctx.repo, tree, cache or ctx.cache(), overlay)
     if report is not None:
         report.problems = recs.problems
@@ -250,6 +279,34 @@ def _views(ctx: Context, tip: pygit2.Commit | None, overlay: dict[str, bytes | N
         if current != wanted:
             out[path] = data
     return out
+
+
+def _patched_views(repo: pygit2.Repository, tree: pygit2.Tree | None,
+                   overlay: dict[str, bytes | None]) -> dict[str, bytes | None] | None:
+    """Views for an overlay that only edits existing sessions in place; None: render all."""
+    if tree is None or META in overlay:
+        return None
+    pairs = []
+    for path, data in overlay.items():
+        if model.is_decision_path(path):
+            return None
+        if not model.is_session_path(path):
+            continue
+        old = store.read_path(repo, tree, path)
+        if data is None or old is None:
+            return None  # a session added or removed: counts and positions move
+        try:
+            pairs.append((model.parse_session(path, old), model.parse_session(path, data)))
+        except EnfError:
+            return None
+    if not pairs:
+        # No record changed (log.md, conflict copies): the views stand, if they exist.
+        return {} if all(store.blob_oid(repo, tree, v) for v in (render.INDEX, render.TOPICS)) else None
+    current = {v: (store.read_path(repo, tree, v) or b"").decode("utf-8") or None for v in render.VIEWS}
+    patched = render.patch_views(current, pairs)
+    if patched is None:
+        return None
+    return {v: text.encode("utf-8") for v, text in patched.items() if text != current.get(v)}
 
 
 def project_of(repo: pygit2.Repository, tree: pygit2.Tree | None, overlay: dict[str, bytes | None]) -> str:

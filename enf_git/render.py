@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from . import ledger as ledger_mod
 from .model import Decision, Session
@@ -85,11 +85,52 @@ def render_topics(ordered: Sequence[Session]) -> str:
     lines = ["# Topics", "", MARKER, ""]
     for tag in sorted(by_tag):
         lines += [f"## {tag}"]
-        lines += [f"- [{s.stem}](sessions/{s.stem}.md): {_summary(s)}" for s in by_tag[tag]]
+        lines += [topic_line(s) for s in by_tag[tag]]
         lines += [""]
     if not by_tag:
         lines += ["(no tagged sessions yet)", ""]
     return "\n".join(lines)
+
+
+def topic_line(s: Session) -> str:
+    return f"- [{s.stem}](sessions/{s.stem}.md): {_summary(s)}"
+
+
+def patch_views(current: Mapping[str, str | None], pairs: Sequence[tuple[Session, Session]]) -> dict[str, str] | None:
+    """The views after sessions were edited in place, by swapping their lines.
+
+    Equal to a full render whenever it answers: it refuses (None) unless every edit
+    keeps the session's place and membership in every view (date, time, name, tags)
+    and its decisions and reversals, so only the session's own line text can differ.
+    This is what makes a routine commit on a 10,000-session branch cheap.
+    """
+    if current.get(INDEX) is None or current.get(TOPICS) is None:
+        return None
+    if any(_shape(old) != _shape(new) for old, new in pairs):
+        return None
+    out: dict[str, str] = {}
+    for old, new in pairs:
+        for views, before, after, expected in (((INDEX, INDEX_ARCHIVE), session_line(old), session_line(new), 1),
+                                              ((TOPICS,), topic_line(old), topic_line(new), len(old.tags))):
+            found = 0
+            for view in views:
+                text = out.get(view, current.get(view))
+                if text is None:
+                    continue
+                lines = text.split("\n")
+                hits = [i for i, line in enumerate(lines) if line == before]
+                found += len(hits)
+                for i in hits:
+                    lines[i] = after
+                if hits:
+                    out[view] = "\n".join(lines)
+            if found != expected:
+                return None  # the views do not look like what we would render: render them
+    return out
+
+
+def _shape(s: Session) -> tuple[object, ...]:
+    return (s.stem, s.date, s.start_time, s.tags, s.decisions, s.reversals)
 
 
 def _stamp(date: str, time: str) -> str:

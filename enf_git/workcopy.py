@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,25 +23,64 @@ WC_DIR = ".claude-sessions"
 EXCLUDE_LINE = f"/{WC_DIR}/"
 # Machine-local: event logs, session markers, refused view edits. Never committed.
 LOCAL_ONLY = ("raw/", ".active/", ".opt-out/", ".rejected/", ".enf/")
+RACY_NS = 2_000_000_000
 
 
 @dataclass
 class Manifest:
     base: str | None = None
     files: dict[str, str] = field(default_factory=dict)  # path -> blob OID last synced
+    # path -> [size, mtime_ns, inode] when that OID was last verified: like git's index,
+    # an unchanged stat means an unchanged file, so 10,000 files need no re-hashing.
+    stats: dict[str, list[int]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: Path) -> Manifest:
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
-            return cls(raw.get("base"), dict(raw.get("files", {})))
+            return cls(raw.get("base"), dict(raw.get("files", {})), dict(raw.get("stats", {})))
         except (OSError, ValueError, AttributeError):
             return cls()
 
     def save(self, path: Path) -> None:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"base": self.base, "files": self.files}, sort_keys=True, indent=0), encoding="utf-8")
+        data = {"base": self.base, "files": self.files, "stats": self.stats}
+        tmp.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")), encoding="utf-8")
         os.replace(tmp, path)
+
+    def record(self, root: Path, path: str, oid: str) -> None:
+        """`path` holds `oid` now (we wrote or verified it)."""
+        self.files[path] = oid
+        self._stat(root, path)
+
+    def forget(self, path: str) -> None:
+        self.files.pop(path, None)
+        self.stats.pop(path, None)
+
+    def local_oid(self, root: Path, path: str, hasher: Callable[[bytes], str]) -> str | None:
+        """The blob OID of the working-copy file (None if absent), re-hashing only on a stat change."""
+        try:
+            st = os.lstat(root / path)
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        if path in self.files and self.stats.get(path) == [st.st_size, st.st_mtime_ns, st.st_ino]:
+            return self.files[path]
+        return hasher((root / path).read_bytes())
+
+    def _stat(self, root: Path, path: str) -> None:
+        try:
+            st = os.lstat(root / path)
+        except OSError:
+            self.stats.pop(path, None)
+            return
+        # A file written within the last couple of seconds could change again without
+        # its mtime moving (coarse clocks): never trust such a stat ("racily clean").
+        if time.time_ns() - st.st_mtime_ns < RACY_NS:
+            self.stats.pop(path, None)
+        else:
+            self.stats[path] = [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
 def is_local_only(path: str) -> bool:
@@ -59,24 +101,45 @@ def confine(root: Path, rel: str) -> Path:
     return target
 
 
-def scan(root: Path) -> dict[str, bytes]:
-    """Every synced file under `root` (local-only folders and symlinks skipped)."""
-    out: dict[str, bytes] = {}
+def scan(root: Path, manifest: Manifest | None = None,
+         hasher: Callable[[bytes], str] | None = None) -> tuple[dict[str, bytes], set[str]]:
+    """(synced files whose content may differ from the manifest, every synced path present).
+
+    With a manifest and hasher, files whose stat and OID match it are neither read nor
+    returned; local-only folders, dot-files and symlinks are always skipped.
+    """
+    changed: dict[str, bytes] = {}
+    present: set[str] = set()
     if not root.is_dir():
-        return out
+        return changed, present
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         prefix = "" if rel_dir == "." else f"{rel_dir}/"
         dirnames[:] = sorted(d for d in dirnames if not (prefix + d + "/").startswith(LOCAL_ONLY) and not d.startswith("."))
-        for name in sorted(filenames):
-            full = Path(dirpath) / name
-            if name.startswith(".") or name.endswith((".tmp", "~")) or full.is_symlink():
+        for name in filenames:
+            if name.startswith(".") or name.endswith((".tmp", "~")):
                 continue
+            path = prefix + name
+            if manifest is not None and hasher is not None:
+                known = manifest.files.get(path)
+                try:
+                    st = os.lstat(os.path.join(dirpath, name))
+                except OSError:
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                present.add(path)
+                if known is not None and manifest.stats.get(path) == [st.st_size, st.st_mtime_ns, st.st_ino]:
+                    continue
+            elif os.path.islink(os.path.join(dirpath, name)):
+                continue
+            else:
+                present.add(path)
             try:
-                out[prefix + name] = full.read_bytes()
+                changed[path] = Path(dirpath, name).read_bytes()
             except OSError:
-                continue
-    return out
+                present.discard(path)
+    return changed, present
 
 
 def write_file(root: Path, rel: str, data: bytes) -> None:

@@ -219,3 +219,56 @@ def test_adopts_origin_branch(tmp_path: Path, repo_dir: Path, git: Git) -> None:
     report = memory.init(d)
     assert report.commit is None and "adopted origin/claude-memory" in report.warnings
     assert (d.root / S1).read_text() == session_text()
+
+
+def test_in_place_edits_patch_views_exactly_like_a_full_render(ctx: memory.Context, git: Git) -> None:
+    """The cheap path (swap one session's lines) must give the full render's bytes, or decline."""
+    import random
+
+    from enf_git import records, render
+
+    rng = random.Random(3)
+    tags = ["api", "db", "ui", "ops"]
+    def text(i: int, summary: str, status: str, tag_list: list[str], decided: str, date: str) -> str:
+        body = (f"\n## Decisions\n- [10:00] Y: In the context of area {i % 3}, facing x, decided {decided} over y, "
+                f"to achieve z. Confidence: high\n")
+        return session_text(session_id=f"{i:08d}", date=date, summary=summary, status=status,
+                            tags="[" + ", ".join(tag_list) + "]", body=body)
+    state = {i: [f"Summary {i}", "completed", rng.sample(tags, 2), f"option {i}", f"2026-03-{1 + i:02d}"] for i in range(25)}
+    for i, fields in state.items():
+        write(ctx, f"sessions/2026-03-{1 + i:02d}-work-item-{i}.md", text(i, *fields))
+    memory.commit(ctx)
+    patched_count = 0
+    for _ in range(60):
+        i = rng.randrange(25)
+        fields = state[i]
+        change = rng.choice(["summary", "summary", "status", "tags", "decision", "body"])
+        if change == "summary":
+            fields[0] = rng.choice(["Did things.", "", "Fixed the build", f"Round {rng.random():.3f}"])
+        elif change == "status":
+            fields[1] = "active" if fields[1] == "completed" else "completed"
+        elif change == "tags":
+            fields[2] = rng.sample(tags, rng.randint(0, 3))
+        elif change == "decision":
+            fields[3] = f"option {rng.randrange(100)}"
+        path = f"sessions/2026-03-{1 + i:02d}-work-item-{i}.md"
+        new = text(i, *fields) + ("\nmore notes\n" if change == "body" else "")
+        tip = git("rev-parse", "claude-memory").strip()
+        tree = ctx.repo.get(tip).tree
+        overlay: dict[str, bytes | None] = {path: new.encode()}
+        patched = memory._patched_views(ctx.repo, tree, overlay)
+        recs = records.load(ctx.repo, tree, records.Cache(None), overlay)
+        full = render.render_all(memory.project_of(ctx.repo, tree, {}), recs.all_sessions(), recs.extra_decisions())
+        if patched is not None:
+            patched_count += 1
+            for view, data in full.items():
+                current = git("show", f"claude-memory:{view}", check=False).encode() or None
+                assert patched.get(view, current) == data, (change, view)
+        write(ctx, path, new)
+        memory.commit(ctx)
+    assert patched_count >= 20  # the cheap path is actually taken for routine edits
+    tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
+    recs = records.load(ctx.repo, tree, records.Cache(None))
+    full = render.render_all(memory.project_of(ctx.repo, tree, {}), recs.all_sessions(), recs.extra_decisions())
+    for view, data in full.items():  # after 60 commits on the cheap path, still a full render's bytes
+        assert (git("show", f"claude-memory:{view}", check=False).encode() or None) == data, view
