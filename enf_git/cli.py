@@ -139,21 +139,10 @@ def commit(message: str | None) -> None:
 
 
 def _print_report(report: Any) -> None:
-    for w in report.warnings:
-        click.echo(f"warning: {w}", err=True)
-    for path in report.imported:
-        click.echo(f"imported: {path}")
-    for view, saved, why in report.rejected:
-        click.echo(f"not applied: {view}: {why}; your copy is saved at {saved}", err=True)
-    for path, saved in report.conflicts:
-        click.echo(f"conflict: {path} changed on both sides; kept the branch's, yours is at {saved}", err=True)
-    for path, problem in sorted(report.problems.items()):
-        click.echo(f"skipped: {problem}", err=True)
-    if report.commit is None:
-        click.echo("nothing to commit")
-    else:
-        c = report.commit
-        click.echo(f"[claude-memory {c.oid[:12]}] {len(c.paths)} path{'s' if len(c.paths) != 1 else ''}")
+    from .memory import report_lines
+
+    for is_err, line in report_lines(report):
+        click.echo(line, err=is_err)
 
 
 @main.command()

@@ -68,6 +68,22 @@ class Report:
     materialized: list[str] = field(default_factory=list)
 
 
+def report_lines(report: Report) -> list[tuple[bool, str]]:
+    """What a commit says, as (to stderr?, line): shared by the CLI and its fast path."""
+    out = [(True, f"warning: {w}") for w in report.warnings]
+    out += [(False, f"imported: {path}") for path in report.imported]
+    out += [(True, f"not applied: {view}: {why}; your copy is saved at {saved}") for view, saved, why in report.rejected]
+    out += [(True, f"conflict: {path} changed on both sides; kept the branch's, yours is at {saved}")
+            for path, saved in report.conflicts]
+    out += [(True, f"skipped: {problem}") for _, problem in sorted(report.problems.items())]
+    if report.commit is None:
+        out.append((False, "nothing to commit"))
+    else:
+        c = report.commit
+        out.append((False, f"[claude-memory {c.oid[:12]}] {len(c.paths)} path{'s' if len(c.paths) != 1 else ''}"))
+    return out
+
+
 def project_name(repo: pygit2.Repository) -> str:
     url = None
     try:

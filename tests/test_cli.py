@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -176,3 +177,21 @@ def test_commands_never_touch_the_users_repo(populated, repo_dir: Path, git: Git
                  ["show", "index.md"], ["init"]):
         populated(*args)
         assert user_state(repo_dir) == before, args
+
+
+def test_commit_fast_path_matches_the_click_path(populated, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """`git-enf commit -m X` skips click; its output and exit codes must not differ."""
+    script = str(Path(sys.executable).with_name("git-enf"))
+    sessions = repo_dir / ".claude-sessions" / "sessions"
+    for n, args in enumerate((["commit", "-m", "fast"], ["commit", "--message=fast"], ["commit", "-mfast"])):
+        (sessions / f"2026-05-0{n + 1}-fast-path.md").write_text(session_text(date=f"2026-05-0{n + 1}"))
+        proc = subprocess.run([script, *args], cwd=repo_dir, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert re.fullmatch(r"\[claude-memory [0-9a-f]{12}\] 3 paths\n", proc.stdout), proc.stdout
+    proc = subprocess.run([script, "commit"], cwd=repo_dir, capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout) == (0, "nothing to commit\n")
+    assert populated("commit") == "nothing to commit\n"
+    proc = subprocess.run([script, "commit"], cwd=repo_dir.parent, capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr.startswith("error: not a git repository: ")
+    proc = subprocess.run([script, "commit", "--bogus"], cwd=repo_dir, capture_output=True, text=True)
+    assert proc.returncode == 2  # unusual arguments go to click, which rejects them
