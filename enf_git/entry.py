@@ -19,8 +19,8 @@ def main() -> None:
     if argv[:1] == ["recall"] and _fast_recall(argv[1:]):
         return
     if argv[:1] == ["commit"]:
-        message = _commit_message(argv[1:])
-        if message is not False:
+        simple, message = _commit_message(argv[1:])
+        if simple:
             sys.exit(_fast_commit(message))
     from .cli import main as cli_main
 
@@ -67,17 +67,17 @@ def _fast_recall(args: list[str]) -> bool:
     return True
 
 
-def _commit_message(args: list[str]) -> str | None | bool:
-    """The -m/--message value (None: none given), or False if the arguments need click."""
+def _commit_message(args: list[str]) -> tuple[bool, str | None]:
+    """(arguments simple enough to skip click?, the -m/--message value or None)."""
     if not args:
-        return None
+        return True, None
     if len(args) == 2 and args[0] in ("-m", "--message"):
-        return args[1]
+        return True, args[1]
     if len(args) == 1 and args[0].startswith("--message="):
-        return args[0][len("--message="):]
+        return True, args[0][len("--message="):]
     if len(args) == 1 and args[0].startswith("-m") and len(args[0]) > 2:
-        return args[0][2:]
-    return False
+        return True, args[0][2:]
+    return False, None
 
 
 def _fast_commit(message: str | None) -> int:

@@ -181,16 +181,24 @@ def _sync_path(ctx: Context, manifest: Manifest, tree: pygit2.Tree, path: str) -
 def pending(ctx: Context) -> tuple[dict[str, bytes | None], dict[str, bytes]]:
     """(record changes since materialized, edited views) in the working copy."""
     manifest = ctx.manifest()
-    candidates, present = workcopy.scan(ctx.root, manifest, store.hash_bytes)
+    candidates, present = workcopy.scan(ctx.root, manifest)
     changes: dict[str, bytes | None] = {}
     views: dict[str, bytes] = {}
+    refreshed = False
     for path, data in candidates.items():
-        if workcopy.is_local_only(path) or store.hash_bytes(data) == manifest.files.get(path):
+        if workcopy.is_local_only(path):
+            continue
+        oid = store.hash_bytes(data)
+        if oid == manifest.files.get(path):
+            manifest.record(ctx.root, path, oid)  # same content, new stat: remember it (git's index refresh)
+            refreshed = True
             continue
         (views if path in render.VIEWS else changes)[path] = data
     for path in manifest.files:
         if path not in present and path not in render.VIEWS and not workcopy.is_local_only(path):
             changes[path] = None
+    if refreshed:
+        manifest.save(ctx.manifest_path)
     return changes, views
 
 
@@ -318,7 +326,7 @@ def _patched_views(repo: pygit2.Repository, tree: pygit2.Tree | None,
     if not pairs:
         # No record changed (log.md, conflict copies): the views stand, if they exist.
         return {} if all(store.blob_oid(repo, tree, v) for v in (render.INDEX, render.TOPICS)) else None
-    current = {v: (store.read_path(repo, tree, v) or b"").decode("utf-8") or None for v in render.VIEWS}
+    current = {v: (store.read_path(repo, tree, v) or b"").decode("utf-8") or None for v in render.PATCHABLE}
     patched = render.patch_views(current, pairs)
     if patched is None:
         return None

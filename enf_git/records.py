@@ -36,17 +36,25 @@ class Records:
 
 
 class Cache:
+    """Loaded on first use: most commits patch the views and never need it."""
+
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self.entries: dict[str, Any] = {}
+        self._entries: dict[str, Any] | None = None
         self.dirty = False
-        if path is not None:
-            try:
-                raw = json.loads(path.read_text(encoding="utf-8"))
-                if raw.get("version") == CACHE_VERSION:
-                    self.entries = raw["entries"]
-            except (OSError, ValueError, KeyError, AttributeError):
-                self.entries = {}
+
+    @property
+    def entries(self) -> dict[str, Any]:
+        if self._entries is None:
+            self._entries = {}
+            if self.path is not None:
+                try:
+                    raw = json.loads(self.path.read_text(encoding="utf-8"))
+                    if raw.get("version") == CACHE_VERSION:
+                        self._entries = raw["entries"]
+                except (OSError, ValueError, KeyError, AttributeError, TypeError):
+                    self._entries = {}
+        return self._entries
 
     def save(self) -> None:
         if self.path is None or not self.dirty:

@@ -101,45 +101,50 @@ def confine(root: Path, rel: str) -> Path:
     return target
 
 
-def scan(root: Path, manifest: Manifest | None = None,
-         hasher: Callable[[bytes], str] | None = None) -> tuple[dict[str, bytes], set[str]]:
+def scan(root: Path, manifest: Manifest | None = None) -> tuple[dict[str, bytes], set[str]]:
     """(synced files whose content may differ from the manifest, every synced path present).
 
-    With a manifest and hasher, files whose stat and OID match it are neither read nor
-    returned; local-only folders, dot-files and symlinks are always skipped.
+    Files whose stat matches the manifest are neither read nor returned (the manifest's
+    OID stands for them); local-only folders, dot-files and symlinks are always skipped.
     """
     changed: dict[str, bytes] = {}
     present: set[str] = set()
-    if not root.is_dir():
-        return changed, present
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
-        prefix = "" if rel_dir == "." else f"{rel_dir}/"
-        dirnames[:] = sorted(d for d in dirnames if not (prefix + d + "/").startswith(LOCAL_ONLY) and not d.startswith("."))
-        for name in filenames:
-            if name.startswith(".") or name.endswith((".tmp", "~")):
-                continue
-            path = prefix + name
-            if manifest is not None and hasher is not None:
-                known = manifest.files.get(path)
-                try:
-                    st = os.lstat(os.path.join(dirpath, name))
-                except OSError:
-                    continue
-                if not stat.S_ISREG(st.st_mode):
-                    continue
-                present.add(path)
-                if known is not None and manifest.stats.get(path) == [st.st_size, st.st_mtime_ns, st.st_ino]:
-                    continue
-            elif os.path.islink(os.path.join(dirpath, name)):
-                continue
-            else:
-                present.add(path)
-            try:
-                changed[path] = Path(dirpath, name).read_bytes()
-            except OSError:
-                present.discard(path)
+    if root.is_dir():
+        _scan_dir(str(root), "", manifest, changed, present)
     return changed, present
+
+
+def _scan_dir(folder: str, prefix: str, manifest: Manifest | None, changed: dict[str, bytes], present: set[str]) -> None:
+    # os.scandir, not os.walk + lstat: one syscall per entry and no path re-joining,
+    # which matters with 10,000 session files on every commit.
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if name.startswith(".") or name.endswith((".tmp", "~")):
+            continue
+        path = prefix + name
+        if entry.is_dir(follow_symlinks=False):
+            if not (path + "/").startswith(LOCAL_ONLY):
+                _scan_dir(entry.path, path + "/", manifest, changed, present)
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue  # symlinks and specials are never followed or committed
+        present.add(path)
+        if manifest is not None and path in manifest.files and \
+                manifest.stats.get(path) == [st.st_size, st.st_mtime_ns, st.st_ino]:
+            continue
+        try:
+            with open(entry.path, "rb") as f:
+                changed[path] = f.read()
+        except OSError:
+            present.discard(path)
 
 
 def write_file(root: Path, rel: str, data: bytes) -> None:
