@@ -98,13 +98,15 @@ class _Pool:
     """
 
     def __init__(self, decisions: Iterable[Decision]) -> None:
-        self.items: list[Decision] = []
-        self.keys: list[tuple[str, str, str]] = []  # _key of each of `items`, for bisect
+        self.items = sorted(decisions, key=_key)
+        self.keys = [_key(d) for d in self.items]  # for bisect
+        self.folded = [_fold(d) for d in self.items]  # casefolded once, not per reversal
+        self._members = set(self.items)  # hashing, not a scan comparing every field
         self.by_id: dict[str, list[Decision]] = {}  # a list: a synthesized id may collide
         self.by_source: dict[str, list[Decision]] = {}  # each sorted by _key, like `items`
-        self._members: set[Decision] = set()  # hashing, not a scan comparing every field
-        for d in sorted(decisions, key=_key):
-            self.add(d)
+        for d in self.items:
+            self.by_id.setdefault(d.id, []).append(d)
+            self.by_source.setdefault(d.source, []).append(d)
 
     def add(self, d: Decision) -> None:
         if d in self._members:
@@ -113,6 +115,7 @@ class _Pool:
         # Right of equal keys: where append-then-stable-sort used to put it.
         i = bisect_right(self.keys, _key(d))
         self.keys.insert(i, _key(d))
+        self.folded.insert(i, _fold(d))
         self.items.insert(i, d)
         self.by_id.setdefault(d.id, []).append(d)
         insort(self.by_source.setdefault(d.source, []), d, key=_key)
@@ -122,12 +125,24 @@ class _Pool:
         return bisect_right(self.keys, _key(item))
 
 
+def _fold(d: Decision) -> tuple[str, str]:
+    """`decided` and `text`, casefolded: what a reversal's phrase is looked for in, in that order."""
+    return d.decided.casefold(), d.text.casefold()
+
+
 def _dedupe(items: Iterable[_Item]) -> list[_Item]:
-    # Sorted first so which copy of a duplicated id survives does not depend on input order.
+    # Of the copies of an id, the least by _rank survives, so which one does not depend on
+    # input order. Ranked only on a clash: a repr() of every record was a third of build's time.
     seen: dict[str, _Item] = {}
-    for item in sorted(items, key=lambda i: (_key(i), i.source, repr(i))):
-        seen.setdefault(item.id, item)
+    for item in items:
+        kept = seen.get(item.id)
+        if kept is None or _rank(item) < _rank(kept):
+            seen[item.id] = item
     return list(seen.values())
+
+
+def _rank(item: Decision | Reversal) -> tuple[tuple[str, str, str], str, str]:
+    return _key(item), item.source, repr(item)
 
 
 _ID = re.compile(r"\bd[0-9a-f]{7}\b")
@@ -138,6 +153,7 @@ def _target(rev: Reversal, pool: _Pool, successor: dict[str, str]) -> Decision |
     key = _key(rev)
     ref = rev.ref.casefold().strip()
     ids = {ref, *_ID.findall(ref)}  # "dabc1234", "(dabc1234)", "dabc1234 REST decision"
+    # By id first: the newest standing one made by then.
     named = [d for i in ids for d in pool.by_id.get(i, ()) if d.id not in successor and _key(d) <= key]
     if named:
         return max(named, key=_key)
@@ -147,13 +163,15 @@ def _target(rev: Reversal, pool: _Pool, successor: dict[str, str]) -> Decision |
             continue
         # The decided clause first: the replacement's own text often names the old
         # choice ("decided GraphQL over REST") and must not win over it.
-        for field in ("decided", "text"):
-            for k in range(cut - 1, -1, -1):  # newest first, without copying the prefix
-                d = pool.items[k]
-                if d.id in successor or _replaces(rev, d):
-                    continue  # superseded; or the replacement itself, never its own target
-                if needle in getattr(d, field).casefold():
-                    return d
+        for field in (0, 1):  # _fold's decided, text
+            # Newest first, without copying the prefix; the cheap substring test first, as a
+            # phrase that matches nothing (an unresolved reversal) scans everything.
+            for k in range(cut - 1, -1, -1):
+                if needle in pool.folded[k][field]:
+                    d = pool.items[k]
+                    # Not a superseded one; and the replacement is never its own target.
+                    if d.id not in successor and not _replaces(rev, d):
+                        return d
     return None
 
 

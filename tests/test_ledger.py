@@ -214,3 +214,58 @@ def test_every_permutation_of_a_small_ledger_is_the_same() -> None:
     items = [*REST.decisions, *SEARCH.decisions]
     results = {ledger.build(list(p), b.reversals) for p in itertools.permutations(items)}
     assert len(results) == 1
+
+
+def test_large_ledger_resolves_every_reversal_to_its_designed_target() -> None:
+    # 10,000 decisions, ten a day; 1,000 reversals cycling through four kinds, each at the
+    # time of decision 10k+8 and naming decision 10k+3 (or the previous replacement):
+    #   0: by id, replaced by decision 10k+8 written beside it;
+    #   1: by phrase, reversing the replacement made by reversal k-1 (a chain of three);
+    #   2: by phrase, alone in its file: the replacement is synthesized;
+    #   3: naming only a later decision, or nothing: unresolved.
+    def decision(i: int) -> model.Decision:
+        date = f"{2000 + i // 3600:04d}-{i // 300 % 12 + 1:02d}-{i // 10 % 30 + 1:02d}"
+        return model.Decision(
+            id=model.stable_id("d", str(i)), source=f"sessions/{date}-s{i:05d}.md", date=date,
+            time=f"{9 + i % 10:02d}:00", context="area", facing="", decided=f"option-{i:05d}",
+            over=f"legacy-{i:05d}", achieve="", accepting="", confidence="", session_id=f"{i:08x}",
+            text=f"In the context of area, decided option-{i:05d} over legacy-{i:05d}")
+
+    decisions = [decision(i) for i in range(10_000)]
+    reversals, expected, unresolved = [], {}, set()  # expected: superseded id -> (new id, reversal id)
+    for k in range(1_000):
+        beside, old = decisions[10 * k + 8], decisions[10 * k + 3]
+        source, new = beside.source, beside.decided
+        if k % 4 == 0:
+            ref = f"({old.id})" if k % 8 else old.id
+        elif k % 4 == 1:
+            old = decisions[10 * (k - 1) + 8]
+            ref = old.decided
+        elif k % 4 == 2:
+            source, new, ref = beside.source.replace(".md", "-alone.md"), f"fresh-{k}", old.decided
+        else:
+            ref = decisions[10 * k + 9].decided if k % 8 == 3 else f"never-{k}"
+        rev = model.Reversal(id=model.stable_id("r", str(k)), source=source, date=beside.date,
+                             time=beside.time, ref=ref, old=old.decided if k % 4 != 3 else "", new=new,
+                             reason="", session_id=beside.session_id)
+        reversals.append(rev)
+        if k % 4 == 3:
+            unresolved.add(rev.id)
+        else:
+            new_id = model.stable_id("d", rev.id, new.casefold()) if k % 4 == 2 else beside.id
+            expected[old.id] = (new_id, rev.id)
+
+    led = ledger.build(decisions, reversals)
+    got = {}
+    for chain in led.chains:
+        newer = (chain.current, *chain.superseded)
+        for d, by, rev in zip(chain.superseded, newer, chain.reversals):
+            got[d.id] = (by.id, rev.id)
+    assert got == expected
+    assert {r.id for r in led.unresolved} == unresolved
+    assert led.standing == 10_000 + 250 - 750
+    assert sum(len(c.superseded) == 2 for c in led.chains) == 250  # the chains of three
+    r = random.Random(7)
+    r.shuffle(decisions)
+    r.shuffle(reversals)
+    assert ledger.build(decisions, reversals) == led
