@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 
 def main() -> None:
@@ -51,9 +50,9 @@ def _fast_recall(args: list[str]) -> bool:
         dirs = gitdirs.find(os.getcwd())
         if dirs is None:
             return False
-        db_file = Path(dirs[2]) / "enf" / "search.db"
+        db_file = os.path.join(dirs[2], "enf", "search.db")
         tip = gitdirs.read_ref(dirs[2], "refs/heads/claude-memory")
-        if tip is None or not db_file.is_file():
+        if tip is None or not os.path.isfile(db_file):
             return False
         db = search.connect(db_file)
         if search.indexed_tip(db) != tip:
@@ -86,7 +85,7 @@ def _fast_commit(message: str | None) -> int:
     from .errors import EnfError
 
     try:
-        report = memory.commit(memory.Context.open(Path.cwd()), message)
+        report = memory.commit(memory.Context.open(os.getcwd()), message)
     except EnfError as exc:
         sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
         return 1

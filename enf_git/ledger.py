@@ -153,8 +153,9 @@ def _target(rev: Reversal, pool: _Pool, successor: dict[str, str]) -> Decision |
     key = _key(rev)
     ref = rev.ref.casefold().strip()
     ids = {ref, *_ID.findall(ref)}  # "dabc1234", "(dabc1234)", "dabc1234 REST decision"
-    # By id first: the newest standing one made by then.
-    named = [d for i in ids for d in pool.by_id.get(i, ()) if d.id not in successor and _key(d) <= key]
+    # By id first: the newest standing one made by then (of equal keys, the last added,
+    # which is the last of them in `items` too).
+    named = [d for i in ids for d in reversed(pool.by_id.get(i, [])) if d.id not in successor and _key(d) <= key]
     if named:
         return max(named, key=_key)
     cut = pool.made_by(rev)

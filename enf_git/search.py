@@ -15,23 +15,33 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from dataclasses import asdict, dataclass
-from pathlib import Path
+
+TYPE_CHECKING = False  # the warm recall path avoids typing/pathlib/dataclasses (~30 ms of imports)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 KINDS = ("decision", "index", "topics", "session", "history")
 SCHEMA = 3
 _WORD = re.compile(r"[\w][\w.-]*", re.UNICODE)
 
 
-@dataclass(frozen=True)
 class Hit:
-    kind: str
-    ref: str  # what to pass to `git enf show`
-    path: str
-    date: str
-    snippet: str
-    rev: str  # commit holding this text ("" = the tip)
-    score: float
+    """One recall result. A plain class: dataclasses would import inspect on the warm path."""
+
+    FIELDS = ("kind", "ref", "path", "date", "snippet", "rev", "score")
+    __slots__ = FIELDS
+
+    def __init__(self, kind: str, ref: str, path: str, date: str, snippet: str, rev: str, score: float) -> None:
+        self.kind = kind
+        self.ref = ref  # what to pass to `git enf show`
+        self.path = path
+        self.date = date
+        self.snippet = snippet
+        self.rev = rev  # commit holding this text ("" = the tip)
+        self.score = score
+
+    def as_dict(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in self.FIELDS}
 
     @property
     def command(self) -> str:
@@ -40,7 +50,7 @@ class Hit:
         return f"git enf show {self.ref}"
 
 
-def connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path | str) -> sqlite3.Connection:
     db = sqlite3.connect(str(path), timeout=5)
     db.execute("PRAGMA journal_mode=WAL")
     return db
@@ -148,4 +158,4 @@ def format_hits(hits: list[Hit], query_text: str) -> str:
 
 
 def format_json(hits: list[Hit]) -> str:
-    return json.dumps([{**asdict(h), "command": h.command} for h in hits], indent=2, ensure_ascii=False)
+    return json.dumps([{**h.as_dict(), "command": h.command} for h in hits], indent=2, ensure_ascii=False)
