@@ -227,12 +227,14 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
 
     report.commit = store.commit(ctx.repo, build, f"{msg}\n\n{body}\n" if body else msg, when=now)
     cache.save()
-    if edited_views:
-        # Their content was imported or saved under .rejected/: let materialize restore them.
+    # Edited views were imported or saved under .rejected/, and our side of a conflict is
+    # stored under conflicts/: take the branch's version of each into the working copy.
+    settled = {**edited_views, **{path: changes[path] for path, _ in report.conflicts}}
+    if settled:
         manifest = ctx.manifest()
-        manifest.files.update({v: store.hash_bytes(d) for v, d in edited_views.items()})
+        manifest.files.update({p: store.hash_bytes(d) for p, d in settled.items() if d is not None})
         manifest.save(ctx.manifest_path)
-    report.materialized = materialize(ctx, also=edited_views)
+    report.materialized = materialize(ctx, also=settled)
     return report
 
 

@@ -113,6 +113,9 @@ def test_same_file_changed_on_both_sides_keeps_both(repo_dir: Path, git: Git, tm
     assert "from a" in git("show", f"claude-memory:{S1}")
     assert "from b" in git("show", f"claude-memory:{saved}")
     assert saved.startswith("conflicts/sessions/")
+    # b's working copy now shows the branch's version, with its own side in conflicts/.
+    assert "from a" in (b.root / S1).read_text() and "from b" in (b.root / saved).read_text()
+    assert memory.commit(b).conflicts == []  # settled: the next commit does not re-report it
 
 
 def test_log_md_merges_by_union(repo_dir: Path, git: Git, tmp_path: Path) -> None:
