@@ -125,14 +125,15 @@ def require_branch(ctx: Context) -> pygit2.Commit:
     return tip
 
 
-def materialize(ctx: Context, tip: pygit2.Commit | None = None, also: Iterable[str] = ()) -> list[str]:
+def materialize(ctx: Context, tip: pygit2.Commit | None = None, also: Iterable[str] = (),
+                manifest: Manifest | None = None) -> list[str]:
     """Bring the branch into the working copy without clobbering local edits.
 
     Only paths that differ between the last materialized commit and `tip` are looked
     at (a tree diff), so a commit that touched one file costs one file here.
     """
     tip = tip or require_branch(ctx)
-    manifest = ctx.manifest()
+    manifest = manifest or ctx.manifest()
     base = ctx.repo.get(manifest.base) if manifest.base else None
     if isinstance(base, pygit2.Commit) and ctx.root.is_dir():
         paths = _changed_paths(ctx.repo, base.tree, tip.tree) | _missing_views(ctx, manifest) | set(also)
@@ -178,9 +179,14 @@ def _sync_path(ctx: Context, manifest: Manifest, tree: pygit2.Tree, path: str) -
     return True
 
 
-def pending(ctx: Context) -> tuple[dict[str, bytes | None], dict[str, bytes]]:
-    """(record changes since materialized, edited views) in the working copy."""
-    manifest = ctx.manifest()
+def pending(ctx: Context, manifest: Manifest | None = None) -> tuple[dict[str, bytes | None], dict[str, bytes]]:
+    """(record changes since materialized, edited views) in the working copy.
+
+    Refreshes the stats of files found unchanged: saved here when the manifest is our
+    own, left to the caller (who saves once) when it passed one in.
+    """
+    own = manifest is None
+    manifest = manifest or ctx.manifest()
     candidates, present = workcopy.scan(ctx.root, manifest)
     changes: dict[str, bytes | None] = {}
     views: dict[str, bytes] = {}
@@ -197,7 +203,7 @@ def pending(ctx: Context) -> tuple[dict[str, bytes | None], dict[str, bytes]]:
     for path in manifest.files:
         if path not in present and path not in render.VIEWS and not workcopy.is_local_only(path):
             changes[path] = None
-    if refreshed:
+    if refreshed and own:
         manifest.save(ctx.manifest_path)
     return changes, views
 
@@ -207,9 +213,9 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
     require_branch(ctx)
     report = Report(warnings=[f"{store.BRANCH} is checked out in {d}: do not commit there by hand"
                               for d in store.checked_out_in(ctx.repo)])
-    changes, edited_views = pending(ctx)
+    manifest = ctx.manifest()  # loaded once, saved once by materialize: it is large on big branches
+    changes, edited_views = pending(ctx, manifest)
     _redact_in_place(ctx, changes)
-    manifest = ctx.manifest()
     cache = ctx.cache()
     base_obj = ctx.repo.get(manifest.base) if manifest.base else None
     base_tip = base_obj if isinstance(base_obj, pygit2.Commit) else None
@@ -230,11 +236,8 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
     # Edited views were imported or saved under .rejected/, and our side of a conflict is
     # stored under conflicts/: take the branch's version of each into the working copy.
     settled = {**edited_views, **{path: changes[path] for path, _ in report.conflicts}}
-    if settled:
-        manifest = ctx.manifest()
-        manifest.files.update({p: store.hash_bytes(d) for p, d in settled.items() if d is not None})
-        manifest.save(ctx.manifest_path)
-    report.materialized = materialize(ctx, also=settled)
+    manifest.files.update({p: store.hash_bytes(d) for p, d in settled.items() if d is not None})
+    report.materialized = materialize(ctx, also=settled, manifest=manifest)
     return report
 
 

@@ -45,7 +45,7 @@ class Manifest:
     def save(self, path: Path) -> None:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         data = {"base": self.base, "files": self.files, "stats": self.stats}
-        tmp.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")), encoding="utf-8")
+        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
         os.replace(tmp, path)
 
     def record(self, root: Path, path: str, oid: str) -> None:
