@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,7 +126,7 @@ def require_branch(ctx: Context) -> pygit2.Commit:
 
 
 def materialize(ctx: Context, tip: pygit2.Commit | None = None, also: Iterable[str] = (),
-                manifest: Manifest | None = None) -> list[str]:
+                manifest: Manifest | None = None, known: Mapping[str, bytes] | None = None) -> list[str]:
     """Bring the branch into the working copy without clobbering local edits.
 
     Only paths that differ between the last materialized commit and `tip` are looked
@@ -139,7 +139,7 @@ def materialize(ctx: Context, tip: pygit2.Commit | None = None, also: Iterable[s
         paths = _changed_paths(ctx.repo, base.tree, tip.tree) | _missing_views(ctx, manifest) | set(also)
     else:
         paths = set(store.list_files(ctx.repo, tip.tree)) | set(manifest.files)
-    written = [p for p in sorted(paths) if _sync_path(ctx, manifest, tip.tree, p)]
+    written = [p for p in sorted(paths) if _sync_path(ctx, manifest, tip.tree, p, known or {})]
     manifest.base = str(tip.id)
     manifest.save(ctx.manifest_path)
     return written
@@ -158,7 +158,7 @@ def _missing_views(ctx: Context, manifest: Manifest) -> set[str]:
     return {p for p in render.VIEWS if p in manifest.files and not (ctx.root / p).is_file()}
 
 
-def _sync_path(ctx: Context, manifest: Manifest, tree: pygit2.Tree, path: str) -> bool:
+def _sync_path(ctx: Context, manifest: Manifest, tree: pygit2.Tree, path: str, known: Mapping[str, bytes]) -> bool:
     """Make one working-copy path match the branch unless it holds local edits; True if written."""
     want = store.blob_oid(ctx.repo, tree, path)
     have = manifest.local_oid(ctx.root, path, store.hash_bytes)
@@ -174,7 +174,8 @@ def _sync_path(ctx: Context, manifest: Manifest, tree: pygit2.Tree, path: str) -
         workcopy.remove_file(ctx.root, path)
         manifest.forget(path)
     else:
-        workcopy.write_file(ctx.root, path, store.blob_data(ctx.repo, want))
+        data = known.get(want)
+        workcopy.write_file(ctx.root, path, data if data is not None else store.blob_data(ctx.repo, want))
         manifest.record(ctx.root, path, want)
     return True
 
@@ -225,10 +226,14 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
     msg = message or f"enf: update {len(paths)} path{'s' if len(paths) != 1 else ''}"
     body = "\n".join(paths)
 
+    written: dict[str, bytes] = {}  # OID -> bytes of what we commit: materialize reuses it
+
     def build(tip: pygit2.Commit | None) -> dict[str, bytes | None]:
         report.conflicts.clear()
         merged = _merge_onto(ctx.repo, tip, manifest, changes, report)
-        merged.update(_views(ctx, tip, merged, cache, report))
+        merged.update(_views(ctx, tip, merged, cache, report, manifest))
+        written.clear()
+        written.update({store.hash_bytes(d): d for d in merged.values() if d is not None})
         return merged
 
     report.commit = store.commit(ctx.repo, build, f"{msg}\n\n{body}\n" if body else msg, when=now)
@@ -237,7 +242,7 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
     # stored under conflicts/: take the branch's version of each into the working copy.
     settled = {**edited_views, **{path: changes[path] for path, _ in report.conflicts}}
     manifest.files.update({p: store.hash_bytes(d) for p, d in settled.items() if d is not None})
-    report.materialized = materialize(ctx, also=settled, manifest=manifest)
+    report.materialized = materialize(ctx, also=settled, manifest=manifest, known=written)
     return report
 
 
@@ -291,10 +296,11 @@ def _union(base: bytes, theirs: bytes, ours: bytes) -> bytes:
 
 
 def _views(ctx: Context, tip: pygit2.Commit | None, overlay: dict[str, bytes | None],
-           cache: records.Cache | None = None, report: Report | None = None) -> dict[str, bytes | None]:
+           cache: records.Cache | None = None, report: Report | None = None,
+           manifest: Manifest | None = None) -> dict[str, bytes | None]:
     """Views re-rendered from the records of tip + overlay, only where they differ."""
     tree = tip.tree if tip is not None else None
-    patched = _patched_views(ctx.repo, tree, overlay)
+    patched = _patched_views(ctx.repo, tree, overlay, _synced_reader(ctx, manifest, tree) if manifest else None)
     if patched is not None:
         return patched
     recs = records.load(ctx.repo, tree, cache or ctx.cache(), overlay)
@@ -310,9 +316,14 @@ def _views(ctx: Context, tip: pygit2.Commit | None, overlay: dict[str, bytes | N
     return out
 
 
-def _patched_views(repo: pygit2.Repository, tree: pygit2.Tree | None,
-                   overlay: dict[str, bytes | None]) -> dict[str, bytes | None] | None:
-    """Views for an overlay that only edits existing sessions in place; None: render all."""
+def _patched_views(repo: pygit2.Repository, tree: pygit2.Tree | None, overlay: dict[str, bytes | None],
+                   read: Callable[[str], bytes | None] | None = None) -> dict[str, bytes | None] | None:
+    """Views for an overlay that only edits existing sessions in place; None: render all.
+
+    `read(path)` gives a view's bytes at `tree` (default: from the object store; the
+    commit path passes a reader that takes the identical working-copy file when its
+    stat proves it, which skips inflating megabytes of views from a pack).
+    """
     if tree is None or META in overlay:
         return None
     pairs = []
@@ -331,11 +342,24 @@ def _patched_views(repo: pygit2.Repository, tree: pygit2.Tree | None,
     if not pairs:
         # No record changed (log.md, conflict copies): the views stand, if they exist.
         return {} if all(store.blob_oid(repo, tree, v) for v in (render.INDEX, render.TOPICS)) else None
-    current = {v: (store.read_path(repo, tree, v) or b"").decode("utf-8") or None for v in render.PATCHABLE}
+    read = read or (lambda v: store.read_path(repo, tree, v))
+    current = {v: (read(v) or b"").decode("utf-8") or None for v in render.PATCHABLE}
     patched = render.patch_views(current, pairs)
     if patched is None:
         return None
     return {v: text.encode("utf-8") for v, text in patched.items() if text != current.get(v)}
+
+
+def _synced_reader(ctx: Context, manifest: Manifest, tree: pygit2.Tree | None) -> Callable[[str], bytes | None]:
+    def read(path: str) -> bytes | None:
+        oid = store.blob_oid(ctx.repo, tree, path)
+        if oid is not None and manifest.verified(ctx.root, path) == oid:
+            try:
+                return (ctx.root / path).read_bytes()
+            except OSError:
+                pass
+        return store.read_path(ctx.repo, tree, path)
+    return read
 
 
 def project_of(repo: pygit2.Repository, tree: pygit2.Tree | None, overlay: dict[str, bytes | None]) -> str:

@@ -23,7 +23,7 @@ WC_DIR = ".claude-sessions"
 EXCLUDE_LINE = f"/{WC_DIR}/"
 # Machine-local: event logs, session markers, refused view edits. Never committed.
 LOCAL_ONLY = ("raw/", ".active/", ".opt-out/", ".rejected/", ".enf/")
-RACY_NS = 2_000_000_000
+RACY_NS = 100_000_000  # well above a kernel timestamp tick (jiffies: 1-10 ms)
 
 
 @dataclass
@@ -57,17 +57,25 @@ class Manifest:
         self.files.pop(path, None)
         self.stats.pop(path, None)
 
-    def local_oid(self, root: Path, path: str, hasher: Callable[[bytes], str]) -> str | None:
-        """The blob OID of the working-copy file (None if absent), re-hashing only on a stat change."""
+    def verified(self, root: Path, path: str) -> str | None:
+        """The manifest's OID for `path` if the file's stat still proves it, else None."""
         try:
             st = os.lstat(root / path)
         except OSError:
             return None
-        if not stat.S_ISREG(st.st_mode):
-            return None
         if path in self.files and self.stats.get(path) == [st.st_size, st.st_mtime_ns, st.st_ino]:
             return self.files[path]
-        return hasher((root / path).read_bytes())
+        return None
+
+    def local_oid(self, root: Path, path: str, hasher: Callable[[bytes], str]) -> str | None:
+        """The blob OID of the working-copy file (None if absent), re-hashing only on a stat change."""
+        known = self.verified(root, path)
+        if known is not None:
+            return known
+        target = root / path
+        if target.is_symlink() or not target.is_file():
+            return None
+        return hasher(target.read_bytes())
 
     def _stat(self, root: Path, path: str) -> None:
         try:
@@ -75,9 +83,11 @@ class Manifest:
         except OSError:
             self.stats.pop(path, None)
             return
-        # A file written within the last couple of seconds could change again without
-        # its mtime moving (coarse clocks): never trust such a stat ("racily clean").
-        if time.time_ns() - st.st_mtime_ns < RACY_NS:
+        # A file written within one clock tick of now could change again without its
+        # mtime moving: never trust such a stat ("racily clean", as git says). File
+        # systems with whole-second stamps get a two-second window.
+        window = RACY_NS if st.st_mtime_ns % 1_000_000_000 else 2_000_000_000
+        if time.time_ns() - st.st_mtime_ns < window:
             self.stats.pop(path, None)
         else:
             self.stats[path] = [st.st_size, st.st_mtime_ns, st.st_ino]
