@@ -24,6 +24,7 @@ EXCLUDE_LINE = f"/{WC_DIR}/"
 # Machine-local: event logs, session markers, refused view edits. Never committed.
 LOCAL_ONLY = ("raw/", ".active/", ".opt-out/", ".rejected/", ".enf/")
 RACY_NS = 100_000_000  # well above a kernel timestamp tick (jiffies: 1-10 ms)
+IN_FLIGHT_NS = 2_000_000_000  # an empty record this fresh is a write in progress
 
 
 @dataclass
@@ -150,11 +151,29 @@ def _scan_dir(folder: str, prefix: str, manifest: Manifest | None, changed: dict
         if manifest is not None and path in manifest.files and \
                 manifest.stats.get(path) == [st.st_size, st.st_mtime_ns, st.st_ino]:
             continue
-        try:
-            with open(entry.path, "rb") as f:
-                changed[path] = f.read()
-        except OSError:
-            present.discard(path)
+        data = _read_settled(entry.path, st)
+        if data is not None:
+            changed[path] = data
+
+
+def _read_settled(path: str, before: os.stat_result) -> bytes | None:
+    """The file's bytes, or None while it is being written (the next commit takes it).
+
+    Another process may be writing the file as we read it: a writer that truncates
+    then writes leaves it empty for a moment, and a read can straddle a write. An
+    empty file touched just now, or one whose stat moved during the read, is skipped.
+    """
+    if before.st_size == 0 and time.time_ns() - before.st_mtime_ns < IN_FLIGHT_NS:
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        after = os.lstat(path)
+    except OSError:
+        return None
+    if (after.st_size, after.st_mtime_ns, after.st_ino) != (before.st_size, before.st_mtime_ns, before.st_ino):
+        return None
+    return data
 
 
 def write_file(root: Path, rel: str, data: bytes) -> None:

@@ -275,3 +275,14 @@ def test_in_place_edits_patch_views_exactly_like_a_full_render(ctx: memory.Conte
     full = render.render_all(memory.project_of(ctx.repo, tree, {}), recs.all_sessions(), recs.extra_decisions())
     for view, data in full.items():  # after 60 commits on the cheap path, still a full render's bytes
         assert (git("show", f"claude-memory:{view}", check=False).encode() or None) == data, view
+
+
+def test_a_file_being_written_is_left_for_the_next_commit(ctx: memory.Context, git: Git) -> None:
+    """A writer that truncates then writes leaves an empty file for a moment: never commit that."""
+    path = ctx.root / S1
+    path.write_text("")  # another process has just opened it with O_TRUNC
+    assert memory.commit(ctx).commit is None
+    assert S1 not in git("ls-tree", "-r", "--name-only", "claude-memory")
+    path.write_text(session_text())
+    memory.commit(ctx)
+    assert git("show", f"claude-memory:{S1}") == session_text()
