@@ -47,7 +47,7 @@ class Context:
             raise RepoError("this is a bare repository: the working copy needs a work tree",
                             hint="run git enf in a clone or worktree that has files checked out")
         top = Path(repo.workdir)
-        return cls(repo, top / workcopy.WC_DIR, store.worktree_state_dir(repo) / "manifest.json",
+        return cls(repo, top / workcopy.WC_DIR, store.worktree_state_dir(repo) / "manifest.bin",
                    store.state_dir(repo) / "records.json")
 
     def cache(self) -> records.Cache:
@@ -130,7 +130,8 @@ def materialize(ctx: Context, tip: pygit2.Commit | None = None, also: Iterable[s
     """Bring the branch into the working copy without clobbering local edits.
 
     Only paths that differ between the last materialized commit and `tip` are looked
-    at (a tree diff), so a commit that touched one file costs one file here.
+    at (a tree diff), so a commit that touched one file costs one file here. `known`
+    maps paths to the bytes `tip` holds there, when the caller has them already.
     """
     tip = tip or require_branch(ctx)
     manifest = manifest or ctx.manifest()
@@ -174,7 +175,7 @@ def _sync_path(ctx: Context, manifest: Manifest, tree: pygit2.Tree, path: str, k
         workcopy.remove_file(ctx.root, path)
         manifest.forget(path)
     else:
-        data = known.get(want)
+        data = known.get(path)
         workcopy.write_file(ctx.root, path, data if data is not None else store.blob_data(ctx.repo, want))
         manifest.record(ctx.root, path, want)
     return True
@@ -226,14 +227,14 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
     msg = message or f"enf: update {len(paths)} path{'s' if len(paths) != 1 else ''}"
     body = "\n".join(paths)
 
-    written: dict[str, bytes] = {}  # OID -> bytes of what we commit: materialize reuses it
+    written: dict[str, bytes] = {}  # path -> bytes of what we commit: materialize reuses it
 
     def build(tip: pygit2.Commit | None) -> dict[str, bytes | None]:
         report.conflicts.clear()
         merged = _merge_onto(ctx.repo, tip, manifest, changes, report)
         merged.update(_views(ctx, tip, merged, cache, report, manifest))
         written.clear()
-        written.update({store.hash_bytes(d): d for d in merged.values() if d is not None})
+        written.update({p: d for p, d in merged.items() if d is not None})
         return merged
 
     report.commit = store.commit(ctx.repo, build, f"{msg}\n\n{body}\n" if body else msg, when=now)
@@ -242,7 +243,13 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
     # stored under conflicts/: take the branch's version of each into the working copy.
     settled = {**edited_views, **{path: changes[path] for path, _ in report.conflicts}}
     manifest.files.update({p: store.hash_bytes(d) for p, d in settled.items() if d is not None})
-    report.materialized = materialize(ctx, also=settled, manifest=manifest, known=written)
+    ours = ctx.repo.get(report.commit.oid) if report.commit else None
+    if isinstance(ours, pygit2.Commit):
+        # Materialize our own commit (a later one by another writer is picked up next
+        # time): its tree holds exactly `written` at those paths, so no re-reading.
+        report.materialized = materialize(ctx, ours, also=settled, manifest=manifest, known=written)
+    else:
+        report.materialized = materialize(ctx, also=settled, manifest=manifest)
     return report
 
 

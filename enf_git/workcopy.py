@@ -11,7 +11,7 @@ read or written through this module.
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import stat
 import time
@@ -35,18 +35,24 @@ class Manifest:
     # an unchanged stat means an unchanged file, so 10,000 files need no re-hashing.
     stats: dict[str, list[int]] = field(default_factory=dict)
 
+    # Stored with marshal, not JSON: it is read and written on every commit and holds
+    # two entries per file (~1.5 MB as JSON at 10,000 sessions; json.dumps alone took
+    # ~25 ms). It is a local cache of this machine's Python: anything unreadable
+    # (another Python version, corruption) just means "no manifest", which is safe.
     @classmethod
     def load(cls, path: Path) -> Manifest:
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-            return cls(raw.get("base"), dict(raw.get("files", {})), dict(raw.get("stats", {})))
-        except (OSError, ValueError, AttributeError):
-            return cls()
+            raw = marshal.loads(path.read_bytes())
+            base, files, stats = raw["base"], raw["files"], raw["stats"]
+            if (base is None or isinstance(base, str)) and isinstance(files, dict) and isinstance(stats, dict):
+                return cls(base, files, stats)
+        except (OSError, ValueError, EOFError, TypeError, KeyError):
+            pass
+        return cls()
 
     def save(self, path: Path) -> None:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        data = {"base": self.base, "files": self.files, "stats": self.stats}
-        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+        tmp.write_bytes(marshal.dumps({"base": self.base, "files": self.files, "stats": self.stats}))
         os.replace(tmp, path)
 
     def record(self, root: Path, path: str, oid: str) -> None:
