@@ -19,23 +19,10 @@ import common
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="2,000 sessions, 5 repetitions")
-    ap.add_argument("--sessions", type=int, help="session files on the branch (default 10000)")
-    ap.add_argument("--reps", type=int, help="repetitions of each measurement (default 15)")
-    ap.add_argument("--loose", action="store_true", help="leave the seed objects loose (default: packed)")
-    ap.add_argument("--profile", action="store_true", help="cProfile one in-process commit (top functions)")
-    ap.add_argument("--keep", action="store_true", help="keep the fixture folder")
-    args = ap.parse_args()
-    n = args.sessions or (2000 if args.quick else 10000)
-    reps = args.reps or (5 if args.quick else 15)
+    def extra(ap: argparse.ArgumentParser) -> None:
+        ap.add_argument("--profile", action="store_true", help="cProfile one in-process commit (top functions)")
 
-    work = common.make_workdir("commit")
-    common.hermetic(work)
-    try:
-        return run(work, n, reps, args)
-    finally:
-        common.cleanup(work, args.keep)
+    return common.fixture_main("commit", __doc__, 15, run, extra)
 
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:

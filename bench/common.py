@@ -10,6 +10,7 @@ same interpreter, interleaved with the subject (machines are shared and noisy).
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import shutil
@@ -310,3 +311,26 @@ def header(title: str, **facts: object) -> None:
 
 def git_version() -> str:
     return subprocess.run([GIT, "--version"], capture_output=True, check=False, text=True).stdout.strip()
+
+
+def fixture_main(tag: str, doc: str | None, default_reps: int,
+                 run: Callable[[Path, int, int, argparse.Namespace], int],
+                 extra: Callable[[argparse.ArgumentParser], None] | None = None) -> int:
+    """The shared command line of the 10k benchmarks: parse, build a hermetic work dir, run, clean up."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="2,000 sessions, 5 repetitions")
+    ap.add_argument("--sessions", type=int, help="session files on the branch (default 10000)")
+    ap.add_argument("--reps", type=int, help=f"repetitions of each measurement (default {default_reps})")
+    ap.add_argument("--loose", action="store_true", help="leave the seed objects loose (default: packed)")
+    ap.add_argument("--keep", action="store_true", help="keep the fixture folder")
+    if extra is not None:
+        extra(ap)
+    args = ap.parse_args()
+    n = args.sessions or (2000 if args.quick else 10000)
+    reps = args.reps or (5 if args.quick else default_reps)
+    work = make_workdir(tag)
+    hermetic(work)
+    try:
+        return run(work, n, reps, args)
+    finally:
+        cleanup(work, args.keep)

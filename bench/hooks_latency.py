@@ -67,7 +67,7 @@ def venv_python(path: Path | None) -> str:
 
 def timed(cmd: list[str], stdin: bytes, env: dict[str, str]) -> float:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.run(cmd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, check=False)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"{cmd} exited {proc.returncode}")
