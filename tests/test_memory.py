@@ -79,12 +79,18 @@ def test_deleting_a_file_deletes_it_on_the_branch(ctx: memory.Context, git: Git)
     assert S1 not in git("ls-tree", "-r", "--name-only", "claude-memory")
 
 
+def worktree(git: Git, tmp_path: Path) -> memory.Context:
+    """A linked worktree of the test repo with its own initialized working copy."""
+    git("worktree", "add", "-q", "-b", "wt", str(tmp_path / "wt"))
+    ctx = memory.Context.open(tmp_path / "wt")
+    memory.init(ctx)
+    return ctx
+
+
 def test_two_worktrees_each_land_their_own_files(repo_dir: Path, git: Git, tmp_path: Path) -> None:
     a = memory.Context.open(repo_dir)
     memory.init(a)
-    git("worktree", "add", "-q", "-b", "wt", str(tmp_path / "wt"))
-    b = memory.Context.open(tmp_path / "wt")
-    memory.init(b)
+    b = worktree(git, tmp_path)
     write(a, S1, session_text())
     write(b, S2, session_text(session_id="b2c3d4e5", date="2026-04-14", summary="Billing"))
     memory.commit(a)
@@ -101,9 +107,7 @@ def test_same_file_changed_on_both_sides_keeps_both(repo_dir: Path, git: Git, tm
     memory.init(a)
     write(a, S1, session_text(summary="v1"))
     memory.commit(a)
-    git("worktree", "add", "-q", "-b", "wt", str(tmp_path / "wt"))
-    b = memory.Context.open(tmp_path / "wt")
-    memory.init(b)
+    b = worktree(git, tmp_path)
     write(a, S1, session_text(summary="from a"))
     write(b, S1, session_text(summary="from b"))
     memory.commit(a)
@@ -121,9 +125,7 @@ def test_same_file_changed_on_both_sides_keeps_both(repo_dir: Path, git: Git, tm
 def test_log_md_merges_by_union(repo_dir: Path, git: Git, tmp_path: Path) -> None:
     a = memory.Context.open(repo_dir)
     memory.init(a)
-    git("worktree", "add", "-q", "-b", "wt", str(tmp_path / "wt"))
-    b = memory.Context.open(tmp_path / "wt")
-    memory.init(b)
+    b = worktree(git, tmp_path)
     with open(a.root / "log.md", "a") as f:
         f.write("- a did one thing\n")
     with open(b.root / "log.md", "a") as f:
