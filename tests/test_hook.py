@@ -256,3 +256,13 @@ def test_real_processes_exit_0_with_clean_stdout(project: Path) -> None:
         assert proc.returncode == 0, event
         if out:
             assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == hook.NAMES[event]
+
+
+def test_session_start_initializes_a_new_repo_unless_turned_off(repo_dir: Path, git: Git) -> None:
+    git("config", "enf.autoinit", "false")
+    assert call("SessionStart", repo_dir, source="startup") is None
+    assert git("branch", "--list", "claude-memory") == ""
+    git("config", "enf.autoinit", "true")
+    reply = call("SessionStart", repo_dir, source="startup")
+    assert reply is not None and git("rev-parse", "--verify", "claude-memory").strip()
+    assert (repo_dir / ".claude-sessions" / "sessions").is_dir()
