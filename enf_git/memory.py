@@ -341,18 +341,24 @@ def _patched_views(repo: pygit2.Repository, tree: pygit2.Tree | None, overlay: d
     if tree is None or META in overlay:
         return None
     pairs = []
+    added = []
     for path, data in overlay.items():
         if model.is_decision_path(path):
             return None
         if not model.is_session_path(path):
             continue
         old = store.read_path(repo, tree, path)
-        if data is None or old is None:
-            return None  # a session added or removed: counts and positions move
+        if data is None:
+            return None  # a session removed: counts and positions move
         try:
-            pairs.append((model.parse_session(path, old), model.parse_session(path, data)))
+            if old is None:
+                added.append(model.parse_session(path, data))
+            else:
+                pairs.append((model.parse_session(path, old), model.parse_session(path, data)))
         except EnfError:
             return None
+    if added:
+        return _patched_add(repo, tree, added, pairs, read) if len(added) == 1 and not pairs else None
     if not pairs:
         # No record changed (log.md, conflict copies): the views stand, if they exist.
         return {} if all(store.blob_oid(repo, tree, v) for v in (render.INDEX, render.TOPICS)) else None
@@ -362,6 +368,38 @@ def _patched_views(repo: pygit2.Repository, tree: pygit2.Tree | None, overlay: d
     if patched is None:
         return None
     return {v: text.encode("utf-8") for v, text in patched.items() if text != current.get(v)}
+
+
+def _patched_add(repo: pygit2.Repository, tree: pygit2.Tree, added: list[model.Session],
+                 pairs: list[tuple[model.Session, model.Session]],
+                 read: Callable[[str], bytes | None] | None) -> dict[str, bytes | None] | None:
+    """Views after a session's first commit, when it is the newest: insert its lines."""
+    new = added[0]
+    read = read or (lambda v: store.read_path(repo, tree, v))
+    current = {v: (read(v) or b"").decode("utf-8") or None for v in render.PATCHABLE}
+    top = _newest_listed(repo, tree, current.get(render.INDEX) or "")
+    if top is None or (new.date, new.start_time, new.stem) <= (top.date, top.start_time, top.stem):
+        return None  # not provably the newest: its place needs every record
+    patched = render.patch_add(current, new)
+    if patched is None:
+        return None
+    return {v: text.encode("utf-8") for v, text in patched.items() if text != current.get(v)}
+
+
+def _newest_listed(repo: pygit2.Repository, tree: pygit2.Tree, index: str) -> model.Session | None:
+    """The session on the first line of the index's Recent list (the newest), parsed."""
+    lines = index.split("\n")
+    if "## Recent" not in lines:
+        return None
+    first = lines[lines.index("## Recent") + 1]
+    if not first.startswith("- [") or "]" not in first:
+        return None
+    path = f"{model.SESSIONS_DIR}/{first[3:first.index(']')]}.md"
+    data = store.read_path(repo, tree, path)
+    try:
+        return model.parse_session(path, data) if data is not None else None
+    except EnfError:
+        return None
 
 
 def _synced_reader(ctx: Context, manifest: Manifest, tree: pygit2.Tree | None) -> Callable[[str], bytes | None]:

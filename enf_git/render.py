@@ -130,6 +130,71 @@ def patch_views(current: Mapping[str, str | None], pairs: Sequence[tuple[Session
     return out
 
 
+def patch_add(current: Mapping[str, str | None], new: Session) -> dict[str, str] | None:
+    """The views after adding `new`, known to be the newest session and to carry no
+    decisions or reversals, by inserting its lines; None when that is not simple
+    (placeholders, a first archive to create): then render everything."""
+    index, topics = current.get(INDEX), current.get(TOPICS)
+    if index is None or topics is None or new.decisions or new.reversals:
+        return None
+    lines = index.split("\n")
+    head = next((i for i, line in enumerate(lines) if line.startswith("> ")), None)
+    recent = lines.index("## Recent") if "## Recent" in lines else None
+    if head is None or recent is None or lines[recent + 1] == "- (no sessions yet)":
+        return None
+    counted = _bump_count(lines[head], " — ", "session")
+    if counted is None:
+        return None
+    lines[head] = counted
+    end = lines.index("", recent)  # the recent list is lines[recent + 1:end]
+    lines.insert(recent + 1, session_line(new))
+    out = {INDEX: lines}
+    if end - recent - 1 == INDEX_LIMIT:  # it was full: its oldest line moves to the archive
+        moved = lines.pop(end)
+        archive = current.get(INDEX_ARCHIVE)
+        older = next((i for i, line in enumerate(lines) if line.endswith(": see [index-archive.md](index-archive.md)")), None)
+        if archive is None or older is None:
+            return None
+        bumped = _bump_count(lines[older], "", "older session")
+        arch = archive.split("\n")
+        arch_head = next((i for i, line in enumerate(arch) if line.startswith("> ")), None)
+        if bumped is None or arch_head is None:
+            return None
+        lines[older] = bumped
+        arch_bumped = _bump_count(arch[arch_head], "> ", "session")
+        if arch_bumped is None:
+            return None
+        arch[arch_head] = arch_bumped
+        arch.insert(arch_head + 2, moved)
+        out[INDEX_ARCHIVE] = arch
+    tlines = topics.split("\n")
+    if "(no tagged sessions yet)" in tlines:
+        return None
+    for tag in new.tags:
+        if f"## {tag}" in tlines:
+            tlines.insert(tlines.index(f"## {tag}") + 1, topic_line(new))
+            continue
+        after = next((i for i, line in enumerate(tlines) if line.startswith("## ") and line[3:] > tag), len(tlines))
+        tlines[after:after] = [f"## {tag}", topic_line(new), ""]
+    out[TOPICS] = tlines
+    return {view: "\n".join(v) for view, v in out.items()}
+
+
+def _bump_count(line: str, before: str, noun: str) -> str | None:
+    """`line` with the count of `noun` that follows `before` raised by one."""
+    start = line.rfind(before) + len(before) if before else 0  # rfind: a project name may hold " — "
+    if before and start < len(before):
+        return None
+    number, _, rest = line[start:].partition(" ")
+    if not number.isdigit() or not (rest.startswith(f"{noun} ") or rest.startswith(f"{noun}s ")
+                                     or rest.startswith(f"{noun},") or rest.startswith(f"{noun}s,")
+                                     or rest.startswith(f"{noun}:") or rest.startswith(f"{noun}s:")):
+        return None
+    n = int(number)
+    old, new = _count(n, noun), _count(n + 1, noun)
+    return line[:start] + new + line[start + len(old):]
+
+
 def _shape(s: Session) -> tuple[object, ...]:
     return (s.stem, s.date, s.start_time, s.tags, s.decisions, s.reversals)
 

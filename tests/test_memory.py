@@ -288,3 +288,50 @@ def test_a_file_being_written_is_left_for_the_next_commit(ctx: memory.Context, g
     path.write_text(session_text())
     memory.commit(ctx)
     assert git("show", f"claude-memory:{S1}") == session_text()
+
+
+def test_adding_the_newest_session_patches_views_exactly_like_a_full_render(ctx: memory.Context, git: Git) -> None:
+    """Across the 100-session archive split, with new and existing tags, out-of-order adds
+    and adds with decisions: the patched views equal a full render whenever they are used."""
+    import random
+
+    from enf_git import records, render
+
+    rng = random.Random(11)
+    tags = ["api", "db", "ui", "zeta", "alpha"]
+    for i in range(96):
+        write(ctx, f"sessions/2026-01-{1 + i % 28:02d}-seed-{i}.md",
+              session_text(session_id=f"s{i:07d}", date=f"2026-01-{1 + i % 28:02d}", summary=f"Seed {i}",
+                           tags="[" + ", ".join(rng.sample(tags[:3], 1)) + "]"))
+    memory.commit(ctx)
+    day, used = 0, 0
+    for i in range(30):
+        newest = rng.random() < 0.8
+        day = day + 1 if newest else day
+        date = f"2026-02-{day:02d}" if newest else "2026-01-15"
+        body = ("\n## Decisions\n- [10:00] Y: In the context of x, facing y, decided z over w, to achieve v. "
+                "Confidence: high\n") if rng.random() < 0.2 else ""
+        chosen = rng.sample(tags, rng.randint(0, 2))
+        path = f"sessions/{date}-added-{i}.md"
+        text = session_text(session_id=f"n{i:07d}", date=date, summary=rng.choice(["", f"Added {i}"]),
+                            status=rng.choice(["active", "completed"]), tags="[" + ", ".join(chosen) + "]", body=body)
+        tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
+        overlay: dict[str, bytes | None] = {path: text.encode()}
+        patched = memory._patched_views(ctx.repo, tree, overlay)
+        recs = records.load(ctx.repo, tree, records.Cache(None), overlay)
+        full = render.render_all(memory.project_of(ctx.repo, tree, {}), recs.all_sessions(), recs.extra_decisions())
+        if patched is not None:
+            used += 1
+            assert newest and not body
+            for view, data in full.items():
+                current = git("show", f"claude-memory:{view}", check=False).encode() or None
+                assert patched.get(view, current) == data, (i, view)
+        write(ctx, path, text)
+        memory.commit(ctx)
+    assert used >= 12  # the cheap path is really taken, also once the archive exists
+    assert "index-archive.md" in git("ls-tree", "--name-only", "claude-memory")
+    tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
+    recs = records.load(ctx.repo, tree, records.Cache(None))
+    full = render.render_all(memory.project_of(ctx.repo, tree, {}), recs.all_sessions(), recs.extra_decisions())
+    for view, data in full.items():
+        assert (git("show", f"claude-memory:{view}", check=False).encode() or None) == data, view
