@@ -186,9 +186,7 @@ def _bump_count(line: str, before: str, noun: str) -> str | None:
     if before and start < len(before):
         return None
     number, _, rest = line[start:].partition(" ")
-    if not number.isdigit() or not (rest.startswith(f"{noun} ") or rest.startswith(f"{noun}s ")
-                                     or rest.startswith(f"{noun},") or rest.startswith(f"{noun}s,")
-                                     or rest.startswith(f"{noun}:") or rest.startswith(f"{noun}s:")):
+    if not number.isdigit() or not rest.startswith(tuple(f"{noun}{s}{p}" for s in ("", "s") for p in " ,:")):
         return None
     n = int(number)
     old, new = _count(n, noun), _count(n + 1, noun)
