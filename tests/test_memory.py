@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pygit2
 import pytest
 
-from enf_git import memory
+from enf_git import memory, records, render
 from enf_git.errors import NotInitialized
 from gitfixtures import Git, session_text, user_state
 
@@ -226,11 +227,15 @@ def test_adopts_origin_branch(tmp_path: Path, repo_dir: Path, git: Git) -> None:
     assert (d.root / S1).read_text() == session_text()
 
 
+def full_render(ctx: memory.Context, tree: pygit2.Tree, overlay: dict[str, bytes | None]) -> dict[str, bytes | None]:
+    """Every view rendered from all records of tree + overlay: what a patch must equal."""
+    recs = records.load(ctx.repo, tree, records.Cache(None), overlay)
+    return render.render_all(memory.project_of(ctx.repo, tree, {}), recs.all_sessions(), recs.extra_decisions())
+
+
 def test_in_place_edits_patch_views_exactly_like_a_full_render(ctx: memory.Context, git: Git) -> None:
     """The cheap path (swap one session's lines) must give the full render's bytes, or decline."""
     import random
-
-    from enf_git import records, render
 
     rng = random.Random(3)
     tags = ["api", "db", "ui", "ops"]
@@ -262,8 +267,7 @@ def test_in_place_edits_patch_views_exactly_like_a_full_render(ctx: memory.Conte
         tree = ctx.repo.get(tip).tree
         overlay: dict[str, bytes | None] = {path: new.encode()}
         patched = memory._patched_views(ctx.repo, tree, overlay)
-        recs = records.load(ctx.repo, tree, records.Cache(None), overlay)
-        full = render.render_all(memory.project_of(ctx.repo, tree, {}), recs.all_sessions(), recs.extra_decisions())
+        full = full_render(ctx, tree, overlay)
         if patched is not None:
             patched_count += 1
             for view, data in full.items():
@@ -273,8 +277,7 @@ def test_in_place_edits_patch_views_exactly_like_a_full_render(ctx: memory.Conte
         memory.commit(ctx)
     assert patched_count >= 20  # the cheap path is actually taken for routine edits
     tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
-    recs = records.load(ctx.repo, tree, records.Cache(None))
-    full = render.render_all(memory.project_of(ctx.repo, tree, {}), recs.all_sessions(), recs.extra_decisions())
+    full = full_render(ctx, tree, {})
     for view, data in full.items():  # after 60 commits on the cheap path, still a full render's bytes
         assert (git("show", f"claude-memory:{view}", check=False).encode() or None) == data, view
 
@@ -294,8 +297,6 @@ def test_adding_the_newest_session_patches_views_exactly_like_a_full_render(ctx:
     """Across the 100-session archive split, with new and existing tags, out-of-order adds
     and adds with decisions: the patched views equal a full render whenever they are used."""
     import random
-
-    from enf_git import records, render
 
     rng = random.Random(11)
     tags = ["api", "db", "ui", "zeta", "alpha"]
@@ -318,8 +319,7 @@ def test_adding_the_newest_session_patches_views_exactly_like_a_full_render(ctx:
         tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
         overlay: dict[str, bytes | None] = {path: text.encode()}
         patched = memory._patched_views(ctx.repo, tree, overlay)
-        recs = records.load(ctx.repo, tree, records.Cache(None), overlay)
-        full = render.render_all(memory.project_of(ctx.repo, tree, {}), recs.all_sessions(), recs.extra_decisions())
+        full = full_render(ctx, tree, overlay)
         if patched is not None:
             used += 1
             assert newest and not body
@@ -331,7 +331,6 @@ def test_adding_the_newest_session_patches_views_exactly_like_a_full_render(ctx:
     assert used >= 12  # the cheap path is really taken, also once the archive exists
     assert "index-archive.md" in git("ls-tree", "--name-only", "claude-memory")
     tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
-    recs = records.load(ctx.repo, tree, records.Cache(None))
-    full = render.render_all(memory.project_of(ctx.repo, tree, {}), recs.all_sessions(), recs.extra_decisions())
+    full = full_render(ctx, tree, {})
     for view, data in full.items():
         assert (git("show", f"claude-memory:{view}", check=False).encode() or None) == data, view
