@@ -332,7 +332,8 @@ def _views(ctx: Context, tip: pygit2.Commit | None, overlay: dict[str, bytes | N
 
 def _patched_views(repo: pygit2.Repository, tree: pygit2.Tree | None, overlay: dict[str, bytes | None],
                    read: Callable[[str], bytes | None] | None = None) -> dict[str, bytes | None] | None:
-    """Views for an overlay that only edits existing sessions in place; None: render all.
+    """Views for an overlay that edits existing sessions in place, or adds the newest one,
+    by patching lines; None: render all.
 
     `read(path)` gives a view's bytes at `tree` (default: from the object store; the
     commit path passes a reader that takes the identical working-copy file when its
@@ -357,33 +358,26 @@ def _patched_views(repo: pygit2.Repository, tree: pygit2.Tree | None, overlay: d
                 pairs.append((model.parse_session(path, old), model.parse_session(path, data)))
         except EnfError:
             return None
-    if added:
-        return _patched_add(repo, tree, added, pairs, read) if len(added) == 1 and not pairs else None
-    if not pairs:
+    if not pairs and not added:
         # No record changed (log.md, conflict copies): the views stand, if they exist.
         return {} if all(store.blob_oid(repo, tree, v) for v in (render.INDEX, render.TOPICS)) else None
+    if added and (len(added) > 1 or pairs):
+        return None
     read = read or (lambda v: store.read_path(repo, tree, v))
     current = {v: (read(v) or b"").decode("utf-8") or None for v in render.PATCHABLE}
-    patched = render.patch_views(current, pairs)
+    patched = _patch_add(repo, tree, current, added[0]) if added else render.patch_views(current, pairs)
     if patched is None:
         return None
     return {v: text.encode("utf-8") for v, text in patched.items() if text != current.get(v)}
 
 
-def _patched_add(repo: pygit2.Repository, tree: pygit2.Tree, added: list[model.Session],
-                 pairs: list[tuple[model.Session, model.Session]],
-                 read: Callable[[str], bytes | None] | None) -> dict[str, bytes | None] | None:
-    """Views after a session's first commit, when it is the newest: insert its lines."""
-    new = added[0]
-    read = read or (lambda v: store.read_path(repo, tree, v))
-    current = {v: (read(v) or b"").decode("utf-8") or None for v in render.PATCHABLE}
+def _patch_add(repo: pygit2.Repository, tree: pygit2.Tree, current: dict[str, str | None],
+               new: model.Session) -> dict[str, str] | None:
+    """Views after a session's first commit, when it is provably the newest: insert its lines."""
     top = _newest_listed(repo, tree, current.get(render.INDEX) or "")
     if top is None or (new.date, new.start_time, new.stem) <= (top.date, top.start_time, top.stem):
         return None  # not provably the newest: its place needs every record
-    patched = render.patch_add(current, new)
-    if patched is None:
-        return None
-    return {v: text.encode("utf-8") for v, text in patched.items() if text != current.get(v)}
+    return render.patch_add(current, new)
 
 
 def _newest_listed(repo: pygit2.Repository, tree: pygit2.Tree, index: str) -> model.Session | None:
