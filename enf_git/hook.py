@@ -140,13 +140,9 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
     events.append(where.root, sid, "prompt", prompt=prompt if isinstance(prompt, str) else "")
     if gate.opted_out(where.root, sid):
         return ""
-    state = _load_state(where, sid)
-    found = gate.matching_file(where.root, sid, hint=_hint(state))
+    found, state = _own_file(where, sid)
     if found is None:
         return reply("UserPromptSubmit", additionalContext=gate.reminder(sid))
-    mtime = os.stat(found).st_mtime
-    if state.get("file") != found or state.get("mtime") != mtime:
-        state.update(file=found, mtime=mtime, prompts=0)
     prompts = _count(state.get("prompts", 0)) + 1
     state["prompts"] = prompts
     _save_state(where, sid, state)
@@ -184,14 +180,20 @@ FAST = {"PreToolUse": pre_tool_use, "UserPromptSubmit": user_prompt_submit, "Pos
 
 
 def _satisfied(where: Where, sid: str) -> bool:
-    if gate.opted_out(where.root, sid):
-        return True
+    return gate.opted_out(where.root, sid) or _own_file(where, sid)[0] is not None
+
+
+def _own_file(where: Where, sid: str) -> tuple[str | None, dict[str, object]]:
+    """This session's file (cached as a hint) and its state; a new or touched file
+    restarts the heartbeat's prompt count, and that is saved at once."""
     state = _load_state(where, sid)
     found = gate.matching_file(where.root, sid, hint=_hint(state))
-    if found is not None and state.get("file") != found:
-        state.update(file=found, mtime=os.stat(found).st_mtime, prompts=0)
-        _save_state(where, sid, state)
-    return found is not None
+    if found is not None:
+        mtime = os.stat(found).st_mtime
+        if state.get("file") != found or state.get("mtime") != mtime:
+            state.update(file=found, mtime=mtime, prompts=0)
+            _save_state(where, sid, state)
+    return found, state
 
 
 def _state_path(where: Where, sid: str) -> str:
