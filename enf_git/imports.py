@@ -24,12 +24,13 @@ if TYPE_CHECKING:
 
 
 def import_views(repo: pygit2.Repository, root: Path, edited: dict[str, bytes], manifest: Manifest,
-                 base: pygit2.Commit | None, now: int | None, report: Report) -> dict[str, bytes | None]:
+                 base: pygit2.Commit | None, now: int | None, report: Report,
+                 cache: records.Cache) -> dict[str, bytes | None]:
     out: dict[str, bytes | None] = {}
     for view, data in sorted(edited.items()):
         previous = _previous(repo, manifest.files.get(view))
         if view == render.DECISIONS:
-            new_records, leftovers = _decisions(repo, base, previous, data, now)
+            new_records, leftovers = _decisions(repo, base, previous, data, now, cache)
             for path, body in new_records.items():
                 out[path] = body
                 report.imported.append(path)
@@ -53,11 +54,11 @@ def _previous(repo: pygit2.Repository, oid: str | None) -> str:
 
 
 def _decisions(repo: pygit2.Repository, base: pygit2.Commit | None, previous: str, data: bytes,
-               now: int | None) -> tuple[dict[str, bytes], list[str]]:
+               now: int | None, cache: records.Cache) -> tuple[dict[str, bytes], list[str]]:
     """(new decision records, lines that could not be imported)."""
     text = data.decode("utf-8", "replace")
     before = set(previous.splitlines())
-    existing = _known_decided(repo, base)
+    existing = _known_decided(repo, base, cache)
     today = _date(now)
     new: dict[str, bytes] = {}
     leftovers = []
@@ -81,8 +82,8 @@ def _decisions(repo: pygit2.Repository, base: pygit2.Commit | None, previous: st
     return new, leftovers + removed
 
 
-def _known_decided(repo: pygit2.Repository, base: pygit2.Commit | None) -> set[str]:
-    recs = records.load(repo, base.tree if base is not None else None, records.Cache(None))
+def _known_decided(repo: pygit2.Repository, base: pygit2.Commit | None, cache: records.Cache) -> set[str]:
+    recs = records.load(repo, base.tree if base is not None else None, cache)
     sessions = recs.all_sessions()
     return {d.decided.casefold() for s in sessions for d in s.decisions} | {
         d.decided.casefold() for d in recs.extra_decisions()}

@@ -228,7 +228,7 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
     cache = ctx.cache()
     base_obj = ctx.repo.get(manifest.base) if manifest.base else None
     base_tip = base_obj if isinstance(base_obj, pygit2.Commit) else None
-    extra = imports.import_views(ctx.repo, ctx.root, edited_views, manifest, base_tip, now, report)
+    extra = imports.import_views(ctx.repo, ctx.root, edited_views, manifest, base_tip, now, report, cache)
     changes.update(extra)
     paths = sorted(changes)
     msg = message or f"enf: update {len(paths)} path{'s' if len(paths) != 1 else ''}"
