@@ -20,7 +20,7 @@ import random
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -47,6 +47,9 @@ class CommitResult:
     parent: str | None
     attempts: int
     paths: tuple[str, ...]
+    # path -> hex OID of the blob this commit put there (None: deleted), so callers
+    # need not look paths up again in a large tree (~1 ms each at 10,000 entries).
+    blobs: Mapping[str, str | None] = field(default_factory=dict, compare=False)
 
 
 def open_repo(start: str | os.PathLike[str] = ".") -> pygit2.Repository:
@@ -250,7 +253,8 @@ def _attempt(
     base_tree = parent.tree if parent is not None else None
     try:
         changes = build(parent)
-        new_tree = write_tree(repo, base_tree, changes)
+        blobs: dict[str, str | None] = {}
+        new_tree = write_tree(repo, base_tree, changes, blobs)
         if base_tree is not None and new_tree == base_tree.id:
             return None
         if parent is None and not changes:
@@ -267,7 +271,7 @@ def _attempt(
         if _is_race(exc, attempt):
             return False
         raise
-    return CommitResult(str(oid), str(parent.id) if parent else None, attempt, tuple(sorted(changes)))
+    return CommitResult(str(oid), str(parent.id) if parent else None, attempt, tuple(sorted(changes)), blobs)
 
 
 def _is_race(exc: Exception, attempt: int) -> bool:
@@ -277,8 +281,12 @@ def _is_race(exc: Exception, attempt: int) -> bool:
     return any(m in text for m in markers) or isinstance(exc, OSError)
 
 
-def write_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: Changes) -> pygit2.Oid:
-    """A tree: `base` with `changes` applied, reusing every untouched subtree by OID."""
+def write_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: Changes,
+               blobs: dict[str, str | None] | None = None) -> pygit2.Oid:
+    """A tree: `base` with `changes` applied, reusing every untouched subtree by OID.
+
+    `blobs`, when given, receives path -> hex OID of each blob written (None: deleted).
+    """
     nested: _Nested = {}
     for path, data in changes.items():
         parts = _split(path)
@@ -290,22 +298,26 @@ def write_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: Chang
                 raise ValueError(f"path conflict at {path}")  # noqa: TRY004
             node = child
         node[parts[-1]] = data
-    oid = _write_level(repo, base, nested)
+    oid = _write_level(repo, base, nested, "", blobs if blobs is not None else {})
     return oid if oid is not None else repo.TreeBuilder().write()
 
 
-def _write_level(repo: pygit2.Repository, base: pygit2.Tree | None, nested: _Nested) -> pygit2.Oid | None:
+def _write_level(repo: pygit2.Repository, base: pygit2.Tree | None, nested: _Nested, prefix: str,
+                 blobs: dict[str, str | None]) -> pygit2.Oid | None:
     builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
     for name, value in nested.items():
         existing = builder.get(name)
         if isinstance(value, dict):
             sub = _subtree(repo, existing.id) if existing is not None and existing.type_str == "tree" else None
-            oid = _write_level(repo, sub, value)
+            oid = _write_level(repo, sub, value, f"{prefix}{name}/", blobs)
             _set(builder, name, oid, pygit2.GIT_FILEMODE_TREE)
         elif value is None:
             _set(builder, name, None, 0)
+            blobs[prefix + name] = None
         else:
-            _set(builder, name, repo.create_blob(value), pygit2.GIT_FILEMODE_BLOB)
+            blob = repo.create_blob(value)
+            _set(builder, name, blob, pygit2.GIT_FILEMODE_BLOB)
+            blobs[prefix + name] = str(blob)
     if len(builder) == 0:
         return None
     return builder.write()
