@@ -114,6 +114,10 @@ def status() -> None:
     changes, views = memory.pending(ctx)
     manifest = ctx.manifest()
     click.echo(f"branch {store.BRANCH} at {str(tip.id)[:12]}")
+    if manifest.floor:
+        since = manifest.floor.removeprefix("sessions/").removesuffix(".md")
+        click.echo(f"working set: sessions from {since} on; older ones are on the branch "
+                   f"(git enf show NAME, or git config {memory.WORKING_SET_KEY} all)")
     if manifest.base and manifest.base != str(tip.id):
         click.echo("working copy is behind the branch: git enf commit (or any hook) will refresh it")
     for path, data in sorted(changes.items()):

@@ -114,7 +114,7 @@ def init(ctx: Context, now: int | None = None) -> Report:
         report.warnings.append(f"added {workcopy.EXCLUDE_LINE} to .git/info/exclude")
     for folder in ("sessions", "raw", ".opt-out"):
         (ctx.root / folder).mkdir(parents=True, exist_ok=True)
-    report.materialized = materialize(ctx)
+    report.materialized = materialize(ctx, prune=True)
     return report
 
 
@@ -126,26 +126,79 @@ def require_branch(ctx: Context) -> pygit2.Commit:
 
 
 def materialize(ctx: Context, tip: pygit2.Commit | None = None, also: Iterable[str] = (),
-                manifest: Manifest | None = None, known: Mapping[str, bytes] | None = None) -> list[str]:
+                manifest: Manifest | None = None, known: Mapping[str, bytes] | None = None,
+                changed: Mapping[str, str | None] | None = None, prune: bool = False) -> list[str]:
     """Bring the branch into the working copy without clobbering local edits.
 
     Only paths that differ between the last materialized commit and `tip` are looked
-    at (a tree diff), so a commit that touched one file costs one file here. `known`
-    maps paths to the bytes `tip` holds there, when the caller has them already.
+    at (a tree diff, or `changed`: path -> blob OID when the caller knows the delta
+    from the manifest's base to `tip`), so a commit that touched one file costs one
+    file here. `known` maps paths to the bytes `tip` holds there, when the caller has
+    them already. Sessions older than the working set are left on the branch;
+    `prune` recomputes the working set and removes (unedited) files that fell out.
     """
     tip = tip or require_branch(ctx)
     manifest = manifest or ctx.manifest()
     base = ctx.repo.get(manifest.base) if manifest.base else None
-    if isinstance(base, pygit2.Commit) and ctx.root.is_dir():
+    full = not (isinstance(base, pygit2.Commit) and ctx.root.is_dir())
+    if full or prune:
+        manifest.floor = _working_set_floor(ctx.repo, tip.tree)
+    if not full and changed is not None:
+        wanted = dict(changed)
+    elif isinstance(base, pygit2.Commit) and not full:
         wanted = _changed_paths(ctx.repo, base.tree, tip.tree)
-        for path in _missing_views(ctx, manifest) | set(also):
-            wanted.setdefault(path, store.blob_oid(ctx.repo, tip.tree, path))
     else:
         wanted = {p: None for p in manifest.files} | store.list_files(ctx.repo, tip.tree)
+    if not full:
+        for path in _missing_views(ctx, manifest) | set(also):
+            wanted.setdefault(path, store.blob_oid(ctx.repo, tip.tree, path))
+    floor = manifest.floor
+    wanted = {p: oid for p, oid in wanted.items() if p in manifest.files or _in_working_set(p, floor)}
+    if prune:  # fell out of the working set: _sync_path removes each unless edited here
+        wanted.update({p: None for p in manifest.files if not _in_working_set(p, floor)})
     written = [p for p in sorted(wanted) if _sync_path(ctx, manifest, wanted[p], p, known or {})]
     manifest.base = str(tip.id)
     manifest.save(ctx.manifest_path)
     return written
+
+
+WORKING_SET_KEY = "enf.workingSet"
+WORKING_SET_DEFAULT = 500
+
+
+def working_set_size(repo: pygit2.Repository) -> int | None:
+    """How many of the newest sessions the working copy holds (None: all).
+
+    `git config enf.workingSet N` (default 500), or `all`. Older sessions stay on the
+    branch, where `git enf show` and `git enf recall` read them: every commit checks
+    each working-copy file for edits, and at 10,000 files that check alone costs more
+    than the rest of a commit.
+    """
+    try:
+        raw = str(repo.config[WORKING_SET_KEY]).strip().lower()
+    except (KeyError, ValueError, pygit2.GitError):
+        return WORKING_SET_DEFAULT
+    if raw in ("all", "0"):
+        return None
+    return int(raw) if raw.isdigit() else WORKING_SET_DEFAULT
+
+
+def _working_set_floor(repo: pygit2.Repository, tree: pygit2.Tree) -> str | None:
+    """The oldest session path in the working set of `tree` (None: all sessions are in it)."""
+    size = working_set_size(repo)
+    if size is None:
+        return None
+    try:
+        sub = repo[tree[model.SESSIONS_DIR].id]
+    except KeyError:
+        return None
+    names = sorted(e.name for e in sub if e.name and e.name.endswith(".md")) if isinstance(sub, pygit2.Tree) else []
+    return f"{model.SESSIONS_DIR}/{names[-size]}" if len(names) > size else None
+
+
+def _in_working_set(path: str, floor: str | None) -> bool:
+    # Session names start with their date, so name order is age order.
+    return floor is None or path >= floor or not model.is_session_path(path)
 
 
 def _changed_paths(repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree) -> dict[str, str | None]:
@@ -251,10 +304,12 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
     settled = {**edited_views, **{path: changes[path] for path, _ in report.conflicts}}
     manifest.files.update({p: store.hash_bytes(d) for p, d in settled.items() if d is not None})
     ours = ctx.repo.get(report.commit.oid) if report.commit else None
-    if isinstance(ours, pygit2.Commit):
+    if isinstance(ours, pygit2.Commit) and report.commit is not None:
         # Materialize our own commit (a later one by another writer is picked up next
-        # time): its tree holds exactly `written` at those paths, so no re-reading.
-        report.materialized = materialize(ctx, ours, also=settled, manifest=manifest, known=written)
+        # time): its tree holds exactly `written` at those paths, so no re-reading, and
+        # when it sits right on the base we last materialized, the delta is ours alone.
+        delta = report.commit.blobs if report.commit.parent == manifest.base else None
+        report.materialized = materialize(ctx, ours, also=settled, manifest=manifest, known=written, changed=delta)
     else:
         report.materialized = materialize(ctx, also=settled, manifest=manifest)
     return report

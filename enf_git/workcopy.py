@@ -34,6 +34,10 @@ class Manifest:
     # path -> [size, mtime_ns, inode] when that OID was last verified: like git's index,
     # an unchanged stat means an unchanged file, so 10,000 files need no re-hashing.
     stats: dict[str, list[int]] = field(default_factory=dict)
+    # The oldest session path of the working set when it was last computed (None: the
+    # working copy holds every session). Sessions older than this that are not here
+    # already are left on the branch; see memory.working_set_size.
+    floor: str | None = None
 
     # Stored with marshal, not JSON: it is read and written on every commit and holds
     # two entries per file (~1.5 MB as JSON at 10,000 sessions; json.dumps alone took
@@ -43,16 +47,17 @@ class Manifest:
     def load(cls, path: Path) -> Manifest:
         try:
             raw = marshal.loads(path.read_bytes())
-            base, files, stats = raw["base"], raw["files"], raw["stats"]
+            base, files, stats, floor = raw["base"], raw["files"], raw["stats"], raw.get("floor")
             if (base is None or isinstance(base, str)) and isinstance(files, dict) and isinstance(stats, dict):
-                return cls(base, files, stats)
+                return cls(base, files, stats, floor if isinstance(floor, str) else None)
         except (OSError, ValueError, EOFError, TypeError, KeyError):
             pass
         return cls()
 
     def save(self, path: Path) -> None:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps({"base": self.base, "files": self.files, "stats": self.stats}))
+        tmp.write_bytes(marshal.dumps({"base": self.base, "files": self.files, "stats": self.stats,
+                                      "floor": self.floor}))
         os.replace(tmp, path)
 
     def record(self, root: Path, path: str, oid: str) -> None:

@@ -1,0 +1,168 @@
+"""The working set: the working copy holds the newest sessions, the branch holds them all.
+
+Every commit checks each working-copy file for edits, so the working copy holds the
+newest `enf.workingSet` sessions (default 500) and every view and decision record;
+older sessions stay on the branch. Nothing here may ever delete a session from the
+branch or drop a local edit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+import pytest
+from gitfixtures import Git, run_git, session_text
+
+from enf_git import memory
+
+DATES = [f"2026-04-{d:02d}" for d in range(10, 16)]  # six sessions, oldest first
+
+
+def session(date: str) -> str:
+    return f"sessions/{date}-work.md"
+
+
+@pytest.fixture
+def ctx(repo_dir: Path, git: Git) -> memory.Context:
+    """Six sessions committed on the branch from a working copy that holds them all."""
+    git("config", memory.WORKING_SET_KEY, "3")
+    c = memory.Context.open(repo_dir)
+    memory.init(c)
+    for i, date in enumerate(DATES):
+        write(c, session(date), session_text(session_id=f"a1b2c3d{i}", date=date, summary=f"Work {i}"))
+    assert memory.commit(c, "six sessions").commit is not None
+    return c
+
+
+def write(ctx: memory.Context, rel: str, text: str) -> None:
+    path = ctx.root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def local_sessions(ctx: memory.Context) -> list[str]:
+    return sorted(f"sessions/{p.name}" for p in (ctx.root / "sessions").glob("*.md"))
+
+
+def branch_files(git: Git) -> list[str]:
+    return git("ls-tree", "-r", "--name-only", "claude-memory").split()
+
+
+def worktree(repo_dir: Path, tmp_path: Path) -> memory.Context:
+    wt = tmp_path / "wt"
+    run_git(repo_dir, "worktree", "add", "-q", "--detach", str(wt))
+    c = memory.Context.open(wt)
+    memory.init(c)
+    return c
+
+
+def test_a_fresh_working_copy_holds_the_newest_sessions_and_every_view(
+        ctx: memory.Context, repo_dir: Path, tmp_path: Path, git: Git) -> None:
+    other = worktree(repo_dir, tmp_path)
+    assert local_sessions(other) == [session(d) for d in DATES[-3:]]
+    for view in ("index.md", "index.md", "topics.md", "decisions.md", "log.md", "meta.json"):
+        assert (other.root / view).read_bytes() == git("show", f"claude-memory:{view}").encode()
+    assert all(session(d) in branch_files(git) for d in DATES)
+
+
+def test_sessions_outside_the_working_set_are_never_deleted_from_the_branch(
+        ctx: memory.Context, repo_dir: Path, tmp_path: Path, git: Git) -> None:
+    other = worktree(repo_dir, tmp_path)
+    newest = session(DATES[-1])
+    write(other, newest, session_text(session_id="a1b2c3d5", date=DATES[-1], summary="Edited in the worktree"))
+    report = memory.commit(other, "edit")
+    assert report.commit is not None
+    assert session(DATES[-1]) in report.commit.paths
+    assert not any(session(d) in report.commit.paths for d in DATES[:-1])
+    assert all(session(d) in branch_files(git) for d in DATES)
+    git("fsck", "--strict")
+
+
+def test_init_evicts_unedited_sessions_that_fell_out_and_keeps_edited_ones(ctx: memory.Context, git: Git) -> None:
+    assert len(local_sessions(ctx)) == 6  # created here: all local until the working set is recomputed
+    oldest, second = session(DATES[0]), session(DATES[1])
+    write(ctx, second, session_text(session_id="a1b2c3d1", date=DATES[1], summary="Late edit, not committed"))
+    memory.init(ctx)  # what SessionStart runs
+    assert local_sessions(ctx) == sorted([second] + [session(d) for d in DATES[-3:]])
+    assert not (ctx.root / oldest).exists()
+    report = memory.commit(ctx, "the edit lands")
+    assert report.commit is not None and report.commit.paths[0:1] == ("index.md",) and second in report.commit.paths
+    assert "Late edit, not committed" in git("show", f"claude-memory:{second}")
+    assert oldest in branch_files(git)  # evicted from the working copy, never from the branch
+    assert memory.pending(ctx) == ({}, {})
+
+
+def test_new_sessions_from_other_writers_arrive_and_old_ones_stay_on_the_branch(
+        ctx: memory.Context, repo_dir: Path, tmp_path: Path, git: Git) -> None:
+    other = worktree(repo_dir, tmp_path)
+    memory.init(ctx)  # ctx now holds the newest three too
+    newer = "sessions/2026-04-20-more.md"
+    write(other, newer, session_text(session_id="b1b2c3d4", date="2026-04-20", summary="From the worktree"))
+    assert memory.commit(other, "new").commit is not None
+    memory.materialize(ctx)
+    assert (ctx.root / newer).is_file()  # newer than the working set's floor: arrives
+    assert local_sessions(ctx) == [session(d) for d in DATES[-3:]] + [newer]
+
+
+def test_writing_a_session_that_only_the_branch_holds_keeps_both_versions(
+        ctx: memory.Context, repo_dir: Path, tmp_path: Path, git: Git) -> None:
+    """Not materialized here, so a file written at its path has no merge base: a conflict."""
+    other = worktree(repo_dir, tmp_path)
+    old = session(DATES[0])
+    write(other, old, session_text(session_id="a1b2c3d0", date=DATES[0], summary="Written blind"))
+    report = memory.commit(other, "blind write")
+    assert [path for path, _ in report.conflicts] == [old]
+    saved = report.conflicts[0][1]
+    assert "Written blind" in git("show", f"claude-memory:{saved}")
+    assert "Work 0" in git("show", f"claude-memory:{old}")
+    assert "Work 0" in (other.root / old).read_text()  # the branch's version, now held here
+
+
+def test_a_session_held_locally_follows_the_branch_even_below_the_floor(
+        ctx: memory.Context, repo_dir: Path, tmp_path: Path, git: Git) -> None:
+    git("config", memory.WORKING_SET_KEY, "all")
+    other = worktree(repo_dir, tmp_path)  # holds all six
+    git("config", memory.WORKING_SET_KEY, "3")
+    old = session(DATES[0])
+    write(ctx, old, session_text(session_id="a1b2c3d0", date=DATES[0], summary="Edited here"))
+    memory.init(ctx)  # the floor moves past it, but the local edit keeps it here
+    assert memory.commit(ctx).commit is not None and (ctx.root / old).is_file()
+    memory.materialize(other)
+    write(other, old, session_text(session_id="a1b2c3d0", date=DATES[0], summary="Revised elsewhere"))
+    assert memory.commit(other, "revise").conflicts == []
+    memory.materialize(ctx)
+    assert "Revised elsewhere" in (ctx.root / old).read_text()
+
+
+def test_all_holds_every_session(ctx: memory.Context, repo_dir: Path, tmp_path: Path, git: Git) -> None:
+    git("config", memory.WORKING_SET_KEY, "all")
+    other = worktree(repo_dir, tmp_path)
+    assert local_sessions(other) == [session(d) for d in DATES]
+
+
+@pytest.mark.parametrize(("value", "size"), [("all", None), ("0", None), ("12", 12), (" 7 ", 7),
+                                             ("lots", memory.WORKING_SET_DEFAULT), ("-3", memory.WORKING_SET_DEFAULT)])
+def test_working_set_size_from_git_config(repo_dir: Path, git: Git, value: str, size: int | None) -> None:
+    git("config", memory.WORKING_SET_KEY, value)
+    assert memory.working_set_size(pygit2.Repository(str(repo_dir))) == size
+
+
+def test_working_set_size_defaults_to_500(repo_dir: Path) -> None:
+    assert memory.working_set_size(pygit2.Repository(str(repo_dir))) == 500
+
+
+def test_show_and_status_cover_sessions_outside_the_working_set(
+        ctx: memory.Context, repo_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from enf_git.cli import main
+
+    other = worktree(repo_dir, tmp_path)
+    monkeypatch.chdir(other.root.parent)
+    runner = CliRunner()
+    shown = runner.invoke(main, ["show", f"{DATES[0]}-work"], catch_exceptions=False)
+    assert shown.exit_code == 0 and 'summary: "Work 0"' in shown.output
+    status = runner.invoke(main, ["status"], catch_exceptions=False)
+    assert f"working set: sessions from {DATES[-3]}-work on; older ones are on the branch" in status.output
+    assert "nothing to commit" in status.output
