@@ -10,7 +10,6 @@ normalized to ISO text, so on the subset the two paths give identical results.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +39,24 @@ _YAML_TYPED = re.compile(
 # Characters the YAML reader refuses anywhere in a stream, plus the line breaks a
 # one-line scalar cannot hold (YAML 1.1 breaks at \n, \r, U+0085, U+2028, U+2029):
 # the fast path leaves these to YAML and dump() escapes them.
-_UNSAFE = re.compile("[^\x09\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
+_UNSAFE_CLASS = "[^\x09\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]"
+_unsafe_re: re.Pattern[str] | None = None
+
+
+def _unsafe() -> re.Pattern[str]:
+    # Compiled on first use: its Unicode ranges take ~6 ms to compile, which every
+    # `git enf commit` paid, and ASCII text (nearly every header) never needs it.
+    global _unsafe_re
+    if _unsafe_re is None:
+        _unsafe_re = re.compile(_UNSAFE_CLASS)
+    return _unsafe_re
+
+
+def has_unsafe(text: str) -> bool:
+    """Holds a character that _UNSAFE_CLASS matches (YAML refuses it, or it breaks a line)."""
+    if text.isascii():  # there the safe set is tab plus 0x20-0x7E: exactly isprintable() once tabs are spaces
+        return not text.replace("\t", " ").isprintable()
+    return _unsafe().search(text) is not None
 
 
 @dataclass(frozen=True)
@@ -85,7 +101,7 @@ def parse(text: str) -> Parsed:
 def _fast(lines: list[str]) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     for line in lines:
-        if _UNSAFE.search(line.rstrip("\r")):
+        if has_unsafe(line.rstrip("\r")):
             return None  # YAML refuses it; let YAML say where
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -123,7 +139,7 @@ def _scalar(raw: str) -> Any:
     if len(raw) >= 2 and raw[0] == raw[-1] == "'":
         inner = raw[1:-1]
         return _FALLBACK if "'" in inner.replace("''", "") else inner.replace("''", "'")
-    if not raw or not _PLAIN.match(raw) or _MAPPING_COLON.search(raw) or "," in raw or _UNSAFE.search(raw):
+    if not raw or not _PLAIN.match(raw) or _MAPPING_COLON.search(raw) or "," in raw or has_unsafe(raw):
         return _FALLBACK if raw else None
     if raw.lower() in _AMBIGUOUS:
         return _FALLBACK
@@ -132,14 +148,19 @@ def _scalar(raw: str) -> Any:
     if _DATE.match(raw):
         # YAML makes a date of it, which normalize() turns back into the same text,
         # unless it is no real date (2026-02-30): then YAML's error stands.
-        try:
-            dt.date.fromisoformat(raw)
-        except ValueError:
-            return _FALLBACK
-        return raw
+        return raw if _is_real_date(raw) else _FALLBACK
     if _YAML_TYPED.match(raw):
         return _FALLBACK
     return raw
+
+
+def _is_real_date(raw: str) -> bool:
+    """`raw` (YYYY-MM-DD) names a day that exists, as datetime.date (and so YAML) sees it."""
+    year, month, day = int(raw[:4]), int(raw[5:7]), int(raw[8:10])
+    if year < 1 or not 1 <= month <= 12 or day < 1:
+        return False
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    return day <= (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[month - 1]
 
 
 def _full(lines: list[str]) -> dict[str, Any]:
@@ -170,8 +191,8 @@ def _full(lines: list[str]) -> dict[str, Any]:
 
 def normalize(value: Any) -> Any:
     """Dates to ISO strings, nested lists kept, everything else as YAML gave it."""
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
+    if not isinstance(value, str) and callable(getattr(value, "isoformat", None)):
+        return value.isoformat()  # YAML's dates and datetimes (not importing datetime here: ~1.5 ms)
     if isinstance(value, list):
         return [normalize(v) for v in value]
     if isinstance(value, dict):
@@ -205,7 +226,7 @@ def _emit(value: Any) -> str:
     # Double-quoted YAML; control characters and line breaks escaped so the value
     # stays on its one line and reads back exactly.
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return '"' + _UNSAFE.sub(_escape, escaped) + '"'
+    return '"' + (_unsafe().sub(_escape, escaped) if has_unsafe(escaped) else escaped) + '"'
 
 
 def _escape(m: re.Match[str]) -> str:

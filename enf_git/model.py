@@ -14,7 +14,6 @@ new session_id. Parsing never modifies a file; problems are returned as RecordEr
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -41,16 +40,23 @@ _Y_BODY = re.compile(
     r"(?:\s*\((?P<rid>d[0-9a-f]{7})\))?\s*$",
     re.IGNORECASE,
 )
-_Y_LOOSE = re.compile(
-    r"^(?P<decided>.+?)\s*\.?\s*(?:Confidence:\s*(?P<confidence>[A-Za-z]+)\.?)?"
-    r"\s*(?:Session:\s*(?P<session>[\w-]+)\.?)?(?:\s*\((?P<rid>d[0-9a-f]{7})\))?\s*$",
-    re.IGNORECASE,
-)
 _REVERSAL = re.compile(
     r"^\s*-\s*\[(?P<stamp>[^\]]+)\]\s*REVERSED\s+(?P<ref>.+?):\s*"
     r"Changed from (?P<old>.+?) to (?P<new>.+?)(?:\s+because (?P<reason>.+?))?\s*$",
     re.IGNORECASE,
 )
+# The fallback for Y-lines off the canonical shape: rare, and ~2.5 ms to compile, so
+# compiled on first use rather than on every import (every `git enf commit`).
+_Y_LOOSE = (r"^(?P<decided>.+?)\s*\.?\s*(?:Confidence:\s*(?P<confidence>[A-Za-z]+)\.?)?"
+            r"\s*(?:Session:\s*(?P<session>[\w-]+)\.?)?(?:\s*\((?P<rid>d[0-9a-f]{7})\))?\s*$")
+_y_loose: re.Pattern[str] | None = None
+
+
+def _y_loose_match(body: str) -> re.Match[str] | None:
+    global _y_loose
+    if _y_loose is None:
+        _y_loose = re.compile(_Y_LOOSE, re.IGNORECASE)
+    return _y_loose.match(body)
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,8 @@ class Session:
 
 
 def stable_id(prefix: str, *parts: str) -> str:
+    import hashlib  # only sessions with decisions need it: not paid by every commit's import
+
     digest = hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()
     return f"{prefix}{digest[:7]}"
 
@@ -198,7 +206,7 @@ def parse_y_statement(line: str, *, source: str, date: str, session_id: str, ste
     body = m.group("body")
     # A Y-line that is not in the canonical shape ("we decided …", "Use Postgres.") is
     # still a decision the assistant recorded: keep it whole rather than lose it.
-    y = _Y_BODY.match(body) or _Y_LOOSE.match(body)
+    y = _Y_BODY.match(body) or _y_loose_match(body)
     if y is None:
         return None
     date_, time_ = _stamp(m.group("stamp"), date)

@@ -306,3 +306,27 @@ def test_dump_reads_back_exactly_on_both_paths(text: str) -> None:
     assert out.count("\n") == 6  # every value stayed on its one line
     assert fm.parse(out).meta == meta
     assert yaml_view(out.split("\n")[1:4]) == meta
+
+
+def test_has_unsafe_agrees_with_the_full_character_class() -> None:
+    """The ASCII shortcut must flag exactly what the (lazily compiled) regex flags."""
+    import re
+
+    full = re.compile(fm._UNSAFE_CLASS)
+    samples = [chr(c) for c in range(0x300)] + ["\u2028", "\u2029", "\ufeff", "\ufffe", "\U0001f600", "\ud800"]
+    for ch in samples:
+        for text in (ch, f"ab{ch}cd", f"\t{ch}"):
+            assert fm.has_unsafe(text) == (full.search(text) is not None), repr(text)
+
+
+def test_real_dates_agree_with_datetime() -> None:
+    import datetime
+
+    for raw in ["2026-02-28", "2026-02-29", "2024-02-29", "1900-02-29", "2000-02-29", "2026-04-31", "2026-13-01",
+                "2026-00-10", "2026-01-00", "0000-01-01", "0001-01-01", "9999-12-31", "2026-12-32"]:
+        try:
+            datetime.date.fromisoformat(raw)
+            real = True
+        except ValueError:
+            real = False
+        assert fm._is_real_date(raw) == real, raw
