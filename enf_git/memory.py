@@ -12,7 +12,6 @@ never silently dropped.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pygit2
 
-from . import imports, model, records, render, store, workcopy
+from . import model, records, render, store, workcopy
 from .errors import EnfError, NotInitialized, RepoError
 from .redact import redact
 from .workcopy import Manifest
@@ -105,6 +104,8 @@ def init(ctx: Context, now: int | None = None) -> Report:
             ctx.repo.create_reference_direct(store.REF, remote.target, False, message="enf: adopt origin/claude-memory")
             report.warnings.append(f"adopted origin/{store.BRANCH}")
         else:
+            import json
+
             meta = json.dumps({"project": project_name(ctx.repo), "schema": 1}, indent=2, sort_keys=True) + "\n"
             base: dict[str, bytes | None] = {
                 META: meta.encode(), LOG: b"# Log\n\nAppend-only record of sessions (written by hooks).\n"}
@@ -279,10 +280,12 @@ def commit(ctx: Context, message: str | None = None, now: int | None = None) -> 
     changes, edited_views = pending(ctx, manifest)
     _redact_in_place(ctx, changes)
     cache = ctx.cache()
-    base_obj = ctx.repo.get(manifest.base) if manifest.base else None
-    base_tip = base_obj if isinstance(base_obj, pygit2.Commit) else None
-    extra = imports.import_views(ctx.repo, ctx.root, edited_views, manifest, base_tip, now, report, cache)
-    changes.update(extra)
+    if edited_views:  # rare: a hand edit of a view (imported here, not on every commit's import path)
+        from . import imports
+
+        base_obj = ctx.repo.get(manifest.base) if manifest.base else None
+        base_tip = base_obj if isinstance(base_obj, pygit2.Commit) else None
+        changes.update(imports.import_views(ctx.repo, ctx.root, edited_views, manifest, base_tip, now, report, cache))
     paths = sorted(changes)
     msg = message or f"enf: update {len(paths)} path{'s' if len(paths) != 1 else ''}"
     body = "\n".join(paths)
@@ -465,6 +468,8 @@ def _synced_reader(ctx: Context, manifest: Manifest, tree: pygit2.Tree | None) -
 
 def project_of(repo: pygit2.Repository, tree: pygit2.Tree | None, overlay: dict[str, bytes | None]) -> str:
     """The project name recorded on the branch (meta.json), so every clone renders the same."""
+    import json  # only a full render needs it: kept off the routine commit's imports
+
     raw = overlay.get(META) or store.read_path(repo, tree, META)
     try:
         return str(json.loads(raw or b"{}").get("project") or project_name(repo))

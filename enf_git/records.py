@@ -8,7 +8,6 @@ accelerator: delete it and the next run rebuilds it.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -48,6 +47,8 @@ class Cache:
         if self._entries is None:
             self._entries = {}
             if self.path is not None:
+                import json  # here, not at the top: most commits never load the cache
+
                 try:
                     raw = json.loads(self.path.read_text(encoding="utf-8"))
                     if raw.get("version") == CACHE_VERSION:
@@ -59,6 +60,8 @@ class Cache:
     def save(self) -> None:
         if self.path is None or not self.dirty:
             return
+        import json
+
         tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"version": CACHE_VERSION, "entries": self.entries}), encoding="utf-8")
         os.replace(tmp, self.path)  # atomic: concurrent writers each leave a whole file
