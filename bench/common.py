@@ -66,7 +66,22 @@ def hermetic(workdir: Path) -> dict[str, str]:
     env.pop("PYTHONPATH", None)
     os.environ.clear()
     os.environ.update(env)
+    precompile()
     return env
+
+
+def precompile() -> None:
+    """Byte-compile enf_git the way `pip install` does.
+
+    PYTHONDONTWRITEBYTECODE (set above, so runs leave no files behind) also means an
+    editable checkout whose .pyc files are stale recompiles every module in every
+    measured process, ~25 ms that no installed copy ever pays.
+    """
+    import compileall
+
+    import enf_git
+
+    compileall.compile_dir(str(Path(enf_git.__file__).parent), quiet=1)
 
 
 def make_workdir(tag: str) -> Path:
