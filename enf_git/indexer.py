@@ -14,7 +14,8 @@ import pygit2
 
 from . import model, records, render, search, store
 
-_VIEW_KINDS = {render.INDEX: "index", render.INDEX_ARCHIVE: "index", render.TOPICS: "topics"}
+_VIEW_KINDS = {render.INDEX: "index", render.INDEX_ARCHIVE: "index", render.TOPICS: "topics",
+               render.TOPICS_ARCHIVE: "topics"}
 
 
 def db_path(repo: pygit2.Repository) -> Path:

@@ -234,7 +234,9 @@ def full_render(ctx: memory.Context, tree: pygit2.Tree, overlay: dict[str, bytes
 
 
 def test_in_place_edits_patch_views_exactly_like_a_full_render(ctx: memory.Context, git: Git) -> None:
-    """The cheap path (swap one session's lines) must give the full render's bytes, or decline."""
+    """The cheap path (swap one session's lines) must give the full render's bytes, or decline.
+    50 sessions with 3 of 4 tags each: every tag is past the 20 kept in topics.md, so
+    edits swap lines in topics-archive.md too, and tag edits move tags across the split."""
     import random
 
     rng = random.Random(3)
@@ -244,13 +246,16 @@ def test_in_place_edits_patch_views_exactly_like_a_full_render(ctx: memory.Conte
                 f"to achieve z. Confidence: high\n")
         return session_text(session_id=f"{i:08d}", date=date, summary=summary, status=status,
                             tags="[" + ", ".join(tag_list) + "]", body=body)
-    state = {i: [f"Summary {i}", "completed", rng.sample(tags, 2), f"option {i}", f"2026-03-{1 + i:02d}"] for i in range(25)}
+    def day(i: int) -> str:
+        return f"2026-{3 + i // 28:02d}-{1 + i % 28:02d}"
+    state = {i: [f"Summary {i}", "completed", rng.sample(tags, 3), f"option {i}", day(i)] for i in range(50)}
     for i, fields in state.items():
-        write(ctx, f"sessions/2026-03-{1 + i:02d}-work-item-{i}.md", text(i, *fields))
+        write(ctx, f"sessions/{day(i)}-work-item-{i}.md", text(i, *fields))
     memory.commit(ctx)
-    patched_count = 0
+    assert "topics-archive.md" in git("ls-tree", "--name-only", "claude-memory")
+    patched_count = archive_patched = 0
     for _ in range(60):
-        i = rng.randrange(25)
+        i = rng.randrange(50)
         fields = state[i]
         change = rng.choice(["summary", "summary", "status", "tags", "decision", "body"])
         if change == "summary":
@@ -261,7 +266,7 @@ def test_in_place_edits_patch_views_exactly_like_a_full_render(ctx: memory.Conte
             fields[2] = rng.sample(tags, rng.randint(0, 3))
         elif change == "decision":
             fields[3] = f"option {rng.randrange(100)}"
-        path = f"sessions/2026-03-{1 + i:02d}-work-item-{i}.md"
+        path = f"sessions/{day(i)}-work-item-{i}.md"
         new = text(i, *fields) + ("\nmore notes\n" if change == "body" else "")
         tip = git("rev-parse", "claude-memory").strip()
         tree = ctx.repo.get(tip).tree
@@ -270,12 +275,14 @@ def test_in_place_edits_patch_views_exactly_like_a_full_render(ctx: memory.Conte
         full = full_render(ctx, tree, overlay)
         if patched is not None:
             patched_count += 1
+            archive_patched += render.TOPICS_ARCHIVE in patched
             for view, data in full.items():
                 current = git("show", f"claude-memory:{view}", check=False).encode() or None
                 assert patched.get(view, current) == data, (change, view)
         write(ctx, path, new)
         memory.commit(ctx)
     assert patched_count >= 20  # the cheap path is actually taken for routine edits
+    assert archive_patched >= 8  # ... also for sessions listed in topics-archive.md
     tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
     full = full_render(ctx, tree, {})
     for view, data in full.items():  # after 60 commits on the cheap path, still a full render's bytes
@@ -294,18 +301,23 @@ def test_a_file_being_written_is_left_for_the_next_commit(ctx: memory.Context, g
 
 
 def test_adding_the_newest_session_patches_views_exactly_like_a_full_render(ctx: memory.Context, git: Git) -> None:
-    """Across the 100-session archive split, with new and existing tags, out-of-order adds
-    and adds with decisions: the patched views equal a full render whenever they are used."""
+    """Across the 100-session index split and the 20-per-tag topics split, with new and
+    existing tags, out-of-order adds and adds with decisions: the patched views equal a
+    full render whenever they are used."""
     import random
 
     rng = random.Random(11)
     tags = ["api", "db", "ui", "zeta", "alpha"]
+    # api (48) and ui (24) are past the topics split; db (17) crosses it during a patched
+    # add, which gives it a section in the middle of topics-archive.md.
+    seed_tags = {0: "[api]", 1: "[api]", 2: "[ui]", 3: "[db]"}
     for i in range(96):
         write(ctx, f"sessions/2026-01-{1 + i % 28:02d}-seed-{i}.md",
               session_text(session_id=f"s{i:07d}", date=f"2026-01-{1 + i % 28:02d}", summary=f"Seed {i}",
-                           tags="[" + ", ".join(rng.sample(tags[:3], 1)) + "]"))
+                           tags=seed_tags[i % 4] if i < 68 or i % 4 != 3 else "[]"))
     memory.commit(ctx)
-    day, used = 0, 0
+    assert "topics-archive.md" in git("ls-tree", "--name-only", "claude-memory")
+    day, used, archived = 0, 0, 0
     for i in range(30):
         newest = rng.random() < 0.8
         day = day + 1 if newest else day
@@ -322,6 +334,7 @@ def test_adding_the_newest_session_patches_views_exactly_like_a_full_render(ctx:
         full = full_render(ctx, tree, overlay)
         if patched is not None:
             used += 1
+            archived += render.TOPICS_ARCHIVE in patched
             assert newest and not body
             for view, data in full.items():
                 current = git("show", f"claude-memory:{view}", check=False).encode() or None
@@ -329,8 +342,30 @@ def test_adding_the_newest_session_patches_views_exactly_like_a_full_render(ctx:
         write(ctx, path, text)
         memory.commit(ctx)
     assert used >= 12  # the cheap path is really taken, also once the archive exists
+    assert archived >= 8  # ... also when an add pushes a tag's oldest entry into topics-archive.md
     assert "index-archive.md" in git("ls-tree", "--name-only", "claude-memory")
+    assert "\n## db\n" in git("show", "claude-memory:topics-archive.md")
     tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
     full = full_render(ctx, tree, {})
+    for view, data in full.items():
+        assert (git("show", f"claude-memory:{view}", check=False).encode() or None) == data, view
+
+
+def test_an_add_that_overflows_a_topic_creates_topics_archive_on_the_cheap_path(ctx: memory.Context, git: Git) -> None:
+    for i in range(20):
+        write(ctx, f"sessions/2026-01-{1 + i:02d}-seed-{i}.md",
+              session_text(session_id=f"s{i:07d}", date=f"2026-01-{1 + i:02d}", summary=f"Seed {i}", tags="[api]"))
+    memory.commit(ctx)
+    assert "topics-archive.md" not in git("ls-tree", "--name-only", "claude-memory")
+    path = "sessions/2026-02-01-newest.md"
+    text = session_text(session_id="n0000000", date="2026-02-01", summary="Newest", tags="[api, db]")
+    tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
+    patched = memory._patched_views(ctx.repo, tree, {path: text.encode()})
+    assert patched is not None and render.TOPICS_ARCHIVE in patched
+    write(ctx, path, text)
+    memory.commit(ctx)
+    full = full_render(ctx, ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree, {})
+    assert full[render.TOPICS_ARCHIVE] == patched[render.TOPICS_ARCHIVE]
+    assert (ctx.root / render.TOPICS_ARCHIVE).read_bytes() == patched[render.TOPICS_ARCHIVE]
     for view, data in full.items():
         assert (git("show", f"claude-memory:{view}", check=False).encode() or None) == data, view

@@ -99,6 +99,7 @@ def test_small_fixture_exact_views() -> None:
         "index.md": INDEX.encode("utf-8"),
         "index-archive.md": None,
         "topics.md": TOPICS.encode("utf-8"),
+        "topics-archive.md": None,
         "decisions.md": DECISIONS.encode("utf-8"),
         "decisions-archive.md": None,
     }
@@ -123,6 +124,7 @@ def test_no_records_yet() -> None:
     assert views["topics.md"] == f"# Topics\n\n{M}\n\n(no tagged sessions yet)\n".encode()
     assert views["decisions.md"] == f"# Standing Decisions\n\n{M}\n\n> 0 standing decisions, 0 superseded\n".encode()
     assert views["index-archive.md"] is None and views["decisions-archive.md"] is None
+    assert views["topics-archive.md"] is None
 
 
 # -- single lines ---------------------------------------------------------------------
@@ -141,7 +143,7 @@ def test_session_line_shapes() -> None:
 
 def test_topics_agree_with_index_about_a_missing_summary() -> None:
     done = session("2026-04-13-x-y", "session_id: a1b2c3d4\nstatus: completed\ntags: [t]")
-    assert render.render_topics([done]).splitlines()[5] == "- [2026-04-13-x-y](sessions/2026-04-13-x-y.md): (no summary)"
+    assert render.render_topics([done])[0].splitlines()[5] == "- [2026-04-13-x-y](sessions/2026-04-13-x-y.md): (no summary)"
 
 
 def test_decision_line_shapes() -> None:
@@ -207,6 +209,93 @@ def test_index_archives_beyond_100_sessions() -> None:
         "- [2025-01-02-work-001](sessions/2025-01-02-work-001.md): Session 1\n"
         "- [2025-01-01-work-000](sessions/2025-01-01-work-000.md): Session 0\n"
     ).encode()
+
+
+def tagged_sessions(tags_of: list[str]) -> list[model.Session]:
+    """Session i on day i, carrying tags_of[i] (a YAML list), summary "Session i"."""
+    start = dt.date(2025, 1, 1)
+    return [session(f"{(start + dt.timedelta(days=i)).isoformat()}-work-{i:03d}",
+                    f"session_id: s{i:07d}\nstatus: completed\nsummary: Session {i}\ntags: {tags}")
+            for i, tags in enumerate(tags_of)]
+
+
+def topic_lines(sessions: list[model.Session], numbers: range) -> str:
+    return "".join(f"- [{sessions[i].stem}](sessions/{sessions[i].stem}.md): Session {i}\n" for i in numbers)
+
+
+def test_topics_keep_20_sessions_per_tag_and_archive_the_rest() -> None:
+    # api: all 23 (3 older); ui: the newest 20 exactly (no archive); zeta: 21 (1 older).
+    sessions = tagged_sessions([f"[{'api' + (', zeta' if i >= 2 else '') + (', ui' if i >= 3 else '')}]"
+                                for i in range(23)])
+    views = render.render_all("shop", sessions, [])
+    assert views["topics.md"] == (
+        f"# Topics\n\n{M}\n\n"
+        f"## api\n{topic_lines(sessions, range(22, 2, -1))}"
+        "- 3 older sessions: see [topics-archive.md](topics-archive.md)\n\n"
+        f"## ui\n{topic_lines(sessions, range(22, 2, -1))}\n"
+        f"## zeta\n{topic_lines(sessions, range(22, 2, -1))}"
+        "- 1 older session: see [topics-archive.md](topics-archive.md)\n"
+    ).encode()
+    assert views["topics-archive.md"] == (
+        f"# Topics Archive\n\n{M}\n\n> sessions beyond the newest 20 of each topic\n\n"
+        f"## api\n{topic_lines(sessions, range(2, -1, -1))}\n"
+        f"## zeta\n{topic_lines(sessions, range(2, 1, -1))}"
+    ).encode()
+
+
+def test_a_tag_with_exactly_20_sessions_has_no_archive() -> None:
+    sessions = tagged_sessions(["[api]"] * 20)
+    views = render.render_all("shop", sessions, [])
+    assert views["topics-archive.md"] is None
+    assert views["topics.md"] == f"# Topics\n\n{M}\n\n## api\n{topic_lines(sessions, range(19, -1, -1))}".encode()
+    assert b"older session" not in views["topics.md"]
+
+
+def test_every_session_is_listed_once_per_tag_across_topics_and_archive() -> None:
+    r = random.Random(7)
+    sessions = tagged_sessions([f"[{', '.join(r.sample(['api', 'db', 'ui', 'ops', 'x'], r.randint(0, 3)))}]"
+                                for _ in range(300)])
+    views = render.render_all("shop", sessions, [])
+    text = views["topics.md"].decode() + (views["topics-archive.md"] or b"").decode()
+    assert views["topics.md"].decode().count("](sessions/") == 5 * 20
+    for s in sessions:
+        assert text.count(f"](sessions/{s.stem}.md)") == len(s.tags), s.stem
+    shuffled = list(sessions)
+    r.shuffle(shuffled)
+    assert render.render_all("shop", shuffled, []) == views
+
+
+def test_adding_the_newest_session_patches_topics_exactly_like_a_full_render() -> None:
+    """From no sessions to 130, one newest session at a time, with tags that cross the
+    20-per-topic split (a first archive, a new archive section, a repeated tag)."""
+    r = random.Random(2)
+    sessions: list[model.Session] = []
+    patched_count = archive_created = archive_grown = 0
+    for tags in [f"[{', '.join(r.choices(['api', 'db', 'ui', 'zz'], k=r.randint(0, 2)))}]" for _ in range(130)]:
+        (new,) = tagged_sessions([*([""] * len(sessions)), tags])[len(sessions):]
+        before = render.render_all("shop", sessions, [])
+        current = {v: (before[v] or b"").decode() or None for v in render.PATCHABLE}
+        sessions.append(new)
+        patched = render.patch_add(current, new)
+        if patched is None:
+            continue
+        patched_count += 1
+        archive_created += current[render.TOPICS_ARCHIVE] is None and render.TOPICS_ARCHIVE in patched
+        archive_grown += current[render.TOPICS_ARCHIVE] not in (None, patched.get(render.TOPICS_ARCHIVE))
+        for view, data in render.render_all("shop", sessions, []).items():
+            kept = before[view]  # a view patch_add does not return stays as it was
+            assert (patched[view].encode() if view in patched else kept) == data, (len(sessions), view)
+    assert patched_count >= 100 and archive_created == 1 and archive_grown >= 20
+
+
+def test_in_place_edit_renders_a_topics_md_from_before_the_split() -> None:
+    sessions = tagged_sessions(["[api]"] * 21)
+    views = {v: (d or b"").decode() or None for v, d in render.render_all("shop", sessions, []).items()}
+    edited = tagged_sessions(["[api]"] * 20 + ["[api]\nsummary: Changed"])[20]
+    assert render.patch_views(views, [(sessions[20], edited)]) is not None
+    unsplit = f"# Topics\n\n{M}\n\n## api\n{topic_lines(sessions, range(20, -1, -1))}"
+    assert render.patch_views({**views, render.TOPICS: unsplit, render.TOPICS_ARCHIVE: None},
+                              [(sessions[20], edited)]) is None
 
 
 def many_decisions(n: int, topic: str = "api") -> model.Session:
