@@ -63,7 +63,7 @@ def open_repo(start: str | os.PathLike[str] = ".") -> pygit2.Repository:
     _refuse_sha256(Path(path))
     # libgit2 caches parsed trees only up to 4 KB by default, so every lookup by path
     # under sessions/ re-parsed the whole folder's tree (~6 ms at 10,000 sessions).
-    pygit2.settings.cache_object_limit(pygit2.GIT_OBJECT_TREE, TREE_CACHE_LIMIT)
+    pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, TREE_CACHE_LIMIT)
     try:
         return pygit2.Repository(path)
     except pygit2.GitError as exc:
@@ -306,12 +306,12 @@ def write_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: Chang
     # Strict object creation makes libgit2 look up every entry of a tree it writes:
     # ~15 ms for a 10,000-entry folder, to confirm objects that this very function
     # just read from the tree or created. Off while we build; on again for the rest.
-    pygit2.option(pygit2.GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, False)
+    pygit2.option(pygit2.enums.Option.ENABLE_STRICT_OBJECT_CREATION, False)
     try:
         oid = _write_level(repo, base, nested, "", blobs if blobs is not None else {})
         return oid if oid is not None else repo.TreeBuilder().write()
     finally:
-        pygit2.option(pygit2.GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, True)
+        pygit2.option(pygit2.enums.Option.ENABLE_STRICT_OBJECT_CREATION, True)
 
 
 def _write_level(repo: pygit2.Repository, base: pygit2.Tree | None, nested: _Nested, prefix: str,
