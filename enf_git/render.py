@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from . import ledger as ledger_mod
 from .model import Decision, Session
+
+if TYPE_CHECKING:
+    from . import ledger as ledger_mod
 
 INDEX = "index.md"
 INDEX_ARCHIVE = "index-archive.md"
@@ -46,6 +49,8 @@ def render_all(project: str, sessions: Sequence[Session], extra_decisions: Seque
 
 
 def build_ledger(sessions: Iterable[Session], extra: Iterable[Decision]) -> ledger_mod.Ledger:
+    from . import ledger as ledger_mod  # a full render needs it; a routine commit's line patch does not
+
     decisions = [d for s in sessions for d in s.decisions] + list(extra)
     reversals = [r for s in sessions for r in s.reversals]
     return ledger_mod.build(decisions, reversals)
@@ -143,16 +148,24 @@ def patch_views(current: Mapping[str, str | None], pairs: Sequence[tuple[Session
                 text = out.get(view, current.get(view))
                 if text is None:
                     continue
-                lines = text.split("\n")
-                hits = [i for i, line in enumerate(lines) if line == before]
-                found += len(hits)
-                for i in hits:
-                    lines[i] = after
+                text, hits = _swap_lines(text, before, after)
+                found += hits
                 if hits:
-                    out[view] = "\n".join(lines)
+                    out[view] = text
             if found != expected:
                 return None  # the views do not look like what we would render: render them
     return out
+
+
+def _swap_lines(text: str, before: str, after: str) -> tuple[str, int]:
+    """`text` with every whole line equal to `before` replaced by `after`, and how many."""
+    if before not in text:  # one fast scan: the archives (megabytes) rarely hold the line
+        return text, 0
+    lines = text.split("\n")
+    hits = [i for i, line in enumerate(lines) if line == before]
+    for i in hits:
+        lines[i] = after
+    return "\n".join(lines), len(hits)
 
 
 def _unsplit(topics: str) -> bool:
