@@ -13,7 +13,7 @@ never silently dropped.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -422,14 +422,36 @@ def _patched_views(repo: pygit2.Repository, tree: pygit2.Tree | None, overlay: d
     if added and (len(added) > 1 or pairs):
         return None
     read = read or (lambda v: store.read_path(repo, tree, v))
-    current = {v: (read(v) or b"").decode("utf-8") or None for v in render.PATCHABLE}
+    current = _LazyViews(read)
     patched = _patch_add(repo, tree, current, added[0]) if added else render.patch_views(current, pairs)
     if patched is None:
         return None
     return {v: text.encode("utf-8") for v, text in patched.items() if text != current.get(v)}
 
 
-def _patch_add(repo: pygit2.Repository, tree: pygit2.Tree, current: dict[str, str | None],
+class _LazyViews(Mapping[str, "str | None"]):
+    """The patchable views' texts, each read on first use: a routine edit of a recent
+    session finds its lines in index.md and topics.md and never reads the archives."""
+
+    def __init__(self, read: Callable[[str], bytes | None]) -> None:
+        self._read = read
+        self._texts: dict[str, str | None] = {}
+
+    def __getitem__(self, view: str) -> str | None:
+        if view not in render.PATCHABLE:
+            raise KeyError(view)
+        if view not in self._texts:
+            self._texts[view] = (self._read(view) or b"").decode("utf-8") or None
+        return self._texts[view]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(render.PATCHABLE)
+
+    def __len__(self) -> int:
+        return len(render.PATCHABLE)
+
+
+def _patch_add(repo: pygit2.Repository, tree: pygit2.Tree, current: Mapping[str, str | None],
                new: model.Session) -> dict[str, str] | None:
     """Views after a session's first commit, when it is provably the newest: insert its lines."""
     top = _newest_listed(repo, tree, current.get(render.INDEX) or "")

@@ -145,6 +145,8 @@ def patch_views(current: Mapping[str, str | None], pairs: Sequence[tuple[Session
                                               ((TOPICS, TOPICS_ARCHIVE), topic_line(old), topic_line(new), len(old.tags))):
             found = 0
             for view in views:
+                if found == expected:
+                    break  # all found in the main view: the archive (megabytes) need not even be read
                 text = out.get(view, current.get(view))
                 if text is None:
                     continue
