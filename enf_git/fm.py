@@ -26,16 +26,17 @@ _AMBIGUOUS = {"true", "false", "yes", "no", "on", "off", "null", "~", "y", "n"}
 # Every other plain scalar YAML 1.1 (PyYAML's implicit resolvers) would not read as a
 # string: floats, octal/hex/binary/underscored ints, base-60 numbers (`14:30` is 870),
 # timestamps with a time. The fast path hands these to YAML so both paths agree.
-_YAML_TYPED = re.compile(
+_YAML_TYPED = (
     r"""^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+
     |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+
     |[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
     |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)
     |[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?
      (?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?
-    |<<|=)$""",
-    re.VERBOSE,
+    |<<|=)$"""
 )
+_yaml_typed_re: re.Pattern[str] | None = None
+_TYPED_STARTS = frozenset("+-.0123456789<=")  # every alternative above starts with one of these
 # Characters the YAML reader refuses anywhere in a stream, plus the line breaks a
 # one-line scalar cannot hold (YAML 1.1 breaks at \n, \r, U+0085, U+2028, U+2029):
 # the fast path leaves these to YAML and dump() escapes them.
@@ -50,6 +51,13 @@ def _unsafe() -> re.Pattern[str]:
     if _unsafe_re is None:
         _unsafe_re = re.compile(_UNSAFE_CLASS)
     return _unsafe_re
+
+
+def _yaml_typed() -> re.Pattern[str]:
+    global _yaml_typed_re  # compiled on first use (~1 ms): most values start with a letter
+    if _yaml_typed_re is None:
+        _yaml_typed_re = re.compile(_YAML_TYPED, re.VERBOSE)
+    return _yaml_typed_re
 
 
 def has_unsafe(text: str) -> bool:
@@ -149,7 +157,7 @@ def _scalar(raw: str) -> Any:
         # YAML makes a date of it, which normalize() turns back into the same text,
         # unless it is no real date (2026-02-30): then YAML's error stands.
         return raw if _is_real_date(raw) else _FALLBACK
-    if _YAML_TYPED.match(raw):
+    if raw[0] in _TYPED_STARTS and _yaml_typed().match(raw):
         return _FALLBACK
     return raw
 

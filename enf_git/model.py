@@ -114,9 +114,12 @@ class Session:
 
 
 def stable_id(prefix: str, *parts: str) -> str:
-    import hashlib  # only sessions with decisions need it: not paid by every commit's import
+    try:  # CPython's built-in SHA-1: hashlib would load OpenSSL first (~2 ms a process)
+        from _sha1 import sha1  # type: ignore[import-not-found]
+    except ImportError:  # other interpreters
+        from hashlib import sha1
 
-    digest = hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()
+    digest = sha1("\x1f".join(parts).encode("utf-8")).hexdigest()
     return f"{prefix}{digest[:7]}"
 
 
