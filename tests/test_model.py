@@ -350,3 +350,12 @@ def test_check_stem_accepts_seed_names(stem: str) -> None:
 )
 def test_check_stem_refuses(stem: str, reason: str) -> None:
     assert model.check_stem(stem) == reason
+
+
+def test_stable_ids_are_sha1_of_the_parts_and_never_change() -> None:
+    """Reversals name decisions by id on shared branches: the id function is frozen."""
+    import hashlib
+
+    assert model.stable_id("d", "2026-04-13-search-engine", "14:40", "elasticsearch") == \
+        "d" + hashlib.sha1("2026-04-13-search-engine\x1f14:40\x1felasticsearch".encode()).hexdigest()[:7]
+    assert model.stable_id("d", "ünïcode", "") == "d" + hashlib.sha1("ünïcode\x1f".encode()).hexdigest()[:7]
