@@ -11,8 +11,7 @@ normalized to ISO text, so on the subset the two paths give identical results.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(?:\s+(.*?))?\s*$")
 # A plain scalar the fast path may take as written: no indicator first ('@' and '`'
@@ -67,8 +66,7 @@ def has_unsafe(text: str) -> bool:
     return _unsafe().search(text) is not None
 
 
-@dataclass(frozen=True)
-class Parsed:
+class Parsed(NamedTuple):  # not a dataclass: ~1 ms less on every commit's import
     meta: dict[str, Any]
     body: str
     body_line: int  # 1-based line number where the body starts, for error messages

@@ -9,7 +9,7 @@ accelerator: delete it and the next run rebuilds it.
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +21,13 @@ from .errors import EnfError, RecordError
 CACHE_VERSION = 3  # bump whenever parsing results change for the same bytes
 
 
-@dataclass
 class Records:
-    sessions: dict[str, model.Session] = field(default_factory=dict)  # path -> session
-    decisions: dict[str, list[model.Decision]] = field(default_factory=dict)  # path -> decisions
-    problems: dict[str, EnfError] = field(default_factory=dict)  # path -> why it was skipped
+    """Every record of a tree, by path (a plain class: see memory.Context)."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[str, model.Session] = {}  # path -> session
+        self.decisions: dict[str, list[model.Decision]] = {}  # path -> decisions
+        self.problems: dict[str, EnfError] = {}  # path -> why it was skipped
 
     def all_sessions(self) -> list[model.Session]:
         return list(self.sessions.values())

@@ -16,7 +16,6 @@ import os
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 WC_DIR = ".claude-sessions"
@@ -27,17 +26,22 @@ RACY_NS = 100_000_000  # well above a kernel timestamp tick (jiffies: 1-10 ms)
 IN_FLIGHT_NS = 2_000_000_000  # an empty record this fresh is a write in progress
 
 
-@dataclass
 class Manifest:
-    base: str | None = None
-    files: dict[str, str] = field(default_factory=dict)  # path -> blob OID last synced
-    # path -> [size, mtime_ns, inode] when that OID was last verified: like git's index,
-    # an unchanged stat means an unchanged file, so 10,000 files need no re-hashing.
-    stats: dict[str, list[int]] = field(default_factory=dict)
-    # The oldest session path of the working set when it was last computed (None: the
-    # working copy holds every session). Sessions older than this that are not here
-    # already are left on the branch; see memory.working_set_size.
-    floor: str | None = None
+    """What this worktree's working copy was last synced to (a plain class: see memory.Context)."""
+
+    __slots__ = ("base", "files", "floor", "stats")
+
+    def __init__(self, base: str | None = None, files: dict[str, str] | None = None,
+                 stats: dict[str, list[int]] | None = None, floor: str | None = None) -> None:
+        self.base = base
+        self.files: dict[str, str] = files if files is not None else {}  # path -> blob OID last synced
+        # path -> [size, mtime_ns, inode] when that OID was last verified: like git's index,
+        # an unchanged stat means an unchanged file, so 10,000 files need no re-hashing.
+        self.stats: dict[str, list[int]] = stats if stats is not None else {}
+        # The oldest session path of the working set when it was last computed (None: the
+        # working copy holds every session). Sessions older than this that are not here
+        # already are left on the branch; see memory.working_set_size.
+        self.floor = floor
 
     # Stored with marshal, not JSON: it is read and written on every commit and holds
     # two entries per file (~1.5 MB as JSON at 10,000 sessions; json.dumps alone took
