@@ -5,7 +5,7 @@
     one-file change onto the tip (the irreducible git work)
 plus the first (cold: no .git/enf/records.json yet) commit, reported once.
 
-Run: /work/main/.venv/bin/python bench/commit_10k.py [--quick] [--profile] [--keep]
+Run: /work/main/.venv/bin/python bench/commit_10k.py [--quick] [--profile] [--keep] [--working-set all]
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import common
 def main() -> int:
     def extra(ap: argparse.ArgumentParser) -> None:
         ap.add_argument("--profile", action="store_true", help="cProfile one in-process commit (top functions)")
+        ap.add_argument("--working-set", metavar="N|all",
+                        help="git config enf.workingSet for the fixture (default: enf-git's default, 500)")
 
     return common.fixture_main("commit", __doc__, 15, run, extra)
 
@@ -33,8 +35,11 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     repo_path = common.init_user_repo(work / "repo")
     t_seed = common.time_call(lambda: common.seed_branch(repo_path, n, pack=not args.loose))
     print(f"fixture: seeded {n} sessions in one store.commit{'' if args.loose else ' + repack'}: {t_seed:.2f} s")
+    if args.working_set:
+        common.time_cmd([common.GIT, "config", "enf.workingSet", args.working_set], repo_path)
     t_init = common.time_cmd([common.GIT_ENF, "init"], repo_path)
-    print(f"fixture: git enf init (materialize {n} files): {t_init:.2f} s")
+    held = len(list((repo_path / ".claude-sessions" / "sessions").glob("*.md")))
+    print(f"fixture: git enf init (working copy holds {held} of {n} sessions): {t_init:.2f} s")
 
     target = common.newest_session_path(repo_path)
     print(f"changed file: .claude-sessions/sessions/{target.name} (summary + one interaction each time)")
