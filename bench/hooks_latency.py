@@ -26,8 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from enf_git.install import LAUNCH  # exactly the command `git enf init` registers
+
 ROOT = Path(__file__).resolve().parents[1]
-LAUNCH = "from enf_git.hook import main; main()"
 SID = "abcdef12-0000-4000-8000-000000000000"
 FIXTURE = r"""
 import sys, time

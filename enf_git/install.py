@@ -2,7 +2,7 @@
 
 Scopes (CLAUDE-CODE.md): `local` writes `.claude/settings.local.json` (per user,
 not committed) and `user` writes `~/.claude/settings.json`; both call the
-interpreter by absolute path (`python -c "from enf_git.hook import main; main()"`),
+interpreter by absolute path (`python -c "...; from enf_git.hook import main; main()"`),
 the fastest form. `project` writes
 `.claude/settings.json`, which the team shares, so it calls plain `enf-hook` from
 PATH: one machine's absolute paths would break every teammate's hooks.
@@ -25,7 +25,10 @@ from typing import Any
 from .errors import EnfError
 
 PROGRAM = "enf-hook"
-LAUNCH = "from enf_git.hook import main; main()"
+# `python -c` puts the current folder (the user's project) first on sys.path, so a
+# project file named json.py or pathlib.py would be imported in place of the
+# standard module and silently break the hook: drop that entry before importing.
+LAUNCH = "import sys; sys.path[:] = [p for p in sys.path if p]; from enf_git.hook import main; main()"
 SCOPES = ("project", "local", "user")
 # (event, matcher or None, timeout seconds, our event argument)
 EVENTS = (

@@ -31,7 +31,7 @@ def test_local_scope_merges_with_existing_hooks_and_is_idempotent(repo_dir: Path
     settings.parent.mkdir()
     settings.write_text(json.dumps(THEIRS))
     out = run_cli(repo_dir, "init", monkeypatch=monkeypatch)
-    program = f"{sys.executable} -c 'from enf_git.hook import main; main()'"
+    program = f"{sys.executable} -c '{install.LAUNCH}'"
     assert f"hooks registered in {settings} (scope local), calling: {program}" in out
     data = json.loads(settings.read_text())
     assert data["permissions"] == THEIRS["permissions"]
@@ -104,3 +104,23 @@ def test_skill_is_shipped_short_and_well_formed() -> None:
     assert skill == install.skill_source().read_text()
     assert skill.startswith("---\nname: enf-git\ndescription: ")
     assert len(skill) < 4000  # loaded into context: keep it cheap
+
+
+def test_registered_command_ignores_project_files_that_shadow_modules(repo_dir: Path, git: Git,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude Code runs hooks in the project folder, and `python -c` puts that folder
+    first on sys.path: a project's json.py or pathlib.py must not replace ours."""
+    import subprocess
+
+    run_cli(repo_dir, "init", monkeypatch=monkeypatch)
+    for name in ("json", "pathlib", "signal", "fcntl"):
+        (repo_dir / f"{name}.py").write_text("raise SystemExit('shadowed the standard library')\n")
+    settings = json.loads((repo_dir / ".claude" / "settings.local.json").read_text())
+    command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+    session = repo_dir / ".claude-sessions" / "sessions" / "2026-04-13-shadow-test.md"
+    session.write_text("---\nsession_id: a1b2c3d4\ndate: 2026-04-13\nstatus: active\n---\n## Intent\nx\n")
+    payload = json.dumps({"session_id": "a1b2c3d4-0000", "cwd": str(repo_dir), "hook_event_name": "Stop"})
+    proc = subprocess.run(command, shell=True, cwd=repo_dir, input=payload, capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "sessions/2026-04-13-shadow-test.md" in git("ls-tree", "-r", "--name-only", "claude-memory")
+    assert not (repo_dir / ".git" / "enf" / "hook-errors.log").exists()
