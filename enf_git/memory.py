@@ -153,8 +153,9 @@ def materialize(ctx: Context, tip: pygit2.Commit | None = None, also: Iterable[s
     manifest = manifest or ctx.manifest()
     base = ctx.repo.get(manifest.base) if manifest.base else None
     full = not (isinstance(base, pygit2.Commit) and ctx.root.is_dir())
+    held: dict[str, str] = {}
     if full or prune:
-        manifest.floor = _working_set_floor(ctx.repo, tip.tree)
+        manifest.floor, held = _working_set(ctx.repo, tip.tree)
     if not full and changed is not None:
         wanted = dict(changed)
     elif isinstance(base, pygit2.Commit) and not full:
@@ -166,8 +167,12 @@ def materialize(ctx: Context, tip: pygit2.Commit | None = None, also: Iterable[s
             wanted.setdefault(path, store.blob_oid(ctx.repo, tip.tree, path))
     floor = manifest.floor
     wanted = {p: oid for p, oid in wanted.items() if p in manifest.files or _in_working_set(p, floor)}
-    if prune:  # fell out of the working set: _sync_path removes each unless edited here
+    if prune:
+        # Fell out of the set: _sync_path removes each unless edited here. Joined it (a
+        # larger enf.workingSet than before): brought in, like any path the diff names.
         wanted.update({p: None for p in manifest.files if not _in_working_set(p, floor)})
+        for path, oid in held.items():
+            wanted.setdefault(path, oid)
     written = [p for p in sorted(wanted) if _sync_path(ctx, manifest, wanted[p], p, known or {})]
     manifest.base = str(tip.id)
     manifest.save(ctx.manifest_path)
@@ -195,17 +200,20 @@ def working_set_size(repo: pygit2.Repository) -> int | None:
     return int(raw) if raw.isdigit() else WORKING_SET_DEFAULT
 
 
-def _working_set_floor(repo: pygit2.Repository, tree: pygit2.Tree) -> str | None:
-    """The oldest session path in the working set of `tree` (None: all sessions are in it)."""
+def _working_set(repo: pygit2.Repository, tree: pygit2.Tree) -> tuple[str | None, dict[str, str]]:
+    """(the oldest session path in the working set of `tree`, or None when it holds them
+    all; path -> blob OID of each session in it)."""
     size = working_set_size(repo)
-    if size is None:
-        return None
     try:
         sub = repo[tree[model.SESSIONS_DIR].id]
     except KeyError:
-        return None
-    names = sorted(e.name for e in sub if e.name and e.name.endswith(".md")) if isinstance(sub, pygit2.Tree) else []
-    return f"{model.SESSIONS_DIR}/{names[-size]}" if len(names) > size else None
+        return None, {}
+    if not isinstance(sub, pygit2.Tree):
+        return None, {}
+    entries = sorted((e.name, str(e.id)) for e in sub if e.name and e.name.endswith(".md") and e.type_str == "blob")
+    kept = entries if size is None else entries[-size:]
+    floor = f"{model.SESSIONS_DIR}/{kept[0][0]}" if len(kept) < len(entries) else None
+    return floor, {f"{model.SESSIONS_DIR}/{name}": oid for name, oid in kept}
 
 
 def _in_working_set(path: str, floor: str | None) -> bool:

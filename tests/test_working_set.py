@@ -166,3 +166,20 @@ def test_show_and_status_cover_sessions_outside_the_working_set(
     status = runner.invoke(main, ["status"], catch_exceptions=False)
     assert f"working set: sessions from {DATES[-3]}-work on; older ones are on the branch" in status.output
     assert "nothing to commit" in status.output
+
+
+def test_a_larger_working_set_brings_the_sessions_in_at_the_next_init(
+        ctx: memory.Context, repo_dir: Path, tmp_path: Path, git: Git) -> None:
+    other = worktree(repo_dir, tmp_path)
+    assert len(local_sessions(other)) == 3
+    git("config", memory.WORKING_SET_KEY, "5")
+    memory.init(other)
+    assert local_sessions(other) == [session(d) for d in DATES[1:]]
+    git("config", memory.WORKING_SET_KEY, "all")
+    memory.init(other)
+    assert local_sessions(other) == [session(d) for d in DATES]
+    assert memory.pending(other) == ({}, {})
+    git("config", memory.WORKING_SET_KEY, "2")
+    memory.init(other)
+    assert local_sessions(other) == [session(d) for d in DATES[-2:]]
+    assert memory.commit(other).commit is None  # evictions are never committed as deletions
