@@ -12,6 +12,7 @@ never silently dropped.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -166,7 +167,10 @@ def materialize(ctx: Context, tip: pygit2.Commit | None = None, also: Iterable[s
         for path in _missing_views(ctx, manifest) | set(also):
             wanted.setdefault(path, store.blob_oid(ctx.repo, tip.tree, path))
     floor = manifest.floor
-    wanted = {p: oid for p, oid in wanted.items() if p in manifest.files or _in_working_set(p, floor)}
+    # Outside the set, only files the working copy already has follow the branch (one
+    # created here with an old date, say); the rest stay on the branch.
+    wanted = {p: oid for p, oid in wanted.items()
+              if p in manifest.files or _in_working_set(p, floor) or os.path.lexists(ctx.root / p)}
     if prune:
         # Fell out of the set: _sync_path removes each unless edited here. Joined it (a
         # larger enf.workingSet than before): brought in, like any path the diff names.

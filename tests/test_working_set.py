@@ -183,3 +183,14 @@ def test_a_larger_working_set_brings_the_sessions_in_at_the_next_init(
     memory.init(other)
     assert local_sessions(other) == [session(d) for d in DATES[-2:]]
     assert memory.commit(other).commit is None  # evictions are never committed as deletions
+
+
+def test_a_new_session_older_than_the_floor_is_committed_and_then_held(
+        ctx: memory.Context, repo_dir: Path, tmp_path: Path, git: Git) -> None:
+    other = worktree(repo_dir, tmp_path)
+    backfill = "sessions/2026-04-01-backfill.md"
+    write(other, backfill, session_text(session_id="c1b2c3d4", date="2026-04-01", summary="Backfilled"))
+    report = memory.commit(other, "backfill")
+    assert report.commit is not None and backfill in report.commit.paths
+    assert memory.pending(other) == ({}, {})  # recorded as held: not "changed" forever
+    assert (other.root / backfill).is_file()
