@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pygit2
@@ -28,6 +29,7 @@ META = "meta.json"
 LOG = "log.md"
 CONFLICTS = "conflicts/"
 APPEND_ONLY = (LOG,)
+WORKTREE_LOCK_WAIT = 30.0  # seconds; a commit that renders every view at 10,000 sessions takes ~1-6 s
 
 
 # Plain classes, not dataclasses, on the commit's import path: creating a dataclass
@@ -61,6 +63,15 @@ class Context:
 
     def manifest(self) -> Manifest:
         return Manifest.load(self.manifest_path)
+
+    def lock(self) -> AbstractContextManager[None]:
+        """This worktree's working-copy lock: one commit or materialize at a time.
+
+        A commit loads the manifest, scans, commits and saves the manifest; a prune
+        (SessionStart's init) removing files in between would make those files look
+        deleted by the user, and the commit would delete them from the branch.
+        """
+        return store.file_lock(self.manifest_path.with_name("manifest.lock"), WORKTREE_LOCK_WAIT)
 
 
 class Report:
@@ -127,7 +138,8 @@ def init(ctx: Context, now: int | None = None) -> Report:
         report.warnings.append(f"added {workcopy.EXCLUDE_LINE} to .git/info/exclude")
     for folder in ("sessions", "raw", ".opt-out"):
         (ctx.root / folder).mkdir(parents=True, exist_ok=True)
-    report.materialized = materialize(ctx, prune=True)
+    with ctx.lock():
+        report.materialized = materialize(ctx, prune=True)
     return report
 
 
@@ -174,9 +186,13 @@ def materialize(ctx: Context, tip: pygit2.Commit | None = None, also: Iterable[s
     if prune:
         # Fell out of the set: _sync_path removes each unless edited here. Joined it (a
         # larger enf.workingSet than before): brought in, like any path the diff names.
-        wanted.update({p: None for p in manifest.files if not _in_working_set(p, floor)})
+        # A path the manifest knows but the folder lacks is a deletion not committed
+        # yet: neither restored nor forgotten, so the next commit makes it.
+        wanted.update({p: None for p in manifest.files
+                       if not _in_working_set(p, floor) and os.path.lexists(ctx.root / p)})
         for path, oid in held.items():
-            wanted.setdefault(path, oid)
+            if path not in manifest.files:
+                wanted.setdefault(path, oid)
     written = [p for p in sorted(wanted) if _sync_path(ctx, manifest, wanted[p], p, known or {})]
     manifest.base = str(tip.id)
     manifest.save(ctx.manifest_path)
@@ -297,6 +313,11 @@ def pending(ctx: Context, manifest: Manifest | None = None) -> tuple[dict[str, b
 def commit(ctx: Context, message: str | None = None, now: int | None = None) -> Report:
     """Commit the working copy's changes onto the current tip, then refresh it."""
     require_branch(ctx)
+    with ctx.lock():
+        return _commit(ctx, message, now)
+
+
+def _commit(ctx: Context, message: str | None, now: int | None) -> Report:
     report = Report(warnings=[f"{store.BRANCH} is checked out in {d}: do not commit there by hand"
                               for d in store.checked_out_in(ctx.repo)])
     manifest = ctx.manifest()  # loaded once, saved once by materialize: it is large on big branches

@@ -350,13 +350,24 @@ def _split(path: str) -> list[str]:
 
 @contextmanager
 def _writer_lock(repo: pygit2.Repository, wait: float = 10.0) -> Iterator[None]:
-    """Advisory lock so local writers queue instead of racing; best effort by design."""
+    """Advisory lock so local writers queue instead of racing; best effort by design
+    (a stuck holder must not wedge us: after `wait` the CAS alone protects the ref)."""
+    with file_lock(state_dir(repo) / "write.lock", wait):
+        yield
+
+
+@contextmanager
+def file_lock(path: Path, wait: float) -> Iterator[None]:
+    """An exclusive flock on `path`, waiting at most `wait` seconds, then going on without it.
+
+    Not re-entrant: flock locks belong to the open file, so taking it again in the
+    same process waits for itself. Without fcntl (Windows) it is a no-op.
+    """
     try:
         import fcntl
-    except ImportError:  # Windows: CAS alone keeps us correct, just slower under contention.
+    except ImportError:
         yield
         return
-    path = state_dir(repo) / "write.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         deadline = time.monotonic() + wait
@@ -366,7 +377,7 @@ def _writer_lock(repo: pygit2.Repository, wait: float = 10.0) -> Iterator[None]:
                 break
             except OSError:
                 if time.monotonic() > deadline:
-                    break  # a stuck holder must not wedge us; the CAS still protects the ref
+                    break
                 time.sleep(0.002)
         yield
     finally:

@@ -194,3 +194,65 @@ def test_a_new_session_older_than_the_floor_is_committed_and_then_held(
     assert report.commit is not None and backfill in report.commit.paths
     assert memory.pending(other) == ({}, {})  # recorded as held: not "changed" forever
     assert (other.root / backfill).is_file()
+
+
+def test_init_never_undoes_a_deletion_that_is_not_committed_yet(ctx: memory.Context, git: Git) -> None:
+    memory.init(ctx)  # holds the newest three
+    doomed = session(DATES[-1])
+    (ctx.root / doomed).unlink()
+    memory.init(ctx)  # SessionStart runs this before its commit
+    assert not (ctx.root / doomed).exists()
+    report = memory.commit(ctx, "the deletion lands")
+    assert report.commit is not None and doomed in report.commit.paths
+    assert doomed not in branch_files(git)
+
+
+def test_a_deleted_session_that_falls_out_of_the_set_is_still_deleted(ctx: memory.Context, git: Git) -> None:
+    memory.init(ctx)
+    doomed = session(DATES[-3])  # the oldest held
+    (ctx.root / doomed).unlink()
+    git("config", memory.WORKING_SET_KEY, "2")
+    memory.init(ctx)
+    report = memory.commit(ctx, "the deletion lands")
+    assert report.commit is not None and doomed in report.commit.paths
+    assert doomed not in branch_files(git)
+    assert all(session(d) in branch_files(git) for d in DATES[:-3] + DATES[-2:])
+
+
+INIT_IN_ANOTHER_PROCESS = """
+import sys
+from pathlib import Path
+from enf_git import memory
+memory.init(memory.Context.open(sys.argv[1]))
+Path(sys.argv[2]).write_text("done")
+"""
+
+
+def test_a_prune_waits_for_a_commit_in_flight(ctx: memory.Context, repo_dir: Path, tmp_path: Path,
+                                              git: Git, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SessionStart's init in another process (after /clear, SessionEnd's background commit
+    may still run) must not remove files under a commit that has scanned them."""
+    import subprocess
+    import sys
+    import time
+
+    from enf_git import store
+
+    write(ctx, session(DATES[-1]), session_text(session_id="a1b2c3d5", date=DATES[-1], summary="Stop edit"))
+    marker = tmp_path / "init-done"
+    real = store.commit
+    proc: list[subprocess.Popen[bytes]] = []
+
+    def commit_while_another_process_inits(*args: object, **kwargs: object) -> object:
+        proc.append(subprocess.Popen([sys.executable, "-c", INIT_IN_ANOTHER_PROCESS, str(repo_dir), str(marker)]))
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline and not marker.exists():
+            time.sleep(0.05)  # without the worktree lock the prune lands right here
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "commit", commit_while_another_process_inits)
+    memory.commit(ctx, "commit in flight")
+    monkeypatch.setattr(store, "commit", real)
+    assert proc[0].wait(timeout=60) == 0 and marker.exists()
+    memory.commit(ctx, "next Stop")
+    assert all(session(d) in branch_files(git) for d in DATES)
