@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from enf_git.install import LAUNCH  # exactly the command `git enf init` registers
+from enf_git.hook import LAUNCH  # exactly the command `git enf init` registers
 
 ROOT = Path(__file__).resolve().parents[1]
 SID = "abcdef12-0000-4000-8000-000000000000"

@@ -24,6 +24,11 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing on every tool 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+# How to run this module as a program (settings' commands, the background commit).
+# `python -c` and `-m` put the current folder (the user's project) first on sys.path,
+# so a project file named json.py or subprocess.py would be imported in place of the
+# standard module and silently break the hook: drop that entry before importing.
+LAUNCH = "import sys; sys.path[:] = [p for p in sys.path if p]; from enf_git.hook import main; main()"
 MAX_STDIN = 16 * 1024 * 1024
 BUDGET = {"fast": 3.0, "SessionStart": 25.0, "Stop": 25.0, "PreCompact": 25.0, "SessionEnd": 1.0,
           "background-commit": 60.0}

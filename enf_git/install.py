@@ -23,12 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import EnfError
+from .hook import LAUNCH  # how settings call the hook (see there)
 
 PROGRAM = "enf-hook"
-# `python -c` puts the current folder (the user's project) first on sys.path, so a
-# project file named json.py or pathlib.py would be imported in place of the
-# standard module and silently break the hook: drop that entry before importing.
-LAUNCH = "import sys; sys.path[:] = [p for p in sys.path if p]; from enf_git.hook import main; main()"
 SCOPES = ("project", "local", "user")
 # (event, matcher or None, timeout seconds, our event argument)
 EVENTS = (

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 from . import context, events, gate, memory, model, records, render, store
 from .errors import EnfError
-from .hook import Where, reply, session_of
+from .hook import LAUNCH, Where, reply, session_of
 
 
 def handle(event: str, where: Where, payload: dict[str, object]) -> str:
@@ -135,7 +135,7 @@ def _lock(folder: str) -> Iterator[None]:
 def spawn_background_commit(top: str) -> None:
     """Commit after the hook returns: SessionEnd's budget is too short to wait for git."""
     subprocess.Popen(
-        [sys.executable, "-m", "enf_git.hook", "background-commit", top],
+        [sys.executable, "-c", LAUNCH, "background-commit", top],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True, close_fds=True,
     )

@@ -202,7 +202,15 @@ def test_compact_start_asks_for_an_update(project: Path) -> None:
     assert "just compacted. Update this session's file now" in text
 
 
-def test_session_end_commits_in_the_background(project: Path, git: Git) -> None:
+@pytest.mark.parametrize("shadowed", [False, True])
+def test_session_end_commits_in_the_background(project: Path, git: Git, shadowed: bool,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Also when the project (Claude Code's cwd for hooks) holds files named like modules
+    the child imports: they must not replace the standard library in that child."""
+    if shadowed:
+        for name in ("subprocess", "json", "pathlib", "signal"):
+            (project / f"{name}.py").write_text("raise SystemExit('shadowed the standard library')\n")
+    monkeypatch.chdir(project)
     write_session(project, f"{TODAY}-end-test.md")
     started = time.monotonic()
     assert call("SessionEnd", project, reason="other") is None

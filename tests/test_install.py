@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from enf_git import install
+from enf_git import hook, install
 from enf_git.cli import main
 from gitfixtures import Git, user_state
 
@@ -31,7 +31,7 @@ def test_local_scope_merges_with_existing_hooks_and_is_idempotent(repo_dir: Path
     settings.parent.mkdir()
     settings.write_text(json.dumps(THEIRS))
     out = run_cli(repo_dir, "init", monkeypatch=monkeypatch)
-    program = f"{sys.executable} -c '{install.LAUNCH}'"
+    program = f"{sys.executable} -c '{hook.LAUNCH}'"
     assert f"hooks registered in {settings} (scope local), calling: {program}" in out
     data = json.loads(settings.read_text())
     assert data["permissions"] == THEIRS["permissions"]
