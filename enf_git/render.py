@@ -236,8 +236,8 @@ def _add_to_topics(current: Mapping[str, str | None], new: Session) -> dict[str,
     """topics.md (and topics-archive.md when a tag's list was full) with `new` on top of
     each of its tags; None when the views do not look like what we render."""
     topics = current.get(TOPICS)
-    if topics is None:
-        return None
+    if topics is None or _unsplit(topics):
+        return None  # unsplit: written before the archive split, so render it anew once
     lines = topics.split("\n")
     if "(no tagged sessions yet)" in lines:
         return None

@@ -348,3 +348,12 @@ def test_nothing_is_dropped_from_the_views() -> None:
     shuffled = list(sessions)
     random.Random(5).shuffle(shuffled)
     assert render.render_all("shop", shuffled, list(reversed(EXTRA))) == views
+
+
+def test_adding_a_session_renders_a_topics_md_from_before_the_split() -> None:
+    """Even when the new session's own tags are short: the old layout must not survive adds."""
+    sessions = tagged_sessions(["[api]"] * 21 + ["[ui]"])
+    views = {v: (d or b"").decode() or None for v, d in render.render_all("shop", sessions[:21], []).items()}
+    assert render.patch_add(views, sessions[21]) is not None
+    unsplit = f"# Topics\n\n{M}\n\n## api\n{topic_lines(sessions, range(20, -1, -1))}"
+    assert render.patch_add({**views, render.TOPICS: unsplit, render.TOPICS_ARCHIVE: None}, sessions[21]) is None
