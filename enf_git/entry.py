@@ -40,11 +40,11 @@ def _exit_now(code: int) -> None:
     built: pygit2's modules and libgit2's caches, ~25 ms that every Stop hook's
     commit would wait for. Only our own output still needs flushing.
     """
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:  # a closed pipe: nothing more can be said, the commit stands
-        code = code or 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except OSError:  # a closed pipe: nothing more can be said there, the commit stands
+            code = code or 1
     os._exit(code)
 
 
