@@ -60,19 +60,60 @@ def _drop_key_blocks(text: str) -> str:
 
 
 def _scan_tokens(text: str) -> str:
+    """Every run of non-separator characters through _token, separators kept; and a
+    value written apart from its key (`password: hunter2`, `"token": "abc"`,
+    `DB_PASSWORD = s3cret`) masked as if it were `key=value`."""
     out: list[str] = []
     token: list[str] = []
+    state = 0  # 0 idle, 1 after a secret key, 2 after its `:` or `=`: its value is next
+    quoted = False  # the separator just before this token was a quote
     for ch in text:
         if ch in SEPARATORS:
             if token:
-                out.append(_token("".join(token)))
+                tok = "".join(token)
                 token = []
+                out.append(_carried(tok, state, quoted) if state else _token(tok))
+                # A cheap filter first: every secret key ends in one of these letters.
+                state = _next_state(tok, state) if state == 1 or tok[-1] in KEY_ENDINGS else 0
+            if state and ch not in SPACING:
+                state = 0  # `,` `;` `(` a newline...: the pair is over
+            quoted = ch in QUOTES
             out.append(ch)
         else:
             token.append(ch)
     if token:
-        out.append(_token("".join(token)))
+        tok = "".join(token)
+        out.append(_carried(tok, state, quoted) if state else _token(tok))
     return "".join(out)
+
+
+def _carried(tok: str, state: int, quoted: bool) -> str:
+    """A token that follows a secret key (state 1) or its `:`/`=` (state 2)."""
+    if state == 2:
+        return MASK if quoted or not tok.isalpha() or len(tok) >= 12 else tok
+    return tok if tok in (":", "=") else _token(tok)
+
+
+def _next_state(tok: str, state: int) -> int:
+    if state == 1 and tok in (":", "="):
+        return 2
+    if len(tok) < 3:
+        return 0
+    if _is_secret_key(tok):
+        return 1
+    if tok[-1] in ":=" and _is_secret_key(tok[:-1]):
+        return 2
+    return 0
+
+
+SPACING = " \t\"'`"  # may sit between a key, its `:` and its value
+QUOTES = "\"'`"
+KEY_ENDINGS = "dtnyDTNY:="  # last characters of CARRY_KEYS, and of `key:` / `key=`
+CARRY_KEYS = ("password", "passwd", "pwd", "secret", "token", "api_key", "apikey", "access_key", "private_key")
+
+
+def _is_secret_key(tok: str) -> bool:
+    return tok.lower().lstrip("-").replace("-", "_").endswith(CARRY_KEYS)
 
 
 def _token(tok: str) -> str:

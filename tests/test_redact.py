@@ -47,3 +47,24 @@ def test_commit_redacts_session_files_and_the_working_copy(repo_dir: Path, git: 
     assert git("grep", "-c", "AKIA", "claude-memory", check=False) == ""
     assert "AKIA" not in path.read_text() and MASK in path.read_text()
     assert memory.pending(ctx) == ({}, {})
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("password: hunter2", f"password: {MASK}"),
+    ('{"password": "hunter2", "user": "bob"}', f'{{"password": "{MASK}", "user": "bob"}}'),
+    ('{"api_key":"abcd"}', f'{{"api_key":"{MASK}"}}'),
+    ("DB_PASSWORD = s3cr3t!", f"DB_PASSWORD = {MASK}"),
+    ("export GITHUB_TOKEN='abc'", f"export GITHUB_TOKEN='{MASK}'"),
+    ("client_secret: correcthorsebatterystaple", f"client_secret: {MASK}"),
+    ("- secret: `zx81-spectrum`", f"- secret: `{MASK}`"),
+])
+def test_a_value_written_apart_from_its_key_is_masked(text: str, want: str) -> None:
+    assert redact(text) == want
+
+
+@pytest.mark.parametrize("text", [
+    "the token: see below", "Rotated the password, then", "password:\nnext line", "tags: [auth, token]",
+    '{"password": "", "user": "bob"}', "token count: 12", "## Secret handling", "secret (see vault): no",
+])
+def test_prose_around_secret_words_survives(text: str) -> None:
+    assert redact(text) == text
