@@ -34,29 +34,22 @@ _YAML_TYPED = (
      (?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?
     |<<|=)$"""
 )
-_yaml_typed_re: re.Pattern[str] | None = None
 _TYPED_STARTS = frozenset("+-.0123456789<=")  # every alternative above starts with one of these
 # Characters the YAML reader refuses anywhere in a stream, plus the line breaks a
 # one-line scalar cannot hold (YAML 1.1 breaks at \n, \r, U+0085, U+2028, U+2029):
 # the fast path leaves these to YAML and dump() escapes them.
 _UNSAFE_CLASS = "[^\x09\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]"
-_unsafe_re: re.Pattern[str] | None = None
 
 
 def _unsafe() -> re.Pattern[str]:
-    # Compiled on first use: its Unicode ranges take ~6 ms to compile, which every
-    # `git enf commit` paid, and ASCII text (nearly every header) never needs it.
-    global _unsafe_re
-    if _unsafe_re is None:
-        _unsafe_re = re.compile(_UNSAFE_CLASS)
-    return _unsafe_re
+    # Compiled on first use (re keeps it cached): its Unicode ranges take ~6 ms to
+    # compile, which every `git enf commit` paid, and ASCII text never needs it.
+    return re.compile(_UNSAFE_CLASS)
 
 
 def _yaml_typed() -> re.Pattern[str]:
-    global _yaml_typed_re  # compiled on first use (~1 ms): most values start with a letter
-    if _yaml_typed_re is None:
-        _yaml_typed_re = re.compile(_YAML_TYPED, re.VERBOSE)
-    return _yaml_typed_re
+    # Compiled on first use (~1 ms; re keeps it cached): most values start with a letter.
+    return re.compile(_YAML_TYPED, re.VERBOSE)
 
 
 def has_unsafe(text: str) -> bool:

@@ -46,17 +46,13 @@ _REVERSAL = re.compile(
     re.IGNORECASE,
 )
 # The fallback for Y-lines off the canonical shape: rare, and ~2.5 ms to compile, so
-# compiled on first use rather than on every import (every `git enf commit`).
+# compiled on first use (re caches it) rather than on every import (every commit).
 _Y_LOOSE = (r"^(?P<decided>.+?)\s*\.?\s*(?:Confidence:\s*(?P<confidence>[A-Za-z]+)\.?)?"
             r"\s*(?:Session:\s*(?P<session>[\w-]+)\.?)?(?:\s*\((?P<rid>d[0-9a-f]{7})\))?\s*$")
-_y_loose: re.Pattern[str] | None = None
 
 
 def _y_loose_match(body: str) -> re.Match[str] | None:
-    global _y_loose
-    if _y_loose is None:
-        _y_loose = re.compile(_Y_LOOSE, re.IGNORECASE)
-    return _y_loose.match(body)
+    return re.match(_Y_LOOSE, body, re.IGNORECASE)  # compiled once, then from re's cache
 
 
 @dataclass(frozen=True)
