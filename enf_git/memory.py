@@ -164,35 +164,18 @@ def materialize(ctx: Context, tip: pygit2.Commit | None = None, also: Iterable[s
     """
     tip = tip or require_branch(ctx)
     manifest = manifest or ctx.manifest()
-    base = ctx.repo.get(manifest.base) if manifest.base else None
-    full = not (isinstance(base, pygit2.Commit) and ctx.root.is_dir())
+    found = ctx.repo.get(manifest.base) if manifest.base else None
+    base = found if isinstance(found, pygit2.Commit) and ctx.root.is_dir() else None
     held: dict[str, str] = {}
-    if full or prune:
+    if base is None or prune:
         manifest.floor, held = _working_set(ctx.repo, tip.tree)
-    if not full and changed is not None:
-        wanted = dict(changed)
-    elif isinstance(base, pygit2.Commit) and not full:
-        wanted = _changed_paths(ctx.repo, base.tree, tip.tree)
-    else:
+    if base is None:  # never materialized here (or the folder is gone): everything
         wanted = {p: None for p in manifest.files} | store.list_files(ctx.repo, tip.tree)
-    if not full:
+    else:
+        wanted = dict(changed) if changed is not None else _changed_paths(ctx.repo, base.tree, tip.tree)
         for path in _missing_views(ctx, manifest) | set(also):
             wanted.setdefault(path, store.blob_oid(ctx.repo, tip.tree, path))
-    floor = manifest.floor
-    # Outside the set, only files the working copy already has follow the branch (one
-    # created here with an old date, say); the rest stay on the branch.
-    wanted = {p: oid for p, oid in wanted.items()
-              if p in manifest.files or _in_working_set(p, floor) or os.path.lexists(ctx.root / p)}
-    if prune:
-        # Fell out of the set: _sync_path removes each unless edited here. Joined it (a
-        # larger enf.workingSet than before): brought in, like any path the diff names.
-        # A path the manifest knows but the folder lacks is a deletion not committed
-        # yet: neither restored nor forgotten, so the next commit makes it.
-        wanted.update({p: None for p in manifest.files
-                       if not _in_working_set(p, floor) and os.path.lexists(ctx.root / p)})
-        for path, oid in held.items():
-            if path not in manifest.files:
-                wanted.setdefault(path, oid)
+    wanted = _in_working_copy(ctx, manifest, wanted, held if prune else None)
     written = [p for p in sorted(wanted) if _sync_path(ctx, manifest, wanted[p], p, known or {})]
     manifest.base = str(tip.id)
     manifest.save(ctx.manifest_path)
@@ -234,6 +217,26 @@ def _working_set(repo: pygit2.Repository, tree: pygit2.Tree) -> tuple[str | None
     kept = entries if size is None else entries[-size:]
     floor = f"{model.SESSIONS_DIR}/{kept[0][0]}" if len(kept) < len(entries) else None
     return floor, {f"{model.SESSIONS_DIR}/{name}": oid for name, oid in kept}
+
+
+def _in_working_copy(ctx: Context, manifest: Manifest, wanted: dict[str, str | None],
+                     held: dict[str, str] | None) -> dict[str, str | None]:
+    """`wanted` cut to what the working copy holds; with `held` (the recomputed set), also
+    its changes: files that fell out of the set go, files that joined it come."""
+    floor = manifest.floor
+    # Outside the set, only files the working copy already has follow the branch (one
+    # created here with an old date, say); the rest stay on the branch.
+    out = {p: oid for p, oid in wanted.items()
+           if p in manifest.files or _in_working_set(p, floor) or os.path.lexists(ctx.root / p)}
+    if held is not None:
+        # _sync_path removes each file that fell out unless it was edited here. A path
+        # the manifest knows but the folder lacks is a deletion not committed yet:
+        # neither restored nor forgotten, so the next commit makes it.
+        out.update({p: None for p in manifest.files if not _in_working_set(p, floor) and os.path.lexists(ctx.root / p)})
+        for path, oid in held.items():
+            if path not in manifest.files:
+                out.setdefault(path, oid)
+    return out
 
 
 def _in_working_set(path: str, floor: str | None) -> bool:
