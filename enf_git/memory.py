@@ -64,12 +64,15 @@ class Context:
     def manifest(self) -> Manifest:
         return Manifest.load(self.manifest_path)
 
-    def lock(self) -> AbstractContextManager[None]:
-        """This worktree's working-copy lock: one commit or materialize at a time.
+    def lock(self) -> AbstractContextManager[bool]:
+        """This worktree's working-copy lock: one commit or materialize at a time;
+        yields whether it was taken within WORKTREE_LOCK_WAIT.
 
         A commit loads the manifest, scans, commits and saves the manifest; a prune
         (SessionStart's init) removing files in between would make those files look
-        deleted by the user, and the commit would delete them from the branch.
+        deleted by the user, and the commit would delete them from the branch. So
+        init never prunes without the lock; a commit goes on without it (a stuck
+        holder must not stop memory from being saved).
         """
         return store.file_lock(self.manifest_path.with_name("manifest.lock"), WORKTREE_LOCK_WAIT)
 
@@ -138,8 +141,12 @@ def init(ctx: Context, now: int | None = None) -> Report:
         report.warnings.append(f"added {workcopy.EXCLUDE_LINE} to .git/info/exclude")
     for folder in ("sessions", "raw", ".opt-out"):
         (ctx.root / folder).mkdir(parents=True, exist_ok=True)
-    with ctx.lock():
-        report.materialized = materialize(ctx, prune=True)
+    with ctx.lock() as locked:
+        if locked:
+            report.materialized = materialize(ctx, prune=True)
+        else:
+            report.warnings.append("the working copy is busy (a commit in this worktree holds its lock): "
+                                   "not refreshed now; the next commit refreshes it")
     return report
 
 

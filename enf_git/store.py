@@ -357,16 +357,17 @@ def _writer_lock(repo: pygit2.Repository, wait: float = 10.0) -> Iterator[None]:
 
 
 @contextmanager
-def file_lock(path: Path, wait: float) -> Iterator[None]:
-    """An exclusive flock on `path`, waiting at most `wait` seconds, then going on without it.
+def file_lock(path: Path, wait: float) -> Iterator[bool]:
+    """An exclusive flock on `path`, waiting at most `wait` seconds; yields whether it
+    was taken (False: the holder seems stuck, go on without it or skip the work).
 
     Not re-entrant: flock locks belong to the open file, so taking it again in the
-    same process waits for itself. Without fcntl (Windows) it is a no-op.
+    same process waits for itself. Without fcntl (Windows) it yields True at once.
     """
     try:
         import fcntl
     except ImportError:
-        yield
+        yield True
         return
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -374,11 +375,13 @@ def file_lock(path: Path, wait: float) -> Iterator[None]:
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                taken = True
                 break
             except OSError:
                 if time.monotonic() > deadline:
+                    taken = False
                     break
                 time.sleep(0.002)
-        yield
+        yield taken
     finally:
         os.close(fd)  # closing releases the flock

@@ -256,3 +256,32 @@ def test_a_prune_waits_for_a_commit_in_flight(ctx: memory.Context, repo_dir: Pat
     assert proc[0].wait(timeout=60) == 0 and marker.exists()
     memory.commit(ctx, "next Stop")
     assert all(session(d) in branch_files(git) for d in DATES)
+
+
+HOLD_LOCK = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_init_does_not_prune_without_the_lock(ctx: memory.Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A holder that seems stuck: init skips the refresh (and says so) rather than prune unlocked."""
+    import subprocess
+    import sys
+
+    monkeypatch.setattr(memory, "WORKTREE_LOCK_WAIT", 0.2)
+    lock = ctx.manifest_path.with_name("manifest.lock")
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(lock)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        report = memory.init(ctx)
+        assert any("working copy is busy" in w for w in report.warnings)
+        assert len(local_sessions(ctx)) == 6  # nothing evicted
+    finally:
+        holder.communicate("")
+    assert not any("busy" in w for w in memory.init(ctx).warnings)
+    assert len(local_sessions(ctx)) == 3
