@@ -233,6 +233,25 @@ def full_render(ctx: memory.Context, tree: pygit2.Tree, overlay: dict[str, bytes
     return render.render_all(memory.project_of(ctx.repo, tree, {}), recs.all_sessions(), recs.extra_decisions())
 
 
+def checked_patch(ctx: memory.Context, git: Git, overlay: dict[str, bytes | None],
+                  label: object) -> dict[str, bytes | None] | None:
+    """The views patched for `overlay` on the tip (None: declined), asserted equal to a full render."""
+    tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
+    patched = memory._patched_views(ctx.repo, tree, overlay)
+    if patched is not None:
+        for view, data in full_render(ctx, tree, overlay).items():
+            current = git("show", f"claude-memory:{view}", check=False).encode() or None
+            assert patched.get(view, current) == data, (label, view)
+    return patched
+
+
+def assert_views_are_a_full_render(ctx: memory.Context, git: Git) -> None:
+    """Every view on the branch holds exactly a full render's bytes."""
+    tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
+    for view, data in full_render(ctx, tree, {}).items():
+        assert (git("show", f"claude-memory:{view}", check=False).encode() or None) == data, view
+
+
 def test_in_place_edits_patch_views_exactly_like_a_full_render(ctx: memory.Context, git: Git) -> None:
     """The cheap path (swap one session's lines) must give the full render's bytes, or decline.
     50 sessions with 3 of 4 tags each: every tag is past the 20 kept in topics.md, so
@@ -268,25 +287,15 @@ def test_in_place_edits_patch_views_exactly_like_a_full_render(ctx: memory.Conte
             fields[3] = f"option {rng.randrange(100)}"
         path = f"sessions/{day(i)}-work-item-{i}.md"
         new = text(i, *fields) + ("\nmore notes\n" if change == "body" else "")
-        tip = git("rev-parse", "claude-memory").strip()
-        tree = ctx.repo.get(tip).tree
-        overlay: dict[str, bytes | None] = {path: new.encode()}
-        patched = memory._patched_views(ctx.repo, tree, overlay)
-        full = full_render(ctx, tree, overlay)
+        patched = checked_patch(ctx, git, {path: new.encode()}, change)
         if patched is not None:
             patched_count += 1
             archive_patched += render.TOPICS_ARCHIVE in patched
-            for view, data in full.items():
-                current = git("show", f"claude-memory:{view}", check=False).encode() or None
-                assert patched.get(view, current) == data, (change, view)
         write(ctx, path, new)
         memory.commit(ctx)
     assert patched_count >= 20  # the cheap path is actually taken for routine edits
     assert archive_patched >= 8  # ... also for sessions listed in topics-archive.md
-    tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
-    full = full_render(ctx, tree, {})
-    for view, data in full.items():  # after 60 commits on the cheap path, still a full render's bytes
-        assert (git("show", f"claude-memory:{view}", check=False).encode() or None) == data, view
+    assert_views_are_a_full_render(ctx, git)  # after 60 commits on the cheap path
 
 
 def test_a_file_being_written_is_left_for_the_next_commit(ctx: memory.Context, git: Git) -> None:
@@ -328,27 +337,18 @@ def test_adding_the_newest_session_patches_views_exactly_like_a_full_render(ctx:
         path = f"sessions/{date}-added-{i}.md"
         text = session_text(session_id=f"n{i:07d}", date=date, summary=rng.choice(["", f"Added {i}"]),
                             status=rng.choice(["active", "completed"]), tags="[" + ", ".join(chosen) + "]", body=body)
-        tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
-        overlay: dict[str, bytes | None] = {path: text.encode()}
-        patched = memory._patched_views(ctx.repo, tree, overlay)
-        full = full_render(ctx, tree, overlay)
+        patched = checked_patch(ctx, git, {path: text.encode()}, i)
         if patched is not None:
             used += 1
             archived += render.TOPICS_ARCHIVE in patched
             assert newest and not body
-            for view, data in full.items():
-                current = git("show", f"claude-memory:{view}", check=False).encode() or None
-                assert patched.get(view, current) == data, (i, view)
         write(ctx, path, text)
         memory.commit(ctx)
     assert used >= 12  # the cheap path is really taken, also once the archive exists
     assert archived >= 8  # ... also when an add pushes a tag's oldest entry into topics-archive.md
     assert "index-archive.md" in git("ls-tree", "--name-only", "claude-memory")
     assert "\n## db\n" in git("show", "claude-memory:topics-archive.md")
-    tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
-    full = full_render(ctx, tree, {})
-    for view, data in full.items():
-        assert (git("show", f"claude-memory:{view}", check=False).encode() or None) == data, view
+    assert_views_are_a_full_render(ctx, git)
 
 
 def test_an_add_that_overflows_a_topic_creates_topics_archive_on_the_cheap_path(ctx: memory.Context, git: Git) -> None:
@@ -364,8 +364,6 @@ def test_an_add_that_overflows_a_topic_creates_topics_archive_on_the_cheap_path(
     assert patched is not None and render.TOPICS_ARCHIVE in patched
     write(ctx, path, text)
     memory.commit(ctx)
-    full = full_render(ctx, ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree, {})
-    assert full[render.TOPICS_ARCHIVE] == patched[render.TOPICS_ARCHIVE]
+    assert git("show", f"claude-memory:{render.TOPICS_ARCHIVE}").encode() == patched[render.TOPICS_ARCHIVE]
     assert (ctx.root / render.TOPICS_ARCHIVE).read_bytes() == patched[render.TOPICS_ARCHIVE]
-    for view, data in full.items():
-        assert (git("show", f"claude-memory:{view}", check=False).encode() or None) == data, view
+    assert_views_are_a_full_render(ctx, git)
