@@ -28,7 +28,8 @@ def main() -> int:
 
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
-    from enf_git import memory, store
+    from enf_git import memory
+from enf_git.plumbing import store
 
     common.header("commit_10k", sessions=n, repetitions=reps, objects="loose" if args.loose else "packed",
                   git_enf=common.GIT_ENF)
@@ -105,7 +106,7 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
 
 
 def tip_id(repo_path: Path) -> str | None:
-    from enf_git import store
+    from enf_git.plumbing import store
 
     tip = store.tip(store.open_repo(repo_path))
     return str(tip.id) if tip is not None else None

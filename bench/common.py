@@ -182,7 +182,7 @@ def session_text(i: int, n: int, rare: set[int] | None = None, extra: str = "") 
     if i % REVERSE_EVERY == REVERSE_EVERY // 2 and i >= REVERSE_BACK:
         old = _parts(i - REVERSE_BACK, n)
         if (i // REVERSE_EVERY) % 2:
-            from enf_git.model import stable_id
+            from enf_git.pure.model import stable_id
 
             ref = stable_id("d", old["stem"], f"{old['hh']:02d}:{old['mm']:02d}", old["decided"].lower())
         else:
@@ -228,7 +228,7 @@ def seed_branch(repo_path: Path, n: int, pack: bool = True) -> str:
     """claude-memory with n session files + meta.json + log.md, in ONE store.commit."""
     import json
 
-    from enf_git import store
+    from enf_git.plumbing import store
 
     repo = store.open_repo(repo_path)
     files = session_files(n)

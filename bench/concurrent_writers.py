@@ -162,7 +162,7 @@ def worker(args: argparse.Namespace) -> int:
     k, n, tag = args.id, args.commits, args.tag
     one: Callable[[int], int]
     if args.worker in ("store", "store-nolock"):
-        from enf_git import store
+        from enf_git.plumbing import store
 
         if args.worker == "store-nolock":
             setattr(store, "_writer_lock", lambda repo, wait=10.0: contextlib.nullcontext())  # noqa: B010 - bench-local patch
@@ -185,7 +185,7 @@ def worker(args: argparse.Namespace) -> int:
 
 
 def store_commit(repo: Any, tag: str, k: int, i: int) -> int:
-    from enf_git import store
+    from enf_git.plumbing import store
 
     path = f"sessions/{file_name(tag, k, i)}"
     data = content(tag, k, i)

@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SID = "abcdef12-0000-4000-8000-000000000000"
 FIXTURE = r"""
 import sys, time
-from enf_git import memory, store
+from enf_git import memory
+from enf_git.plumbing import store
 top, count = sys.argv[1], int(sys.argv[2])
 ctx = memory.Context.open(top)
 memory.init(ctx)

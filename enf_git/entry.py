@@ -27,7 +27,7 @@ def main() -> None:
 
             gc.disable()
             _exit_now(_fast_commit(message))
-    from .cli import main as cli_main
+    from .cli.app import main as cli_main
 
     cli_main()
 
@@ -67,7 +67,7 @@ def _fast_recall(args: list[str]) -> bool:
     if not words:
         return False
     try:
-        from . import gitdirs, search
+        from .plumbing import gitdirs, search
 
         dirs = gitdirs.find(os.getcwd())
         if dirs is None:
@@ -103,7 +103,7 @@ def _commit_message(args: list[str]) -> tuple[bool, str | None]:
 
 def _fast_commit(message: str | None) -> int:
     """`git enf commit` without click: same output, same exit codes as the CLI."""
-    from . import memory
+    from .memory import ops as memory
     from .errors import EnfError
 
     try:

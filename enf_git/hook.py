@@ -18,7 +18,11 @@ import os
 import sys
 import time
 
-from . import events, fastjson, gate, gitdirs
+from .plumbing import events, gitdirs
+
+from . import fastjson
+
+from .claude import gate
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing on every tool call
 if TYPE_CHECKING:
@@ -79,7 +83,7 @@ def respond(event: str, raw: bytes, action: Callable[[], str] | None = None) -> 
 
 
 def _background(args: list[str]) -> str:
-    from . import lifecycle
+    from .claude import lifecycle
 
     lifecycle.background_commit(args[0])
     return ""
@@ -102,7 +106,7 @@ def run(event: str, raw: bytes) -> str:
     if handler is not None:
         return handler(where, payload)
     if event in ("SessionStart", "Stop", "PreCompact", "SessionEnd"):
-        from . import lifecycle
+        from .claude import lifecycle
 
         return lifecycle.handle(event, where, payload)
     return ""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from enf_git.cli import main
+from enf_git.cli.app import main
 from gitfixtures import Git, session_text, user_state
 
 COMMANDS = ["init", "status", "commit", "log", "show", "recall", "doctor", "uninstall"]

@@ -12,7 +12,7 @@ from gitfixtures import Git
 WRITER = textwrap.dedent(
     """
     import sys
-    from enf_git import store
+    from enf_git.plumbing import store
     where, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     repo = store.open_repo(where)
     for i in range(count):

@@ -14,7 +14,7 @@ import random
 import pytest
 import yaml
 
-from enf_git import fm
+from enf_git.pure import fm
 
 SEED_HEADER = """---
 session_id: a1b2c3d4

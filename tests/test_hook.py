@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from enf_git import gate, hook, memory
+from enf_git.claude import gate
+from enf_git import hook, memory
 from gitfixtures import Git, session_text, user_state
 
 SID = "a1b2c3d4-0000-4000-8000-000000000001"

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from enf_git import hook, install
-from enf_git.cli import main
+from enf_git import hook
+from enf_git.install import claude as install
+from enf_git.cli.app import main
 from gitfixtures import Git, user_state
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from enf_git import ledger, model
+from enf_git.pure import ledger, model
 
 
 def session(stem: str, decisions: str = "", reversals: str = "", sid: str = "") -> model.Session:

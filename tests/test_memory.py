@@ -7,7 +7,9 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from enf_git import memory, records, render
+from enf_git import memory
+from enf_git.memory import records
+from enf_git.pure import render
 from enf_git.errors import NotInitialized
 from gitfixtures import Git, session_text, user_state
 

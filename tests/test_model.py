@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from enf_git import model
+from enf_git.pure import model
 from enf_git.errors import RecordError, SchemaTooNew
 
 PATH = "sessions/2026-04-13-search-engine.md"

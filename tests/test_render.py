@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 
-from enf_git import model, render
+from enf_git.pure import model, render
 
 M = render.MARKER
 

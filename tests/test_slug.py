@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from enf_git import model
-from enf_git.slug import MAX_SLUG, session_filename, slugify
+from enf_git.pure import model
+from enf_git.pure.slug import MAX_SLUG, session_filename, slugify
 
 
 @pytest.mark.parametrize(

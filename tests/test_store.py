@@ -9,7 +9,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from enf_git import store
+from enf_git.plumbing import store
 from enf_git.errors import RepoError
 from gitfixtures import Git, run_git, user_state
 

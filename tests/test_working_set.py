@@ -156,7 +156,7 @@ def test_show_and_status_cover_sessions_outside_the_working_set(
         ctx: memory.Context, repo_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from click.testing import CliRunner
 
-    from enf_git.cli import main
+    from enf_git.cli.app import main
 
     other = worktree(repo_dir, tmp_path)
     monkeypatch.chdir(other.root.parent)
@@ -236,7 +236,7 @@ def test_a_prune_waits_for_a_commit_in_flight(ctx: memory.Context, repo_dir: Pat
     import sys
     import time
 
-    from enf_git import store
+    from enf_git.plumbing import store
 
     write(ctx, session(DATES[-1]), session_text(session_id="a1b2c3d5", date=DATES[-1], summary="Stop edit"))
     marker = tmp_path / "init-done"

@@ -24,7 +24,7 @@ from typing import Literal, NamedTuple
 
 import pygit2
 
-from .errors import ConcurrencyError, NotFound, RepoError
+from ..errors import ConcurrencyError, NotFound, RepoError
 
 BRANCH = "claude-memory"
 REF = f"refs/heads/{BRANCH}"

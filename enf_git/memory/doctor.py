@@ -5,8 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from . import memory, model, records, render, store, workcopy
-from .memory import Context
+from . import ops as memory, records
+
+from ..pure import model, render
+
+from ..plumbing import store, workcopy
+from .ops import Context
 
 
 @dataclass(frozen=True)

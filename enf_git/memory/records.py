@@ -15,8 +15,10 @@ from typing import Any
 
 import pygit2
 
-from . import model, store
-from .errors import EnfError, RecordError
+from ..pure import model
+
+from ..plumbing import store
+from ..errors import EnfError, RecordError
 
 CACHE_VERSION = 3  # bump whenever parsing results change for the same bytes
 

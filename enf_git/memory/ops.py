@@ -20,10 +20,14 @@ from pathlib import Path
 
 import pygit2
 
-from . import model, records, render, store, workcopy
-from .errors import EnfError, NotInitialized, RepoError
-from .redact import redact
-from .workcopy import Manifest
+from ..pure import model, render
+
+from . import records
+
+from ..plumbing import store, workcopy
+from ..errors import EnfError, NotInitialized, RepoError
+from ..redact import redact
+from ..plumbing.workcopy import Manifest
 
 META = "meta.json"
 LOG = "log.md"
@@ -335,7 +339,7 @@ def _commit(ctx: Context, message: str | None, now: int | None) -> Report:
     _redact_in_place(ctx, changes)
     cache = ctx.cache()
     if edited_views:  # rare: a hand edit of a view (imported here, not on every commit's import path)
-        from . import imports
+        from . import view_edits as imports
 
         base_obj = ctx.repo.get(manifest.base) if manifest.base else None
         base_tip = base_obj if isinstance(base_obj, pygit2.Commit) else None

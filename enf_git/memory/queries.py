@@ -11,9 +11,11 @@ from dataclasses import dataclass
 
 import pygit2
 
-from . import ledger as ledger_mod
-from . import model, records, render, store
-from .errors import EnfError, NotFound
+from ..pure import ledger as ledger_mod
+from ..pure import model, render
+from . import records
+from ..plumbing import store
+from ..errors import EnfError, NotFound
 
 _REL = re.compile(r"^(\d+)\s*([dwmy])$")
 _DECISION_ID = re.compile(r"^d[0-9a-f]{7}$")

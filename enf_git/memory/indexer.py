@@ -12,7 +12,11 @@ from pathlib import Path
 
 import pygit2
 
-from . import model, records, render, search, store
+from ..pure import model, render
+
+from . import records
+
+from ..plumbing import search, store
 
 _VIEW_KINDS = {render.INDEX: "index", render.INDEX_ARCHIVE: "index", render.TOPICS: "topics",
                render.TOPICS_ARCHIVE: "topics"}

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import time
 
-from . import fastjson
-from .redact import redact
+from .. import fastjson
+from ..redact import redact
 
 SUMMARY_CHARS = 200
 ERROR_CHARS = 500

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import fm
-from .errors import RecordError, SchemaTooNew
+from ..errors import RecordError, SchemaTooNew
 
 SCHEMA = 1
 SESSIONS_DIR = "sessions"

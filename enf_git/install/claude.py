@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import EnfError
-from .hook import LAUNCH  # how settings call the hook (see there)
+from ..errors import EnfError
+from ..hook import LAUNCH  # how settings call the hook (see there)
 
 PROGRAM = "enf-hook"
 SCOPES = ("project", "local", "user")
@@ -145,7 +145,7 @@ def write_settings(path: Path, data: dict[str, Any]) -> bool:
 
 
 def skill_source() -> Path:
-    return Path(__file__).parent / "skill" / "SKILL.md"
+    return Path(__file__).parent.parent / "skill" / "SKILL.md"
 
 
 def skill_path(scope: str, top: Path, home: Path) -> Path:

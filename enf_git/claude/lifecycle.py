@@ -14,9 +14,15 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from . import context, events, gate, memory, model, records, render, store
-from .errors import EnfError
-from .hook import LAUNCH, Where, reply, session_of
+from ..pure import briefing as context, model, render
+
+from ..plumbing import events, store
+
+from . import gate
+
+from ..memory import ops as memory, records
+from ..errors import EnfError
+from ..hook import LAUNCH, Where, reply, session_of
 
 
 def handle(event: str, where: Where, payload: dict[str, object]) -> str:

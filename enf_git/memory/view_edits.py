@@ -16,11 +16,15 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
-from . import fm, model, records, render, store, workcopy
+from ..pure import fm, model, render
+
+from . import records
+
+from ..plumbing import store, workcopy
 
 if TYPE_CHECKING:
-    from .memory import Report
-    from .workcopy import Manifest
+    from .ops import Report
+    from ..plumbing.workcopy import Manifest
 
 
 def import_views(repo: pygit2.Repository, root: Path, edited: dict[str, bytes], manifest: Manifest,

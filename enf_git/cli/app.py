@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 
 import click
 
-from . import __version__
-from .errors import EnfError
+from .. import __version__
+from ..errors import EnfError
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -39,7 +39,7 @@ def boundary(fn: F) -> F:
 
 
 def _ctx() -> Any:
-    from .memory import Context
+    from ..memory.ops import Context
 
     return Context.open(Path.cwd())
 
@@ -58,7 +58,7 @@ def main() -> None:
 @boundary
 def init(scope: str, no_hooks: bool) -> None:
     """Create the memory branch and .claude-sessions/, and register the hooks (idempotent)."""
-    from . import memory
+    from ..memory import ops as memory
 
     ctx = _ctx()
     report = memory.init(ctx)
@@ -71,7 +71,8 @@ def init(scope: str, no_hooks: bool) -> None:
 
 
 def _install_hooks(ctx: Any, scope: str) -> None:
-    from . import install, store, workcopy
+    from ..install import claude as install
+    from ..plumbing import store, workcopy
 
     top = Path(ctx.repo.workdir)
     result = install.install(scope, top, Path.home())
@@ -92,7 +93,7 @@ def _install_hooks(ctx: Any, scope: str) -> None:
 @boundary
 def uninstall(scope: str) -> None:
     """Remove enf-git's hooks and skill from Claude Code settings (memory is kept)."""
-    from . import install
+    from ..install import claude as install
 
     ctx = _ctx()
     changed = install.uninstall(scope, Path(ctx.repo.workdir), Path.home())
@@ -107,7 +108,8 @@ def uninstall(scope: str) -> None:
 @boundary
 def status() -> None:
     """What would be committed, and what needs attention."""
-    from . import memory, store
+    from ..memory import ops as memory
+    from ..plumbing import store
 
     ctx = _ctx()
     tip = memory.require_branch(ctx)
@@ -136,14 +138,14 @@ def status() -> None:
 @boundary
 def commit(message: str | None) -> None:
     """Commit the working copy's changes to claude-memory."""
-    from . import memory
+    from ..memory import ops as memory
 
     report = memory.commit(_ctx(), message)
     _print_report(report)
 
 
 def _print_report(report: Any) -> None:
-    from .memory import report_lines
+    from ..memory.ops import report_lines
 
     for is_err, line in report_lines(report):
         click.echo(line, err=is_err)
@@ -163,7 +165,8 @@ def _print_report(report: Any) -> None:
 def log(since: str | None, until: str | None, tags: tuple[str, ...], status: str | None, author: str | None,
         oneline: bool, as_json: bool, decisions: bool, limit: int | None) -> None:
     """Sessions, newest first (or --decisions)."""
-    from . import memory, queries, render
+    from ..memory import ops as memory, queries
+    from ..pure import render
 
     ctx = _ctx()
     tip = memory.require_branch(ctx)
@@ -231,7 +234,9 @@ def _print_decisions(chains: list[Any], unresolved: Any, as_json: bool) -> None:
 @boundary
 def show(target: str, rev: str | None, history: bool) -> None:
     """Show a session (name or prefix), a decision (id) or a path on the branch."""
-    from . import memory, queries, render, store
+    from ..memory import ops as memory, queries
+    from ..pure import render
+    from ..plumbing import store
 
     ctx = _ctx()
     memory.require_branch(ctx)
@@ -261,7 +266,8 @@ def show(target: str, rev: str | None, history: bool) -> None:
 @boundary
 def recall(query: tuple[str, ...], limit: int, as_json: bool) -> None:
     """Search memory: decisions, then index/topics, then sessions, then history."""
-    from . import indexer, memory, search
+    from ..memory import indexer, ops as memory
+    from ..plumbing import search
 
     ctx = _ctx()
     memory.require_branch(ctx)
@@ -275,7 +281,7 @@ def recall(query: tuple[str, ...], limit: int, as_json: bool) -> None:
 @boundary
 def doctor() -> None:
     """Validate everything; name each problem and its fix."""
-    from . import doctor as doctor_mod
+    from ..memory import doctor as doctor_mod
 
     problems = doctor_mod.run(_ctx())
     for p in problems:
