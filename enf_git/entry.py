@@ -67,21 +67,25 @@ def _fast_recall(args: list[str]) -> bool:
     if not words:
         return False
     try:
+        from . import paths
+        from .cli.text import recall_json
         from .plumbing import gitdirs, search
 
         dirs = gitdirs.find(os.getcwd())
         if dirs is None:
             return False
-        db_file = os.path.join(dirs[2], "enf", "search.db")
-        tip = gitdirs.read_ref(dirs[2], "refs/heads/claude-memory")
+        db_file = os.path.join(paths.state_dir(dirs[2]), paths.SEARCH_DB)
+        tip = gitdirs.read_ref(dirs[2], paths.REF)
         if tip is None or not os.path.isfile(db_file):
             return False
         db = search.connect(db_file)
         if search.indexed_tip(db) != tip:
             return False
         text = " ".join(words)
+        if not search.terms(text):
+            return False  # the full CLI says why that is a usage error
         hits = search.query(db, text, limit)
-        out = search.format_json(hits) if as_json else search.format_hits(hits, text)
+        out = recall_json(search.as_rows(hits), text) if as_json else search.format_hits(hits, text)
     except Exception:  # noqa: BLE001 - any doubt: the full path rebuilds and reports properly
         return False
     sys.stdout.write(out + "\n")
@@ -103,7 +107,7 @@ def _commit_message(args: list[str]) -> tuple[bool, str | None]:
 
 def _fast_commit(message: str | None) -> int:
     """`git enf commit` without click: same output, same exit codes as the CLI."""
-    from .memory import ops as memory
+    from . import memory
     from .errors import EnfError
 
     try:
@@ -113,4 +117,4 @@ def _fast_commit(message: str | None) -> int:
         return 1
     for is_err, line in memory.report_lines(report):
         (sys.stderr if is_err else sys.stdout).write(line + "\n")
-    return 0
+    return 1 if report.failed else 0

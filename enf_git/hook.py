@@ -18,39 +18,26 @@ import os
 import sys
 import time
 
-from .plumbing import events, gitdirs
+from .plumbing import gitdirs
 
-from . import fastjson
+from . import fastjson, paths
 
-from .claude import gate
+from .claude import fast
+from .claude.protocol import locate
+from .paths import LAUNCH  # noqa: F401 - re-exported: older settings and tests name it here
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing on every tool call
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-# How to run this module as a program (settings' commands, the background commit).
-# `python -c` and `-m` put the current folder (the user's project) first on sys.path,
-# so a project file named json.py or subprocess.py would be imported in place of the
-# standard module and silently break the hook: drop that entry before importing.
-LAUNCH = "import sys; sys.path[:] = [p for p in sys.path if p]; from enf_git.hook import main; main()"
 MAX_STDIN = 16 * 1024 * 1024
 BUDGET = {"fast": 3.0, "SessionStart": 25.0, "Stop": 25.0, "PreCompact": 25.0, "SessionEnd": 1.0,
           "background-commit": 60.0}
-HEARTBEAT_PROMPTS = 5
 NAMES = {
     "session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "pre-tool-use": "PreToolUse",
     "post-tool-use": "PostToolUse", "post-tool-use-failure": "PostToolUseFailure", "pre-compact": "PreCompact",
     "stop": "Stop", "session-end": "SessionEnd",
 }
-
-
-class Where:
-    """Paths for one payload: the working copy and the per-machine state folder."""
-
-    def __init__(self, top: str, common: str) -> None:
-        self.top = top
-        self.root = os.path.join(top, gate.WC_DIR)
-        self.state = os.path.join(common, "enf")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -102,7 +89,7 @@ def run(event: str, raw: bytes) -> str:
     where = locate(payload)
     if where is None:
         return ""
-    handler = FAST.get(event)
+    handler = fast.HANDLERS.get(event)
     if handler is not None:
         return handler(where, payload)
     if event in ("SessionStart", "Stop", "PreCompact", "SessionEnd"):
@@ -110,140 +97,6 @@ def run(event: str, raw: bytes) -> str:
 
         return lifecycle.handle(event, where, payload)
     return ""
-
-
-def locate(payload: dict[str, object]) -> Where | None:
-    """The project's working copy, if enf-git is set up there (else every hook is a no-op)."""
-    start = os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd")
-    if not isinstance(start, str) or not start:
-        return None
-    found = gitdirs.find(start)
-    if found is None:
-        return None
-    return Where(found[0], found[2])
-
-
-def session_of(payload: dict[str, object]) -> str:
-    sid = payload.get("session_id")
-    if not isinstance(sid, str) or not sid:
-        sid = os.environ.get("CLAUDE_CODE_SESSION_ID", "")
-    return sid
-
-
-def reply(event: str, **fields: str) -> str:
-    return fastjson.dumps({"hookSpecificOutput": {"hookEventName": event, **fields}})
-
-
-def pre_tool_use(where: Where, payload: dict[str, object]) -> str:
-    sid = session_of(payload)
-    if not sid or not os.path.isdir(where.root) or _satisfied(where, sid):
-        return ""
-    tool = payload.get("tool_name")
-    tool = tool if isinstance(tool, str) else ""
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else where.top
-    if gate.is_creation(where.root, tool, payload.get("tool_input"), str(cwd)):
-        return ""
-    events.append(where.root, sid, "gate-deny", tool=tool, summary=events.tool_summary(tool, payload.get("tool_input")))
-    return reply("PreToolUse", permissionDecision="deny", permissionDecisionReason=gate.deny_reason(sid))
-
-
-def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
-    sid = session_of(payload)
-    if not sid or not os.path.isdir(where.root):
-        return ""
-    prompt = payload.get("prompt")
-    events.append(where.root, sid, "prompt", prompt=prompt if isinstance(prompt, str) else "")
-    if gate.opted_out(where.root, sid):
-        return ""
-    found, state = _own_file(where, sid)
-    if found is None:
-        return reply("UserPromptSubmit", additionalContext=gate.reminder(sid))
-    prompts = _count(state.get("prompts", 0)) + 1
-    state["prompts"] = prompts
-    _save_state(where, sid, state)
-    if prompts >= HEARTBEAT_PROMPTS:
-        name = os.path.relpath(found, where.top)
-        return reply("UserPromptSubmit", additionalContext=(
-            f"<system-reminder>enf-git heartbeat: {prompts} prompts since {name} was last updated. "
-            f"Update it now (Interactions, Decisions as Y-statements, Errors & Fixes, Friction Events, Open Items) "
-            f"before answering.</system-reminder>"))
-    return ""
-
-
-def post_tool_use(where: Where, payload: dict[str, object]) -> str:
-    _log_tool(where, payload, "tool")
-    return ""
-
-
-def post_tool_use_failure(where: Where, payload: dict[str, object]) -> str:
-    error = payload.get("error")
-    _log_tool(where, payload, "tool-failure", error=error if isinstance(error, str) else "")
-    return ""
-
-
-def _log_tool(where: Where, payload: dict[str, object], kind: str, **extra: str) -> None:
-    sid = session_of(payload)
-    if sid and os.path.isdir(where.root):
-        tool = payload.get("tool_name")
-        tool = tool if isinstance(tool, str) else ""
-        events.append(where.root, sid, kind, tool=tool, summary=events.tool_summary(tool, payload.get("tool_input")),
-                      **extra)
-
-
-FAST = {"PreToolUse": pre_tool_use, "UserPromptSubmit": user_prompt_submit, "PostToolUse": post_tool_use,
-        "PostToolUseFailure": post_tool_use_failure}
-
-
-def _satisfied(where: Where, sid: str) -> bool:
-    return gate.opted_out(where.root, sid) or _own_file(where, sid)[0] is not None
-
-
-def _own_file(where: Where, sid: str) -> tuple[str | None, dict[str, object]]:
-    """This session's file (cached as a hint) and its state; a new or touched file
-    restarts the heartbeat's prompt count, and that is saved at once."""
-    state = _load_state(where, sid)
-    found = gate.matching_file(where.root, sid, hint=_hint(state))
-    if found is not None:
-        mtime = os.stat(found).st_mtime
-        if state.get("file") != found or state.get("mtime") != mtime:
-            state.update(file=found, mtime=mtime, prompts=0)
-            _save_state(where, sid, state)
-    return found, state
-
-
-def _state_path(where: Where, sid: str) -> str:
-    return os.path.join(where.state, "sessions", events.safe_name(sid) + ".json")
-
-
-def _load_state(where: Where, sid: str) -> dict[str, object]:
-    try:
-        with open(_state_path(where, sid), encoding="utf-8") as f:
-            data = fastjson.loads(f.read())
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def _hint(state: dict[str, object]) -> str | None:
-    """The session file the state remembers (a hint that gate.matching_file re-verifies)."""
-    file = state.get("file")
-    return file if isinstance(file, str) else None
-
-
-def _count(value: object) -> int:
-    """int() of the stored prompt count: a list, dict or null raises TypeError, as int() itself would."""
-    if isinstance(value, (int, float, str)):
-        return int(value)
-    raise TypeError(f"prompt count is a {type(value).__name__}")
-
-
-def _save_state(where: Where, sid: str, state: dict[str, object]) -> None:
-    path = _state_path(where, sid)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(fastjson.dumps(state))
-    os.replace(tmp, path)
 
 
 def _arm_timer(seconds: float) -> None:
@@ -263,9 +116,9 @@ def _record_error(event: str, exc: BaseException) -> None:
         import traceback
 
         found = gitdirs.find(os.getcwd())
-        folder = os.path.join(found[2], "enf") if found else os.path.expanduser("~/.cache/enf-git")
+        folder = paths.state_dir(found[2]) if found else os.path.expanduser(paths.USER_FALLBACK_STATE)
         os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, "hook-errors.log"), "a", encoding="utf-8") as f:
+        with open(os.path.join(folder, paths.HOOK_ERRORS), "a", encoding="utf-8") as f:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event}: {''.join(traceback.format_exception(exc))[-4000:]}\n")
     except BaseException:  # noqa: BLE001, S110 - logging must not break the contract either
         pass

@@ -91,7 +91,7 @@ def test_log_oneline_and_filters(populated) -> None:  # type: ignore[no-untyped-
 
 
 def test_log_json_is_machine_readable(populated) -> None:  # type: ignore[no-untyped-def]
-    rows = json.loads(populated("log", "--json"))
+    rows = json.loads(populated("log", "--json"))["sessions"]
     assert [r["session"] for r in rows] == ["2026-04-20-postgres-fts", "2026-04-13-search-api"]
     assert set(rows[0]) == {"session", "path", "session_id", "date", "start_time", "status", "tags", "summary",
                             "author", "decisions"}
@@ -103,15 +103,19 @@ def test_log_decisions_shows_the_reversal_chain(populated) -> None:  # type: ign
     lines = out.splitlines()
     assert len(lines) == 2
     assert "[Search engine]  decided Postgres FTS over Elasticsearch (medium)" in lines[0]
-    assert "decided Elasticsearch~~ reversed 2026-04-20 because the cluster cost too much" in lines[1]
-    chain = json.loads(populated("log", "--decisions", "--json"))
+    standing = lines[0].split()[0]
+    assert (f"decided Elasticsearch~~ SUPERSEDED by {standing} (2026-04-20) because the cluster cost too much"
+            in lines[1])
+    chain = json.loads(populated("log", "--decisions", "--json"))["decisions"]
     assert chain[0]["supersedes"][0]["decided"] == "Elasticsearch"
+    assert chain[0]["supersedes"][0]["status"] == "superseded"
+    assert chain[0]["supersedes"][0]["superseded_by"] == chain[0]["id"] == standing
 
 
 def test_show_session_decision_and_history(populated, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     assert populated("show", "2026-04-13-search-api") == session_text(body=DECISION)
     assert populated("show", "2026-04-13") == session_text(body=DECISION)  # unique prefix
-    decisions = json.loads(populated("log", "--decisions", "--json"))
+    decisions = json.loads(populated("log", "--decisions", "--json"))["decisions"]
     old_id = decisions[0]["supersedes"][0]["id"]
     out = populated("show", old_id)
     assert out.startswith(f"decision {old_id}  (from sessions/2026-04-13-search-api.md)")
@@ -138,7 +142,7 @@ def test_recall_orders_decisions_before_sessions_and_finds_history(populated, re
     path = repo_dir / ".claude-sessions" / "sessions" / "2026-04-13-search-api.md"
     path.write_text(session_text(summary="compressed"))
     populated("commit", "-m", "compress")
-    hits = json.loads(populated("recall", "algolia", "--json"))
+    hits = json.loads(populated("recall", "algolia", "--json"))["results"]
     history = [h for h in hits if h["kind"] == "history"]
     assert history and history[0]["command"].startswith("git enf show sessions/2026-04-13-search-api.md --at ")
     assert populated("recall", "zzzunknownword").startswith("nothing in memory matches 'zzzunknownword'")
@@ -187,7 +191,7 @@ def test_commit_fast_path_matches_the_click_path(populated, repo_dir: Path) -> N
         (sessions / f"2026-05-0{n + 1}-fast-path.md").write_text(session_text(date=f"2026-05-0{n + 1}"))
         proc = subprocess.run([script, *args], cwd=repo_dir, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
-        assert re.fullmatch(r"\[claude-memory [0-9a-f]{12}\] 3 paths\n", proc.stdout), proc.stdout
+        assert re.fullmatch(r"\[claude-memory [0-9a-f]{12}\] fast \(3 paths\)\n", proc.stdout), proc.stdout
     proc = subprocess.run([script, "commit"], cwd=repo_dir, capture_output=True, text=True)
     assert (proc.returncode, proc.stdout) == (0, "nothing to commit\n")
     assert populated("commit") == "nothing to commit\n"

@@ -8,6 +8,7 @@ import pygit2
 import pytest
 
 from enf_git import memory
+from enf_git.memory import views
 from enf_git.memory import records
 from enf_git.pure import render
 from enf_git.errors import NotInitialized
@@ -69,7 +70,7 @@ def test_commit_takes_exactly_the_changed_paths_and_refreshes_views(ctx: memory.
     assert report.commit.paths == ("index.md", S1, "topics.md")  # no decision: decisions.md unchanged
     assert git("log", "-1", "--format=%s", "claude-memory").strip() == "checkpoint"
     assert "[2026-04-13-search-api](sessions/2026-04-13-search-api.md): Added search." in (ctx.root / "index.md").read_text()
-    assert memory.pending(ctx) == ({}, {})
+    assert memory.pending(ctx).empty
     assert memory.commit(ctx).commit is None  # nothing changed: no empty commit
 
 
@@ -199,7 +200,7 @@ def test_hand_edit_to_index_is_set_aside_not_lost(ctx: memory.Context, git: Git)
     assert view == "index.md" and "generated from session files" in why
     assert (ctx.root.parent / saved).read_text() == "my own notes\n"
     assert (ctx.root / "index.md").read_text() == git("show", "claude-memory:index.md")
-    assert memory.pending(ctx) == ({}, {})
+    assert memory.pending(ctx).empty
 
 
 def test_malformed_session_is_reported_and_left_alone(ctx: memory.Context, git: Git) -> None:
@@ -239,7 +240,7 @@ def checked_patch(ctx: memory.Context, git: Git, overlay: dict[str, bytes | None
                   label: object) -> dict[str, bytes | None] | None:
     """The views patched for `overlay` on the tip (None: declined), asserted equal to a full render."""
     tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
-    patched = memory._patched_views(ctx.repo, tree, overlay)
+    patched = views._patched_views(ctx.repo, tree, overlay)
     if patched is not None:
         for view, data in full_render(ctx, tree, overlay).items():
             current = git("show", f"claude-memory:{view}", check=False).encode() or None
@@ -362,7 +363,7 @@ def test_an_add_that_overflows_a_topic_creates_topics_archive_on_the_cheap_path(
     path = "sessions/2026-02-01-newest.md"
     text = session_text(session_id="n0000000", date="2026-02-01", summary="Newest", tags="[api, db]")
     tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
-    patched = memory._patched_views(ctx.repo, tree, {path: text.encode()})
+    patched = views._patched_views(ctx.repo, tree, {path: text.encode()})
     assert patched is not None and render.TOPICS_ARCHIVE in patched
     write(ctx, path, text)
     memory.commit(ctx)

@@ -46,7 +46,7 @@ def test_commit_redacts_session_files_and_the_working_copy(repo_dir: Path, git: 
     assert "AKIA" not in git("grep", "-h", "token", "claude-memory")
     assert git("grep", "-c", "AKIA", "claude-memory", check=False) == ""
     assert "AKIA" not in path.read_text() and MASK in path.read_text()
-    assert memory.pending(ctx) == ({}, {})
+    assert memory.pending(ctx).empty
 
 
 @pytest.mark.parametrize(("text", "want"), [

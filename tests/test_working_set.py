@@ -15,6 +15,14 @@ import pytest
 from gitfixtures import Git, run_git, session_text
 
 from enf_git import memory
+from enf_git.memory import workspace
+
+
+def fresh(ctx: memory.Context) -> memory.Context:
+    """The context as the next command would open it: settings read again (tests
+    change git config between calls on the same context)."""
+    ctx.settings = memory.Settings.read(ctx.repo)
+    return ctx
 
 DATES = [f"2026-04-{d:02d}" for d in range(10, 16)]  # six sessions, oldest first
 
@@ -71,7 +79,7 @@ def test_sessions_outside_the_working_set_are_never_deleted_from_the_branch(
     other = worktree(repo_dir, tmp_path)
     newest = session(DATES[-1])
     write(other, newest, session_text(session_id="a1b2c3d5", date=DATES[-1], summary="Edited in the worktree"))
-    report = memory.commit(other, "edit")
+    report = memory.commit(fresh(other), "edit")
     assert report.commit is not None
     assert session(DATES[-1]) in report.commit.paths
     assert not any(session(d) in report.commit.paths for d in DATES[:-1])
@@ -83,24 +91,24 @@ def test_init_evicts_unedited_sessions_that_fell_out_and_keeps_edited_ones(ctx: 
     assert len(local_sessions(ctx)) == 6  # created here: all local until the working set is recomputed
     oldest, second = session(DATES[0]), session(DATES[1])
     write(ctx, second, session_text(session_id="a1b2c3d1", date=DATES[1], summary="Late edit, not committed"))
-    memory.init(ctx)  # what SessionStart runs
+    memory.init(fresh(ctx))  # what SessionStart runs
     assert local_sessions(ctx) == sorted([second] + [session(d) for d in DATES[-3:]])
     assert not (ctx.root / oldest).exists()
-    report = memory.commit(ctx, "the edit lands")
+    report = memory.commit(fresh(ctx), "the edit lands")
     assert report.commit is not None and report.commit.paths[0:1] == ("index.md",) and second in report.commit.paths
     assert "Late edit, not committed" in git("show", f"claude-memory:{second}")
     assert oldest in branch_files(git)  # evicted from the working copy, never from the branch
-    assert memory.pending(ctx) == ({}, {})
+    assert memory.pending(ctx).empty
 
 
 def test_new_sessions_from_other_writers_arrive_and_old_ones_stay_on_the_branch(
         ctx: memory.Context, repo_dir: Path, tmp_path: Path, git: Git) -> None:
     other = worktree(repo_dir, tmp_path)
-    memory.init(ctx)  # ctx now holds the newest three too
+    memory.init(fresh(ctx))  # ctx now holds the newest three too
     newer = "sessions/2026-04-20-more.md"
     write(other, newer, session_text(session_id="b1b2c3d4", date="2026-04-20", summary="From the worktree"))
-    assert memory.commit(other, "new").commit is not None
-    memory.materialize(ctx)
+    assert memory.commit(fresh(other), "new").commit is not None
+    memory.materialize(fresh(ctx))
     assert (ctx.root / newer).is_file()  # newer than the working set's floor: arrives
     assert local_sessions(ctx) == [session(d) for d in DATES[-3:]] + [newer]
 
@@ -111,7 +119,7 @@ def test_writing_a_session_that_only_the_branch_holds_keeps_both_versions(
     other = worktree(repo_dir, tmp_path)
     old = session(DATES[0])
     write(other, old, session_text(session_id="a1b2c3d0", date=DATES[0], summary="Written blind"))
-    report = memory.commit(other, "blind write")
+    report = memory.commit(fresh(other), "blind write")
     assert [path for path, _ in report.conflicts] == [old]
     saved = report.conflicts[0][1]
     assert "Written blind" in git("show", f"claude-memory:{saved}")
@@ -126,12 +134,12 @@ def test_a_session_held_locally_follows_the_branch_even_below_the_floor(
     git("config", memory.WORKING_SET_KEY, "3")
     old = session(DATES[0])
     write(ctx, old, session_text(session_id="a1b2c3d0", date=DATES[0], summary="Edited here"))
-    memory.init(ctx)  # the floor moves past it, but the local edit keeps it here
-    assert memory.commit(ctx).commit is not None and (ctx.root / old).is_file()
-    memory.materialize(other)
+    memory.init(fresh(ctx))  # the floor moves past it, but the local edit keeps it here
+    assert memory.commit(fresh(ctx)).commit is not None and (ctx.root / old).is_file()
+    memory.materialize(fresh(other))
     write(other, old, session_text(session_id="a1b2c3d0", date=DATES[0], summary="Revised elsewhere"))
-    assert memory.commit(other, "revise").conflicts == []
-    memory.materialize(ctx)
+    assert memory.commit(fresh(other), "revise").conflicts == []
+    memory.materialize(fresh(ctx))
     assert "Revised elsewhere" in (ctx.root / old).read_text()
 
 
@@ -145,11 +153,11 @@ def test_all_holds_every_session(ctx: memory.Context, repo_dir: Path, tmp_path: 
                                              ("lots", memory.WORKING_SET_DEFAULT), ("-3", memory.WORKING_SET_DEFAULT)])
 def test_working_set_size_from_git_config(repo_dir: Path, git: Git, value: str, size: int | None) -> None:
     git("config", memory.WORKING_SET_KEY, value)
-    assert memory.working_set_size(pygit2.Repository(str(repo_dir))) == size
+    assert memory.Settings.read(pygit2.Repository(str(repo_dir))).working_set == size
 
 
 def test_working_set_size_defaults_to_500(repo_dir: Path) -> None:
-    assert memory.working_set_size(pygit2.Repository(str(repo_dir))) == 500
+    assert memory.Settings.read(pygit2.Repository(str(repo_dir))).working_set == 500
 
 
 def test_show_and_status_cover_sessions_outside_the_working_set(
@@ -173,16 +181,16 @@ def test_a_larger_working_set_brings_the_sessions_in_at_the_next_init(
     other = worktree(repo_dir, tmp_path)
     assert len(local_sessions(other)) == 3
     git("config", memory.WORKING_SET_KEY, "5")
-    memory.init(other)
+    memory.init(fresh(other))
     assert local_sessions(other) == [session(d) for d in DATES[1:]]
     git("config", memory.WORKING_SET_KEY, "all")
-    memory.init(other)
+    memory.init(fresh(other))
     assert local_sessions(other) == [session(d) for d in DATES]
-    assert memory.pending(other) == ({}, {})
+    assert memory.pending(other).empty
     git("config", memory.WORKING_SET_KEY, "2")
-    memory.init(other)
+    memory.init(fresh(other))
     assert local_sessions(other) == [session(d) for d in DATES[-2:]]
-    assert memory.commit(other).commit is None  # evictions are never committed as deletions
+    assert memory.commit(fresh(other)).commit is None  # evictions are never committed as deletions
 
 
 def test_a_new_session_older_than_the_floor_is_committed_and_then_held(
@@ -190,30 +198,30 @@ def test_a_new_session_older_than_the_floor_is_committed_and_then_held(
     other = worktree(repo_dir, tmp_path)
     backfill = "sessions/2026-04-01-backfill.md"
     write(other, backfill, session_text(session_id="c1b2c3d4", date="2026-04-01", summary="Backfilled"))
-    report = memory.commit(other, "backfill")
+    report = memory.commit(fresh(other), "backfill")
     assert report.commit is not None and backfill in report.commit.paths
-    assert memory.pending(other) == ({}, {})  # recorded as held: not "changed" forever
+    assert memory.pending(other).empty  # recorded as held: not "changed" forever
     assert (other.root / backfill).is_file()
 
 
 def test_init_never_undoes_a_deletion_that_is_not_committed_yet(ctx: memory.Context, git: Git) -> None:
-    memory.init(ctx)  # holds the newest three
+    memory.init(fresh(ctx))  # holds the newest three
     doomed = session(DATES[-1])
     (ctx.root / doomed).unlink()
-    memory.init(ctx)  # SessionStart runs this before its commit
+    memory.init(fresh(ctx))  # SessionStart runs this before its commit
     assert not (ctx.root / doomed).exists()
-    report = memory.commit(ctx, "the deletion lands")
+    report = memory.commit(fresh(ctx), "the deletion lands")
     assert report.commit is not None and doomed in report.commit.paths
     assert doomed not in branch_files(git)
 
 
 def test_a_deleted_session_that_falls_out_of_the_set_is_still_deleted(ctx: memory.Context, git: Git) -> None:
-    memory.init(ctx)
+    memory.init(fresh(ctx))
     doomed = session(DATES[-3])  # the oldest held
     (ctx.root / doomed).unlink()
     git("config", memory.WORKING_SET_KEY, "2")
-    memory.init(ctx)
-    report = memory.commit(ctx, "the deletion lands")
+    memory.init(fresh(ctx))
+    report = memory.commit(fresh(ctx), "the deletion lands")
     assert report.commit is not None and doomed in report.commit.paths
     assert doomed not in branch_files(git)
     assert all(session(d) in branch_files(git) for d in DATES[:-3] + DATES[-2:])
@@ -251,10 +259,10 @@ def test_a_prune_waits_for_a_commit_in_flight(ctx: memory.Context, repo_dir: Pat
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(store, "commit", commit_while_another_process_inits)
-    memory.commit(ctx, "commit in flight")
+    memory.commit(fresh(ctx), "commit in flight")
     monkeypatch.setattr(store, "commit", real)
     assert proc[0].wait(timeout=60) == 0 and marker.exists()
-    memory.commit(ctx, "next Stop")
+    memory.commit(fresh(ctx), "next Stop")
     assert all(session(d) in branch_files(git) for d in DATES)
 
 
@@ -272,16 +280,16 @@ def test_init_does_not_prune_without_the_lock(ctx: memory.Context, monkeypatch: 
     import subprocess
     import sys
 
-    monkeypatch.setattr(memory, "WORKTREE_LOCK_WAIT", 0.2)
+    monkeypatch.setattr(workspace, "WORKTREE_LOCK_WAIT", 0.2)
     lock = ctx.manifest_path.with_name("manifest.lock")
     holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(lock)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-        report = memory.init(ctx)
+        report = memory.init(fresh(ctx))
         assert any("working copy is busy" in w for w in report.warnings)
         assert len(local_sessions(ctx)) == 6  # nothing evicted
     finally:
         holder.communicate("")
-    assert not any("busy" in w for w in memory.init(ctx).warnings)
+    assert not any("busy" in w for w in memory.init(fresh(ctx)).warnings)
     assert len(local_sessions(ctx)) == 3

@@ -19,7 +19,9 @@ from __future__ import annotations
 import os
 import time
 
-WC_DIR = ".claude-sessions"
+from .. import paths
+
+WC_DIR = paths.WC_DIR
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 HEAD_BYTES = 4096  # frontmatter lives at the top; never read a whole large file
 
@@ -59,7 +61,7 @@ def matching_file(root: str, session_id: str, now: float | None = None, hint: st
     want = id8(session_id)
     if not want:
         return None
-    sessions = os.path.join(root, "sessions")
+    sessions = os.path.join(root, paths.SESSIONS_DIR)
     allowed = days(now)
     if hint and os.path.basename(hint)[:10] in allowed and frontmatter_id(hint) == want:
         return hint
@@ -78,7 +80,7 @@ def matching_file(root: str, session_id: str, now: float | None = None, hint: st
 
 def opted_out(root: str, session_id: str) -> bool:
     want = id8(session_id)
-    return bool(want) and os.path.isfile(os.path.join(root, ".opt-out", want))
+    return bool(want) and os.path.isfile(os.path.join(root, paths.OPT_OUT_DIR, want))
 
 
 def is_creation(root: str, tool_name: str, tool_input: object, cwd: str) -> bool:
@@ -95,7 +97,7 @@ def is_creation(root: str, tool_name: str, tool_input: object, cwd: str) -> bool
     parent = os.path.dirname(path)
     if os.path.islink(root):
         return False
-    for folder in ("sessions", ".opt-out"):
+    for folder in (paths.SESSIONS_DIR, paths.OPT_OUT_DIR):
         allowed = os.path.join(root, folder)
         if os.path.islink(allowed):
             continue  # a symlinked sessions/ could point anywhere in the repo

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EnfError
-from ..hook import LAUNCH  # how settings call the hook (see there)
+from ..paths import LAUNCH  # how settings call the hook (see there)
+from ..plumbing import atomic
 
 PROGRAM = "enf-hook"
 SCOPES = ("project", "local", "user")
@@ -39,6 +40,8 @@ EVENTS = (
     ("SessionEnd", None, 5, "session-end"),
 )
 SKILL_NAME = "enf-git"
+# What `init --scope local` adds to .git/info/exclude: per-user files inside the repo.
+LOCAL_EXCLUDES = ("/.claude/settings.local.json", f"/.claude/skills/{SKILL_NAME}/")
 
 
 @dataclass(frozen=True)
@@ -138,9 +141,7 @@ def write_settings(path: Path, data: dict[str, Any]) -> bool:
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    atomic.write(path, text.encode("utf-8"))
     return True
 
 

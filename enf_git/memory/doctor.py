@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from . import ops as memory, records
+from .. import paths
+from . import records
 
 from ..pure import model, render
 
 from ..plumbing import store, workcopy
-from .ops import Context
+from .workspace import Context
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,9 @@ def run(ctx: Context) -> list[Problem]:
         out.append(Problem("warning", f"{r.source}: reversal of {r.ref!r} matches no decision",
                            "name the reversed decision by its id (git enf log --decisions)"))
     for path in store.list_files(ctx.repo, tip.tree):
-        if path.startswith(memory.CONFLICTS):
+        if path.startswith(paths.CONFLICTS):
             out.append(Problem("warning", f"conflict copy {path}",
-                               f"merge it into {path[len(memory.CONFLICTS):].rsplit('.', 1)[0]}, delete it, git enf commit"))
+                               f"merge it into {path[len(paths.CONFLICTS):].rsplit('.', 1)[0]}, delete it, git enf commit"))
     return out
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import pygit2
-
+from .. import paths
 from ..pure import model, render
 
 from . import records
@@ -22,11 +21,11 @@ _VIEW_KINDS = {render.INDEX: "index", render.INDEX_ARCHIVE: "index", render.TOPI
                render.TOPICS_ARCHIVE: "topics"}
 
 
-def db_path(repo: pygit2.Repository) -> Path:
-    return store.state_dir(repo) / "search.db"
+def db_path(repo: store.Repo) -> Path:
+    return store.state_dir(repo) / paths.SEARCH_DB
 
 
-def ensure(repo: pygit2.Repository, cache: records.Cache) -> sqlite3.Connection:
+def ensure(repo: store.Repo, cache: records.Cache) -> sqlite3.Connection:
     """An index whose tip is the branch tip (built or updated as needed)."""
     tip = store.tip(repo)
     path = db_path(repo)
@@ -38,8 +37,8 @@ def ensure(repo: pygit2.Repository, cache: records.Cache) -> sqlite3.Connection:
         db, have = search.connect(path), None
     if tip is None or have == str(tip.id):
         return db
-    old = repo.get(have) if have else None
-    if not isinstance(old, pygit2.Commit) or not repo.descendant_of(tip.id, old.id):
+    old = store.commit_at(repo, have)
+    if old is None or not store.descends_from(repo, tip, old):
         db.close()
         path.unlink(missing_ok=True)
         db, old = search.connect(path), None
@@ -50,8 +49,8 @@ def ensure(repo: pygit2.Repository, cache: records.Cache) -> sqlite3.Connection:
     return db
 
 
-def _update(repo: pygit2.Repository, db: sqlite3.Connection, old: pygit2.Commit | None,
-            tip: pygit2.Commit, cache: records.Cache) -> None:
+def _update(repo: store.Repo, db: sqlite3.Connection, old: store.Commit | None,
+            tip: store.Commit, cache: records.Cache) -> None:
     out = _Writer(db, search.has_fts(db))
     old_files = store.list_files(repo, old.tree) if old is not None else {}
     new_files = store.list_files(repo, tip.tree)
@@ -69,7 +68,7 @@ def _update(repo: pygit2.Repository, db: sqlite3.Connection, old: pygit2.Commit 
     out.flush()
 
 
-def _index_file(repo: pygit2.Repository, out: _Writer, path: str, oid: str) -> None:
+def _index_file(repo: store.Repo, out: _Writer, path: str, oid: str) -> None:
     text = store.blob_data(repo, oid).decode("utf-8", "replace")
     if path in _VIEW_KINDS:
         # One document per line: a hit points at the session it names.
@@ -82,7 +81,7 @@ def _index_file(repo: pygit2.Repository, out: _Writer, path: str, oid: str) -> N
         out.insert("session", stem, path, stem[:10], "", oid, text)
 
 
-def _reindex_decisions(repo: pygit2.Repository, out: _Writer, tip: pygit2.Commit, cache: records.Cache) -> None:
+def _reindex_decisions(repo: store.Repo, out: _Writer, tip: store.Commit, cache: records.Cache) -> None:
     out.delete("kind = 'decision'", ())
     recs = records.load(repo, tip.tree, cache)
     ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
@@ -93,19 +92,17 @@ def _reindex_decisions(repo: pygit2.Repository, out: _Writer, tip: pygit2.Commit
     cache.save()
 
 
-def _index_history(repo: pygit2.Repository, out: _Writer, old: pygit2.Commit | None,
-                   tip: pygit2.Commit, live: set[str]) -> None:
+def _index_history(repo: store.Repo, out: _Writer, old: store.Commit | None,
+                   tip: store.Commit, live: set[str]) -> None:
     """Old versions of record files that the tip no longer has (compressed, edited, deleted)."""
-    walker = repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL)
-    if old is not None:
-        walker.hide(old.id)
+    walker = store.walk(repo, tip, hide=old)
     out.flush()  # so the query sees every row written so far
     seen = {row[0] for row in out.db.execute("SELECT blob FROM docs WHERE kind = 'history'")}
     for c in walker:
         for parent in c.parents:
-            for delta in parent.tree.diff_to_tree(c.tree).deltas:
-                path, blob = delta.old_file.path, str(delta.old_file.id)
-                if delta.status_char() == "A" or blob in live or blob in seen:
+            for delta in store.deltas(parent.tree, c.tree):
+                path, blob = delta.old_path, delta.old_oid
+                if delta.status == "A" or blob in live or blob in seen:
                     continue
                 if model.is_session_path(path) or model.is_decision_path(path):
                     seen.add(blob)

@@ -8,8 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-
-import pygit2
+from typing import NamedTuple
 
 from ..pure import ledger as ledger_mod
 from ..pure import model, render
@@ -18,7 +17,7 @@ from ..plumbing import store
 from ..errors import EnfError, NotFound
 
 _REL = re.compile(r"^(\d+)\s*([dwmy])$")
-_DECISION_ID = re.compile(r"^d[0-9a-f]{7}$")
+_DECISION_PREFIX = re.compile(r"^d[0-9a-f]{3,7}\Z")  # at least 4 characters of an id
 
 
 @dataclass(frozen=True)
@@ -30,50 +29,80 @@ class Version:
     blob: str | None  # None: the path was deleted in this commit
 
 
-def load(repo: pygit2.Repository, commit: pygit2.Commit, cache: records.Cache) -> records.Records:
+def load(repo: store.Repo, commit: store.Commit, cache: records.Cache) -> records.Records:
     return records.load(repo, commit.tree, cache)
 
 
+class Filters(NamedTuple):
+    """What `git enf log` (and `log --decisions`) narrows to; None/empty: no filter."""
+
+    since: str | None = None
+    until: str | None = None
+    tags: tuple[str, ...] = ()
+    status: str | None = None
+    author: str | None = None
+
+
 def parse_date(text: str, today: dt.date) -> str:
-    """YYYY-MM-DD, or a relative `3d`/`2w`/`1m`/`1y` meaning that long before today."""
+    """YYYY-MM-DD (a day that exists), or a span before today (`3d`, `2w`, `1m`, `1y`,
+    `7 days ago`); ValueError saying what to write otherwise."""
     text = text.strip().lower().removesuffix(" ago")
     if re.match(r"^\d{4}-\d{2}-\d{2}$", text):
-        return text
-    m = _REL.match(text.replace(" days", "d").replace(" weeks", "w"))
+        try:
+            return dt.date.fromisoformat(text).isoformat()
+        except ValueError:
+            raise ValueError(f"{text} is not a real date; use YYYY-MM-DD") from None
+    m = _REL.match(text.replace(" days", "d").replace(" weeks", "w").replace(" day", "d").replace(" week", "w"))
     if m is None:
-        raise EnfError(f"cannot read the date {text!r}", hint="use YYYY-MM-DD or a span like 7d, 2w, 3m")
+        raise ValueError(f"cannot read the date {text!r}: use YYYY-MM-DD or a span like 7d, 2w, 3m")
     n, unit = int(m.group(1)), m.group(2)
     days = n * {"d": 1, "w": 7, "m": 30, "y": 365}[unit]
     return (today - dt.timedelta(days=days)).isoformat()
 
 
-def filter_sessions(sessions: list[model.Session], *, since: str | None, until: str | None,
-                    tags: tuple[str, ...], status: str | None, authors: dict[str, str] | None,
-                    author: str | None) -> list[model.Session]:
+def filter_sessions(sessions: list[model.Session], filters: Filters,
+                    authors: dict[str, str] | None) -> list[model.Session]:
     out = []
     for s in render.newest_first(sessions):
-        if since and s.date < since or until and s.date > until:
+        if filters.status and s.status != filters.status:
             continue
-        if tags and not {t.lower() for t in tags} & set(s.tags):
-            continue
-        if status and s.status != status:
-            continue
-        if author and authors is not None and author.lower() not in authors.get(s.path, "").lower():
-            continue
-        out.append(s)
+        if _keep(s.path, s.date, s.tags, filters, authors):
+            out.append(s)
     return out
 
 
-def first_authors(repo: pygit2.Repository, tip: pygit2.Commit) -> dict[str, str]:
-    """Session path -> 'Name <email>' of the commit that first added it."""
+def _keep(path: str, date: str, tags: tuple[str, ...], f: Filters, authors: dict[str, str] | None) -> bool:
+    if f.since and date < f.since or f.until and date > f.until:
+        return False
+    if f.tags and not {t.lower() for t in f.tags} & set(tags):
+        return False
+    return not (f.author and authors is not None and f.author.lower() not in authors.get(path, "").lower())
+
+
+def decision_chains(recs: records.Records, filters: Filters,
+                    authors: dict[str, str] | None) -> tuple[list[ledger_mod.Chain], list[model.Reversal]]:
+    """(chains whose standing decision passes the filters, newest first; unresolved reversals).
+
+    A decision's tags are its session's; a decision file of its own has none, so a
+    --tag filter leaves it out.
+    """
+    ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
+    tags_of = {s.path: s.tags for s in recs.sessions.values()}
+    chains = [c for c in reversed(ledger.chains)
+              if _keep(c.current.source, c.current.date, tags_of.get(c.current.source, ()), filters, authors)]
+    unresolved = [r for r in ledger.unresolved
+                  if _keep(r.source, r.date, tags_of.get(r.source, ()), filters, authors)]
+    return chains, unresolved
+
+
+def first_authors(repo: store.Repo, tip: store.Commit) -> dict[str, str]:
+    """Session or decision file path -> 'Name <email>' of the commit that first added it."""
     authors: dict[str, str] = {}
-    walker = repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-    for c in walker:
+    for c in store.walk(repo, tip, oldest_first=True):
         parent_tree = c.parents[0].tree if c.parents else None
-        diff = c.tree.diff_to_tree(parent_tree, swap=True) if parent_tree is not None else c.tree.diff_to_tree(swap=True)
-        for delta in diff.deltas:
-            path = delta.new_file.path
-            if model.is_session_path(path) and path not in authors:
+        for delta in store.deltas(parent_tree, c.tree):
+            path = delta.new_path
+            if (model.is_session_path(path) or model.is_decision_path(path)) and path not in authors:
                 authors[path] = f"{c.author.name} <{c.author.email}>"
     return authors
 
@@ -92,25 +121,35 @@ def find_session(recs: records.Records, name: str) -> model.Session:
     raise NotFound(f"no session named {name!r}", hint="git enf log --oneline")
 
 
-def resolve_target(repo: pygit2.Repository, commit: pygit2.Commit, recs: records.Records,
-                   target: str) -> tuple[str, str | None, ledger_mod.Chain | None]:
-    """(path on the branch, decision id or None, its chain) for a session, decision id or path."""
-    if _DECISION_ID.match(target):
+class Target(NamedTuple):
+    path: str  # on the branch
+    decision: model.Decision | None = None
+    chain: ledger_mod.Chain | None = None
+
+
+def resolve_target(repo: store.Repo, commit: store.Commit, recs: records.Records, target: str) -> Target:
+    """A session (name, prefix or session id), a decision (id or a prefix of one), or a path."""
+    if _DECISION_PREFIX.match(target):
         ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
-        found = ledger.find(target)
-        if found is None:
+        hits = {d.id: (chain, d) for chain in ledger.chains for d in (chain.current, *chain.superseded)
+                if d.id.startswith(target)}
+        if len(hits) == 1:
+            chain, decision = next(iter(hits.values()))
+            return Target(decision.source, decision, chain)
+        if len(hits) > 1:
+            raise NotFound(f"{target!r} matches {len(hits)} decisions: {', '.join(sorted(hits)[:5])}",
+                           hint="give more of the id")
+        if len(target) == 8:
             raise NotFound(f"no decision {target}", hint="git enf log --decisions")
-        chain, decision = found
-        return decision.source, target, chain
     if store.read_path(repo, commit.tree, target) is not None:
-        return target, None, None
-    return find_session(recs, target).path, None, None
+        return Target(target)
+    return Target(find_session(recs, target).path)
 
 
-def history(repo: pygit2.Repository, tip: pygit2.Commit, path: str) -> list[Version]:
+def history(repo: store.Repo, tip: store.Commit, path: str) -> list[Version]:
     """Every commit that changed `path`, newest first, with the blob it left behind."""
     out = []
-    for c in repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME):
+    for c in store.walk(repo, tip, by_time=True):
         mine = store.blob_oid(repo, c.tree, path)
         parents = [store.blob_oid(repo, p.tree, path) for p in c.parents] or [None]
         if all(mine != p for p in parents):

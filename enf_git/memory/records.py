@@ -8,16 +8,13 @@ accelerator: delete it and the next run rebuilds it.
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import pygit2
-
 from ..pure import model
 
-from ..plumbing import store
+from ..plumbing import atomic, store
 from ..errors import EnfError, RecordError
 
 CACHE_VERSION = 3  # bump whenever parsing results change for the same bytes
@@ -66,9 +63,8 @@ class Cache:
             return
         import json
 
-        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"version": CACHE_VERSION, "entries": self.entries}), encoding="utf-8")
-        os.replace(tmp, self.path)  # atomic: concurrent writers each leave a whole file
+        # Atomic: concurrent writers each leave a whole file.
+        atomic.write(self.path, json.dumps({"version": CACHE_VERSION, "entries": self.entries}).encode("utf-8"))
         self.dirty = False
 
 
@@ -93,7 +89,7 @@ def parse_blob(path: str, data: bytes) -> model.Session | list[model.Decision] |
         return exc
 
 
-def load(repo: pygit2.Repository, tree: pygit2.Tree | None, cache: Cache, overlay: dict[str, bytes | None] | None = None) -> Records:
+def load(repo: store.Repo, tree: store.Tree | None, cache: Cache, overlay: dict[str, bytes | None] | None = None) -> Records:
     """Records of `tree`, with `overlay` (path -> bytes or None for deleted) applied."""
     overlay = overlay or {}
     out = Records()
@@ -105,20 +101,12 @@ def load(repo: pygit2.Repository, tree: pygit2.Tree | None, cache: Cache, overla
             _add(out, path, load_blob_record(cache, path, oid, lambda oid=oid: store.blob_data(repo, oid)))
     for path, data in overlay.items():
         if data is not None and (model.is_session_path(path) or model.is_decision_path(path)):
-            _add(out, path, load_blob_record(cache, path, str(pygit2.hash(data)), lambda d=data: d))
+            _add(out, path, load_blob_record(cache, path, store.hash_bytes(data), lambda d=data: d))
     return out
 
 
-def _entries(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str) -> list[tuple[str, str]]:
-    if tree is None:
-        return []
-    try:
-        sub = repo[tree[folder].id]
-    except KeyError:
-        return []
-    if not isinstance(sub, pygit2.Tree):
-        return []
-    return [(e.name, str(e.id)) for e in sub if e.type_str == "blob" and e.name is not None]
+def _entries(repo: store.Repo, tree: store.Tree | None, folder: str) -> list[tuple[str, str]]:
+    return [(name, oid) for name, oid, kind in store.folder_entries(repo, tree, folder) if kind == "blob"]
 
 
 def _add(out: Records, path: str, record: model.Session | list[model.Decision] | EnfError) -> None:

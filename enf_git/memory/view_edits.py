@@ -12,43 +12,44 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import pygit2
 
 from ..pure import fm, model, render
 
+from .. import paths
+from ..plumbing import store, workcopy
+from ..plumbing.workcopy import Manifest
 from . import records
 
-from ..plumbing import store, workcopy
 
-if TYPE_CHECKING:
-    from .ops import Report
-    from ..plumbing.workcopy import Manifest
+class ViewEdits:  # a plain class: see workspace.Settings
+    """What the hand edits of views came to."""
+
+    def __init__(self) -> None:
+        self.changes: dict[str, bytes | None] = {}  # new decision records to commit
+        self.imported: list[str] = []
+        self.rejected: list[tuple[str, str, str]] = []  # (view, saved copy, why)
 
 
-def import_views(repo: pygit2.Repository, root: Path, edited: dict[str, bytes], manifest: Manifest,
-                 base: pygit2.Commit | None, now: int | None, report: Report,
-                 cache: records.Cache) -> dict[str, bytes | None]:
-    out: dict[str, bytes | None] = {}
+def import_views(repo: store.Repo, root: Path, edited: dict[str, bytes], manifest: Manifest,
+                 base: store.Commit | None, now: int | None, cache: records.Cache) -> ViewEdits:
+    out = ViewEdits()
     for view, data in sorted(edited.items()):
         previous = _previous(repo, manifest.files.get(view))
         if view == render.DECISIONS:
             new_records, leftovers = _decisions(repo, base, previous, data, now, cache)
-            for path, body in new_records.items():
-                out[path] = body
-                report.imported.append(path)
+            out.changes.update(new_records)
+            out.imported += sorted(new_records)
             if not leftovers:
                 continue
             why = "only new Y-statement lines can be imported; other edits to decisions.md were not applied"
         else:
             why = f"{view} is generated from session files; edit the session file's summary or tags instead"
         saved = _save_rejected(root, view, data, now)
-        report.rejected.append((view, saved, why))
+        out.rejected.append((view, saved, why))
     return out
 
 
-def _previous(repo: pygit2.Repository, oid: str | None) -> str:
+def _previous(repo: store.Repo, oid: str | None) -> str:
     if not oid:
         return ""
     try:
@@ -57,7 +58,7 @@ def _previous(repo: pygit2.Repository, oid: str | None) -> str:
         return ""
 
 
-def _decisions(repo: pygit2.Repository, base: pygit2.Commit | None, previous: str, data: bytes,
+def _decisions(repo: store.Repo, base: store.Commit | None, previous: str, data: bytes,
                now: int | None, cache: records.Cache) -> tuple[dict[str, bytes], list[str]]:
     """(new decision records, lines that could not be imported)."""
     text = data.decode("utf-8", "replace")
@@ -77,7 +78,10 @@ def _decisions(repo: pygit2.Repository, base: pygit2.Commit | None, previous: st
             continue
         existing.add(decision.decided.casefold())
         path = f"{model.DECISIONS_DIR}/{decision.date}-{decision.id}.md"
-        meta = {"schema": model.SCHEMA, "date": decision.date, "source": "decisions.md hand edit"}
+        # The file is named by the decision's id and records it: a decision file's
+        # own name would give it another id when parsed (ids hash the file stem).
+        meta = {"schema": model.SCHEMA, "date": decision.date, "decision_id": decision.id,
+                "source": "decisions.md hand edit"}
         if decision.session_id:
             meta["session_id"] = decision.session_id
         new[path] = fm.dump(meta, f"\n## Decisions\n{line.strip()}\n").encode("utf-8")
@@ -86,7 +90,7 @@ def _decisions(repo: pygit2.Repository, base: pygit2.Commit | None, previous: st
     return new, leftovers + removed
 
 
-def _known_decided(repo: pygit2.Repository, base: pygit2.Commit | None, cache: records.Cache) -> set[str]:
+def _known_decided(repo: store.Repo, base: store.Commit | None, cache: records.Cache) -> set[str]:
     recs = records.load(repo, base.tree if base is not None else None, cache)
     sessions = recs.all_sessions()
     return {d.decided.casefold() for s in sessions for d in s.decisions} | {
@@ -95,7 +99,7 @@ def _known_decided(repo: pygit2.Repository, base: pygit2.Commit | None, cache: r
 
 def _save_rejected(root: Path, view: str, data: bytes, now: int | None) -> str:
     stamp = dt.datetime.fromtimestamp(now if now is not None else dt.datetime.now().timestamp(), dt.timezone.utc)
-    rel = f".rejected/{view}.{stamp.strftime('%Y%m%dT%H%M%S')}"
+    rel = f"{paths.REJECTED_DIR}/{view}.{stamp.strftime('%Y%m%dT%H%M%S')}"
     workcopy.write_file(root, rel, data)
     return f"{workcopy.WC_DIR}/{rel}"
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import time
 
-from .. import fastjson
+from .. import fastjson, paths
+from . import atomic
 from ..redact import redact
 
 SUMMARY_CHARS = 200
@@ -53,7 +54,7 @@ def append(root: str, session_id: str, kind: str, **fields: object) -> None:
         if isinstance(value, str):
             value = _short(value, ERROR_CHARS if key in ("error", "prompt") else SUMMARY_CHARS)
         record[key] = value
-    folder = os.path.join(root, "raw")
+    folder = os.path.join(root, paths.RAW_DIR)
     os.makedirs(folder, exist_ok=True)
     line = fastjson.dumps(record) + "\n"
     # O_APPEND writes of one short line are atomic enough for parallel hooks.
@@ -84,7 +85,7 @@ def log_line(record: dict[str, object]) -> str | None:
 
 def unflushed(root: str, spool: str, session_file: str) -> tuple[list[dict[str, object]], int]:
     """Event records after the flushed offset, and the new offset (torn lines skipped)."""
-    path = os.path.join(root, "raw", session_file)
+    path = os.path.join(root, paths.RAW_DIR, session_file)
     offset = _offset(spool, session_file)
     try:
         with open(path, "rb") as f:
@@ -114,7 +115,4 @@ def _offset(spool: str, session_file: str) -> int:
 
 def save_offset(spool: str, session_file: str, offset: int) -> None:
     os.makedirs(spool, exist_ok=True)
-    tmp = os.path.join(spool, f"{session_file}.offset.{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(str(offset))
-    os.replace(tmp, os.path.join(spool, session_file + ".offset"))
+    atomic.write(os.path.join(spool, session_file + ".offset"), str(offset).encode("ascii"))

@@ -12,7 +12,6 @@ never imports pygit2 or click; indexer.py builds and updates the index.
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 
@@ -157,5 +156,6 @@ def format_hits(hits: list[Hit], query_text: str) -> str:
     return "\n".join(lines)
 
 
-def format_json(hits: list[Hit]) -> str:
-    return json.dumps([{**h.as_dict(), "command": h.command} for h in hits], indent=2, ensure_ascii=False)
+def as_rows(hits: list[Hit]) -> list[dict[str, object]]:
+    """The hits as JSON-ready rows (the edge wraps them in its envelope)."""
+    return [{**h.as_dict(), "command": h.command} for h in hits]

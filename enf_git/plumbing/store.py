@@ -20,14 +20,21 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeAlias
 
 import pygit2
 
+from .. import paths
+from .locks import file_lock
 from ..errors import ConcurrencyError, NotFound, RepoError
 
-BRANCH = "claude-memory"
-REF = f"refs/heads/{BRANCH}"
+BRANCH = paths.BRANCH
+REF = paths.REF
+# The object types callers hold and annotate with: every other module names them
+# through here, so this stays the one module that imports pygit2.
+Repo: TypeAlias = pygit2.Repository
+Commit: TypeAlias = pygit2.Commit
+Tree: TypeAlias = pygit2.Tree
 FALLBACK_NAME = "enf-git"
 FALLBACK_EMAIL = "enf-git@localhost"
 TREE_CACHE_LIMIT = 64 << 20  # bytes: a 100,000-session folder's tree is ~6 MB
@@ -48,6 +55,7 @@ class CommitResult(NamedTuple):  # not a dataclass: ~1 ms less on every commit's
     # path -> hex OID of the blob this commit put there (None: deleted), so callers
     # need not look paths up again in a large tree (~1 ms each at 10,000 entries).
     blobs: Mapping[str, str | None] = {}
+    warnings: tuple[str, ...] = ()  # what the commit repaired on its way (a stale ref lock)
 
 
 def open_repo(start: str | os.PathLike[str] = ".") -> pygit2.Repository:
@@ -105,14 +113,14 @@ def common_dir(repo: pygit2.Repository) -> Path:
 
 def state_dir(repo: pygit2.Repository) -> Path:
     """Per-machine state shared by all worktrees (`.git/enf`), created on demand."""
-    path = common_dir(repo) / "enf"
+    path = common_dir(repo) / paths.STATE_DIR
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def worktree_state_dir(repo: pygit2.Repository) -> Path:
     """Per-worktree state (the working copy's manifest) in this worktree's git dir."""
-    path = Path(repo.path) / "enf"
+    path = Path(repo.path) / paths.STATE_DIR
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -228,20 +236,59 @@ def commit(
     """Commit what `build(tip)` returns on top of the current tip; None if nothing changed.
 
     `build` is called again on every retry, with the new tip, so callers that derive
-    content from the tree (views, merges) stay correct under concurrency.
+    content from the tree (views, merges) stay correct under concurrency. Only a lost
+    race is retried (the compare-and-swap found another tip, or another writer holds
+    the ref lock); any other error (a corrupt object, a full disk) surfaces at once.
     """
+    warnings: list[str] = []
     for attempt in range(1, max_attempts + 1):
-        with _writer_lock(repo):
+        with _writer_lock(repo) as ours:
             result = _attempt(repo, build, message, attempt, when)
+            if result is False and ours and _clear_stale_ref_lock(repo, warnings):
+                continue  # a dead writer's leftover, gone now: try again at once
         if result is not False:
-            return result
+            return result._replace(warnings=tuple(warnings)) if result is not None and warnings else result
         import random  # only after a lost race: not on every commit's import path
 
         time.sleep(random.uniform(0.001, 0.004) * min(attempt, 10))
+    lock = _ref_lock_path(repo)
+    if lock.exists():
+        raise ConcurrencyError(
+            f"{lock} is held by another program, so {BRANCH} cannot move (gave up after {max_attempts} attempts)",
+            hint=f"if no git command is running in this repository, remove it: rm {lock}",
+        )
     raise ConcurrencyError(
         f"{REF} kept moving; gave up after {max_attempts} attempts",
         hint="retry the command; if it persists, look for a runaway writer",
     )
+
+
+STALE_REF_LOCK = 10.0  # seconds: git holds a ref lock for milliseconds; older means its holder died
+
+
+def _ref_lock_path(repo: pygit2.Repository) -> Path:
+    return common_dir(repo) / f"{REF}.lock"
+
+
+def _clear_stale_ref_lock(repo: pygit2.Repository, warnings: list[str]) -> bool:
+    """Remove `refs/heads/claude-memory.lock` when a killed writer left it behind.
+
+    Called only while we hold enf's own writer lock, so no enf writer is mid-update;
+    a lock file older than STALE_REF_LOCK is then no live git command's either.
+    """
+    lock = _ref_lock_path(repo)
+    try:
+        age = time.time() - lock.stat().st_mtime
+    except OSError:
+        return False
+    if age < STALE_REF_LOCK:
+        return False
+    try:
+        lock.unlink()
+    except OSError:
+        return False
+    warnings.append(f"removed {lock}, left {int(age)} s ago by a writer that did not finish")
+    return True
 
 
 def _attempt(
@@ -254,34 +301,42 @@ def _attempt(
         raise RepoError(f"{REF} points at a {parent.type_str}, not a commit",
                         hint=f"find its last commit with: git reflog {BRANCH}")
     base_tree = parent.tree if parent is not None else None
+    changes = build(parent)
+    blobs: dict[str, str | None] = {}
+    new_tree = write_tree(repo, base_tree, changes, blobs)
+    if base_tree is not None and new_tree == base_tree.id:
+        return None
+    if parent is None and not changes:
+        return None
+    sig = signature(repo, when)
+    parents: list[pygit2.Oid] = [parent.id] if parent is not None else []
+    oid = repo.create_commit(None, sig, sig, message, new_tree, parents)
+    reflog = f"enf: {message.splitlines()[0] if message else 'commit'}"
     try:
-        changes = build(parent)
-        blobs: dict[str, str | None] = {}
-        new_tree = write_tree(repo, base_tree, changes, blobs)
-        if base_tree is not None and new_tree == base_tree.id:
-            return None
-        if parent is None and not changes:
-            return None
-        sig = signature(repo, when)
-        parents: list[pygit2.Oid] = [parent.id] if parent is not None else []
-        oid = repo.create_commit(None, sig, sig, message, new_tree, parents)
-        reflog = f"enf: {message.splitlines()[0] if message else 'commit'}"
         if ref is None:
             repo.create_reference_direct(REF, oid, False, message=reflog)
         else:
             ref.set_target(oid, reflog)
-    except (pygit2.GitError, pygit2.AlreadyExistsError, OSError, ValueError) as exc:
-        if _is_race(exc, attempt):
+    except (pygit2.GitError, OSError) as exc:
+        if _is_race(exc):
             return False
         raise
     return CommitResult(str(oid), str(parent.id) if parent else None, attempt, tuple(sorted(changes)), blobs)
 
 
-def _is_race(exc: Exception, attempt: int) -> bool:
-    """Lost CAS, ref lock held by another writer, or an object dir removed by gc."""
-    text = str(exc).lower()
-    markers = ("old reference value", "already exists", "lock", "exists", "no such file", "failed to")
-    return any(m in text for m in markers) or isinstance(exc, OSError)
+def _is_race(exc: Exception) -> bool:
+    """A lost compare-and-swap, or the ref lock held by another writer: retry.
+
+    The three shapes libgit2 gives them: AlreadyExistsError (the first commit found a
+    branch), "old reference value does not match" (set_target found another tip), an
+    OSError "failed to lock file '…claude-memory.lock'" (a writer is mid-update).
+    """
+    if isinstance(exc, pygit2.AlreadyExistsError):
+        return True
+    text = str(exc)
+    if "old reference value does not match" in text:
+        return True
+    return isinstance(exc, OSError) and "failed to lock file" in text and f"{BRANCH}.lock" in text
 
 
 def write_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: Changes,
@@ -349,39 +404,117 @@ def _split(path: str) -> list[str]:
 
 
 @contextmanager
-def _writer_lock(repo: pygit2.Repository, wait: float = 10.0) -> Iterator[None]:
+def _writer_lock(repo: pygit2.Repository, wait: float = 10.0) -> Iterator[bool]:
     """Advisory lock so local writers queue instead of racing; best effort by design
-    (a stuck holder must not wedge us: after `wait` the CAS alone protects the ref)."""
-    with file_lock(state_dir(repo) / "write.lock", wait):
-        yield
-
-
-@contextmanager
-def file_lock(path: Path, wait: float) -> Iterator[bool]:
-    """An exclusive flock on `path`, waiting at most `wait` seconds; yields whether it
-    was taken (False: the holder seems stuck, go on without it or skip the work).
-
-    Not re-entrant: flock locks belong to the open file, so taking it again in the
-    same process waits for itself. Without fcntl (Windows) it yields True at once.
-    """
-    try:
-        import fcntl
-    except ImportError:
-        yield True
-        return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                taken = True
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    taken = False
-                    break
-                time.sleep(0.002)
+    (a stuck holder must not wedge us: after `wait` the CAS alone protects the ref).
+    Yields whether it was taken."""
+    with file_lock(state_dir(repo) / paths.WRITE_LOCK, wait) as taken:
         yield taken
-    finally:
-        os.close(fd)  # closing releases the flock
+
+
+# --- reading helpers for the layers above (they never touch pygit2 themselves) -------
+
+def commit_at(repo: pygit2.Repository, oid: str | None) -> pygit2.Commit | None:
+    """The commit `oid` names, or None (no such object, or not a commit)."""
+    if not oid:
+        return None
+    try:
+        obj = repo.get(oid)
+    except (ValueError, pygit2.GitError):
+        return None
+    return obj if isinstance(obj, pygit2.Commit) else None
+
+
+def folder_entries(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str) -> list[tuple[str, str, str]]:
+    """(name, hex OID, type) of each entry directly under `folder` (empty if no such folder)."""
+    if tree is None:
+        return []
+    try:
+        sub = repo[tree[folder].id]
+    except KeyError:
+        return []
+    if not isinstance(sub, pygit2.Tree):
+        return []
+    return [(e.name, str(e.id), e.type_str) for e in sub if e.name is not None]
+
+
+def changed_paths(old: pygit2.Tree, new: pygit2.Tree) -> dict[str, str | None]:
+    """Path -> its blob OID in `new` (None: gone) for every path the diff touches.
+
+    Taken from the diff itself: looking each path up in a 10,000-entry tree costs a
+    millisecond per lookup (libgit2 re-reads the subtree every time).
+    """
+    out: dict[str, str | None] = {}
+    for delta in old.diff_to_tree(new).deltas:
+        out.setdefault(delta.old_file.path, None)
+        if delta.status_char() != "D":
+            out[delta.new_file.path] = str(delta.new_file.id)
+    return out
+
+
+class Delta(NamedTuple):
+    status: str  # git's letter: A, D, M, R...
+    old_path: str
+    old_oid: str
+    new_path: str
+    new_oid: str
+
+
+def deltas(old: pygit2.Tree | None, new: pygit2.Tree) -> list[Delta]:
+    """The file changes from `old` (None: an empty tree) to `new`."""
+    diff = old.diff_to_tree(new) if old is not None else new.diff_to_tree(swap=True)
+    return [Delta(d.status_char(), d.old_file.path, str(d.old_file.id), d.new_file.path, str(d.new_file.id))
+            for d in diff.deltas]
+
+
+def walk(repo: pygit2.Repository, tip: pygit2.Commit, *, hide: pygit2.Commit | None = None,
+         oldest_first: bool = False, by_time: bool = False) -> Iterator[pygit2.Commit]:
+    """The commits reachable from `tip` (not from `hide`), children before parents
+    unless `oldest_first`."""
+    mode = pygit2.enums.SortMode.TOPOLOGICAL
+    if oldest_first:
+        mode |= pygit2.enums.SortMode.REVERSE
+    if by_time:
+        mode |= pygit2.enums.SortMode.TIME
+    walker = repo.walk(tip.id, mode)
+    if hide is not None:
+        walker.hide(hide.id)
+    yield from walker
+
+
+def descends_from(repo: pygit2.Repository, commit: pygit2.Commit, ancestor: pygit2.Commit) -> bool:
+    return commit.id == ancestor.id or bool(repo.descendant_of(commit.id, ancestor.id))
+
+
+def config_value(repo: pygit2.Repository, key: str) -> str | None:
+    """A git config value as text (None: not set, or unreadable)."""
+    try:
+        return str(repo.config[key])
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+
+
+def remote_url(repo: pygit2.Repository, name: str) -> str | None:
+    try:
+        return repo.remotes[name].url
+    except (KeyError, ValueError):
+        return None
+
+
+def ref_target(repo: pygit2.Repository, name: str) -> str | None:
+    ref = repo.references.get(name)
+    return str(ref.target) if ref is not None else None
+
+
+def create_branch(repo: pygit2.Repository, oid: str, message: str) -> bool:
+    """Point the memory branch at `oid` if it does not exist yet (compare-and-swap
+    against "absent"); False when another process created it first, which is fine."""
+    try:
+        repo.create_reference_direct(REF, oid, False, message=message)
+    except pygit2.AlreadyExistsError:
+        return False
+    except (pygit2.GitError, OSError) as exc:
+        if _is_race(exc):
+            return False
+        raise
+    return True

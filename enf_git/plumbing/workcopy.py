@@ -18,10 +18,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-WC_DIR = ".claude-sessions"
-EXCLUDE_LINE = f"/{WC_DIR}/"
-# Machine-local: event logs, session markers, refused view edits. Never committed.
-LOCAL_ONLY = ("raw/", ".active/", ".opt-out/", ".rejected/", ".enf/")
+from .. import paths
+from . import atomic
+
+WC_DIR = paths.WC_DIR
+EXCLUDE_LINE = paths.EXCLUDE_LINE
+LOCAL_ONLY = paths.LOCAL_ONLY
 RACY_NS = 100_000_000  # well above a kernel timestamp tick (jiffies: 1-10 ms)
 IN_FLIGHT_NS = 2_000_000_000  # an empty record this fresh is a write in progress
 
@@ -59,10 +61,8 @@ class Manifest:
         return cls()
 
     def save(self, path: Path) -> None:
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps({"base": self.base, "files": self.files, "stats": self.stats,
-                                      "floor": self.floor}))
-        os.replace(tmp, path)
+        atomic.write(path, marshal.dumps({"base": self.base, "files": self.files, "stats": self.stats,
+                                         "floor": self.floor}))
 
     def record(self, root: Path, path: str, oid: str) -> None:
         """`path` holds `oid` now (we wrote or verified it)."""
@@ -194,9 +194,7 @@ def _read_settled(path: str, before: os.stat_result) -> bytes | None:
 def write_file(root: Path, rel: str, data: bytes) -> None:
     target = confine(root, rel)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, target)
+    atomic.write(target, data)
 
 
 def remove_file(root: Path, rel: str) -> None:

@@ -15,17 +15,19 @@ new session_id. Parsing never modifies a file; problems are returned as RecordEr
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from .. import paths
 from . import fm
 from ..errors import RecordError, SchemaTooNew
 
 SCHEMA = 1
-SESSIONS_DIR = "sessions"
-DECISIONS_DIR = "decisions"
+SESSIONS_DIR = paths.SESSIONS_DIR
+DECISIONS_DIR = paths.DECISIONS_DIR
 STATUSES = ("active", "completed")
 _SECTION = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
 # ASCII digits and \Z: `\d` takes any script's digits and `$` accepts a trailing newline.
+_DECISION_ID = re.compile(r"^d[0-9a-f]{7}\Z")
 _STEM = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)\Z")
 _Y_LINE = re.compile(r"^\s*-\s*\[(?P<stamp>[^\]]+)\]\s*Y:\s*(?P<body>.+?)\s*$")
 _Y_BODY = re.compile(
@@ -185,7 +187,12 @@ def parse_decision_file(path: str, data: bytes) -> list[Decision]:
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
     date = _text(text, parsed.meta, "date") or stem[:10]
     session_id = _text(text, parsed.meta, "session_id")
-    return parse_decisions(path, parsed.body, date, session_id, stem)
+    found = parse_decisions(path, parsed.body, date, session_id, stem)
+    filed_as = _text(text, parsed.meta, "decision_id")
+    if filed_as and len(found) == 1 and _DECISION_ID.match(filed_as):
+        # Imported from a hand edit of decisions.md: it keeps the id it was filed under.
+        found = [replace(found[0], id=filed_as)]
+    return found
 
 
 def parse_decisions(source: str, text: str, date: str, session_id: str, stem: str) -> list[Decision]:

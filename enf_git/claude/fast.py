@@ -1,0 +1,129 @@
+"""The per-call hooks: PreToolUse (the gate), UserPromptSubmit (reminder and
+heartbeat), PostToolUse and PostToolUseFailure (the event log).
+
+They run on every tool call and every prompt, so they import only the standard
+library (os, and json's C core through fastjson): pygit2 alone costs ~8x a bare
+interpreter start (DESIGN.md invariant 6).
+"""
+
+from __future__ import annotations
+
+import os
+
+from .. import fastjson, paths
+from ..plumbing import atomic, events
+from . import gate
+from .protocol import Where, reply, session_of
+
+HEARTBEAT_PROMPTS = 5
+
+
+def pre_tool_use(where: Where, payload: dict[str, object]) -> str:
+    sid = session_of(payload)
+    if not sid or not os.path.isdir(where.root) or _satisfied(where, sid):
+        return ""
+    tool = payload.get("tool_name")
+    tool = tool if isinstance(tool, str) else ""
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else where.top
+    if gate.is_creation(where.root, tool, payload.get("tool_input"), str(cwd)):
+        return ""
+    events.append(where.root, sid, "gate-deny", tool=tool, summary=events.tool_summary(tool, payload.get("tool_input")))
+    return reply("PreToolUse", permissionDecision="deny", permissionDecisionReason=gate.deny_reason(sid))
+
+
+def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
+    sid = session_of(payload)
+    if not sid or not os.path.isdir(where.root):
+        return ""
+    prompt = payload.get("prompt")
+    events.append(where.root, sid, "prompt", prompt=prompt if isinstance(prompt, str) else "")
+    if gate.opted_out(where.root, sid):
+        return ""
+    found, state = _own_file(where, sid)
+    if found is None:
+        return reply("UserPromptSubmit", additionalContext=gate.reminder(sid))
+    prompts = _count(state.get("prompts", 0)) + 1
+    state["prompts"] = prompts
+    _save_state(where, sid, state)
+    if prompts >= HEARTBEAT_PROMPTS:
+        name = os.path.relpath(found, where.top)
+        return reply("UserPromptSubmit", additionalContext=(
+            f"<system-reminder>enf-git heartbeat: {prompts} prompts since {name} was last updated. "
+            f"Update it now (Interactions, Decisions as Y-statements, Errors & Fixes, Friction Events, Open Items) "
+            f"before answering.</system-reminder>"))
+    return ""
+
+
+def post_tool_use(where: Where, payload: dict[str, object]) -> str:
+    _log_tool(where, payload, "tool")
+    return ""
+
+
+def post_tool_use_failure(where: Where, payload: dict[str, object]) -> str:
+    error = payload.get("error")
+    _log_tool(where, payload, "tool-failure", error=error if isinstance(error, str) else "")
+    return ""
+
+
+def _log_tool(where: Where, payload: dict[str, object], kind: str, **extra: str) -> None:
+    sid = session_of(payload)
+    if sid and os.path.isdir(where.root):
+        tool = payload.get("tool_name")
+        tool = tool if isinstance(tool, str) else ""
+        events.append(where.root, sid, kind, tool=tool, summary=events.tool_summary(tool, payload.get("tool_input")),
+                      **extra)
+
+
+HANDLERS = {"PreToolUse": pre_tool_use, "UserPromptSubmit": user_prompt_submit, "PostToolUse": post_tool_use,
+        "PostToolUseFailure": post_tool_use_failure}
+
+
+def _satisfied(where: Where, sid: str) -> bool:
+    return gate.opted_out(where.root, sid) or _own_file(where, sid)[0] is not None
+
+
+def _own_file(where: Where, sid: str) -> tuple[str | None, dict[str, object]]:
+    """This session's file (cached as a hint) and its state; a new or touched file
+    restarts the heartbeat's prompt count, and that is saved at once."""
+    state = _load_state(where, sid)
+    found = gate.matching_file(where.root, sid, hint=_hint(state))
+    if found is not None:
+        mtime = os.stat(found).st_mtime
+        if state.get("file") != found or state.get("mtime") != mtime:
+            state.update(file=found, mtime=mtime, prompts=0)
+            _save_state(where, sid, state)
+    return found, state
+
+
+def _state_path(where: Where, sid: str) -> str:
+    return os.path.join(where.state, paths.HOOK_STATE_DIR, events.safe_name(sid) + ".json")
+
+
+def _load_state(where: Where, sid: str) -> dict[str, object]:
+    try:
+        with open(_state_path(where, sid), encoding="utf-8") as f:
+            data = fastjson.loads(f.read())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _hint(state: dict[str, object]) -> str | None:
+    """The session file the state remembers (a hint that gate.matching_file re-verifies)."""
+    file = state.get("file")
+    return file if isinstance(file, str) else None
+
+
+def _count(value: object) -> int:
+    """int() of the stored prompt count: a list, dict or null raises TypeError, as int() itself would."""
+    if isinstance(value, (int, float, str)):
+        return int(value)
+    raise TypeError(f"prompt count is a {type(value).__name__}")
+
+
+def _save_state(where: Where, sid: str, state: dict[str, object]) -> None:
+    path = _state_path(where, sid)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    atomic.write(path, fastjson.dumps(state).encode("utf-8"))
+
+

@@ -1,0 +1,71 @@
+"""What every command module shares: click settings, opening the workspace, output."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from pathlib import Path
+
+import click
+
+from ..memory.workspace import Context
+from ..plumbing import store
+from . import text
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Machine-readable output (a versioned envelope).")
+
+
+class Options:
+    """Group-level options, carried on click's context object."""
+
+    def __init__(self, no_pager: bool = False) -> None:
+        self.no_pager = no_pager
+
+
+def workspace() -> Context:
+    """The repository and working copy of the current folder (read once per command)."""
+    return Context.open(Path.cwd())
+
+
+def emit(ctx: Context | None, out: str, *, pageable: bool = False) -> None:
+    """Print `out`, through git's pager when it is long output on a terminal."""
+    options = click.get_current_context().find_object(Options)
+    tty = sys.stdout.isatty()
+    if pageable and tty and ctx is not None and not (options and options.no_pager):
+        pager = text.pager_command(_git_pager(ctx))
+        if pager is not None:
+            text.page(out if out.endswith("\n") else out + "\n", pager)
+            return
+    color = text.color_wanted(store.config_value(ctx.repo, "color.ui") if ctx else None, tty)
+    click.echo(out, color=color)
+
+
+def style(ctx: Context | None, value: str, **styles: object) -> str:
+    tty = sys.stdout.isatty()
+    if not text.color_wanted(store.config_value(ctx.repo, "color.ui") if ctx else None, tty):
+        return value
+    return click.style(value, **styles)  # type: ignore[arg-type]
+
+
+def _git_pager(ctx: Context) -> str | None:
+    import subprocess
+
+    try:
+        proc = subprocess.run(["git", "var", "GIT_PAGER"], cwd=ctx.top, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def parse_date(value: str | None, option: str) -> str | None:
+    """YYYY-MM-DD (a real day), or a span before today (`3d`, `2w`, `1m`, `1y`,
+    `7 days ago`); a usage error (exit 2) otherwise."""
+    if value is None:
+        return None
+    from ..memory import queries
+
+    try:
+        return queries.parse_date(value, dt.date.today())
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint=option) from exc

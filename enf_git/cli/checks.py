@@ -1,0 +1,33 @@
+"""`git enf doctor`: every check, each problem with its fix."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .base import CONTEXT, JSON_OPTION, workspace
+from .text import envelope
+
+
+@click.command(context_settings=CONTEXT)
+@JSON_OPTION
+def doctor(as_json: bool) -> None:
+    """Validate the installation and the memory; name each problem and its fix (exit 1 on errors)."""
+    from ..memory import doctor as doctor_mod
+
+    problems = doctor_mod.run(workspace())
+    errors = any(p.severity == "error" for p in problems)
+    if as_json:
+        click.echo(envelope("doctor", ok=not errors, problems=[
+            {"severity": p.severity, "what": p.what, "fix": p.fix} for p in problems]))
+    else:
+        for p in problems:
+            click.echo(f"{p.severity}: {p.what}\n  fix: {p.fix}")
+        if not problems:
+            click.echo("all good")
+    if errors:
+        sys.exit(1)
+
+
+COMMANDS = (doctor,)

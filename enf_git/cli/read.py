@@ -1,0 +1,202 @@
+"""`git enf log`, `git enf show`, `git enf recall`: reading memory back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from .. import paths
+from ..memory.workspace import Context
+from ..pure import model
+from ..pure.ledger import Chain
+from .base import CONTEXT, JSON_OPTION, emit, parse_date, style, workspace
+from .text import envelope, recall_json
+
+LIMIT = click.IntRange(min=1)
+
+
+@click.command(context_settings=CONTEXT)
+@click.option("--since", help="Only entries on or after this date (YYYY-MM-DD, or 7d, 2w, 3m).")
+@click.option("--until", help="Only entries on or before this date.")
+@click.option("--tag", "tags", multiple=True, help="Only sessions with this tag (repeatable).")
+@click.option("--status", type=click.Choice(["active", "completed"]), help="Only sessions with this status.")
+@click.option("--author", help="Only entries first committed by an author matching this text.")
+@click.option("--oneline", is_flag=True, help="One line per entry.")
+@JSON_OPTION
+@click.option("--decisions", is_flag=True, help="The decision log with reversal chains instead.")
+@click.option("-n", "--limit", type=LIMIT, help="At most this many entries (1 or more).")
+def log(since: str | None, until: str | None, tags: tuple[str, ...], status: str | None, author: str | None,
+        oneline: bool, as_json: bool, decisions: bool, limit: int | None) -> None:
+    """Sessions, newest first (or --decisions)."""
+    from .. import memory
+    from ..memory import queries
+
+    since, until = parse_date(since, "--since"), parse_date(until, "--until")
+    ctx = workspace()
+    tip = memory.require_branch(ctx)
+    recs = queries.load(ctx.repo, tip, ctx.cache())
+    authors = queries.first_authors(ctx.repo, tip) if author or as_json else None
+    filters = queries.Filters(since=since, until=until, tags=tags, status=status, author=author)
+    if decisions:
+        chains, unresolved = queries.decision_chains(recs, filters, authors)
+        _print_decisions(ctx, chains[:limit], unresolved, as_json, oneline, authors or {})
+        return
+    sessions = queries.filter_sessions(recs.all_sessions(), filters, authors)[:limit]
+    if as_json:
+        click.echo(envelope("log", sessions=[_session_row(s, authors or {}) for s in sessions]))
+        return
+    emit(ctx, "\n".join(_session_lines(ctx, sessions, oneline)) or "no sessions match", pageable=True)
+
+
+def _session_row(s: model.Session, authors: dict[str, str]) -> dict[str, Any]:
+    return {"session": s.stem, "path": s.path, "session_id": s.session_id, "date": s.date,
+            "start_time": s.start_time, "status": s.status, "tags": list(s.tags), "summary": s.summary,
+            "author": authors.get(s.path, ""), "decisions": [d.id for d in s.decisions]}
+
+
+def _session_lines(ctx: Context, sessions: list[model.Session], oneline: bool) -> list[str]:
+    lines: list[str] = []
+    for s in sessions:
+        if oneline:
+            tags_txt = f"  [{', '.join(s.tags)}]" if s.tags else ""
+            lines.append(f"{s.stem}  {s.status:<9}  {s.summary or '(in progress)'}{tags_txt}")
+            continue
+        lines.append(style(ctx, f"session {s.stem}", fg="yellow") + f"  ({s.status}, id {s.session_id})")
+        lines.append(f"Date:   {s.date} {s.start_time}".rstrip())
+        if s.tags:
+            lines.append(f"Tags:   {', '.join(s.tags)}")
+        lines += ["", f"    {s.summary or '(in progress)'}", ""]
+        if s.decisions or s.reversals:
+            lines += [f"    {len(s.decisions)} decision(s), {len(s.reversals)} reversal(s)", ""]
+    return lines
+
+
+def decision_row(d: model.Decision, authors: dict[str, str], **extra: Any) -> dict[str, Any]:
+    return {"id": d.id, "topic": d.topic, "date": d.date, "time": d.time, "decided": d.decided, "over": d.over,
+            "confidence": d.confidence, "source": d.source, "text": d.text, "author": authors.get(d.source, ""),
+            **extra}
+
+
+def chain_row(c: Chain, authors: dict[str, str]) -> dict[str, Any]:
+    """A chain as JSON: the standing decision, and each one it superseded with what replaced it."""
+    replaced_by = [c.current, *c.superseded]
+    return decision_row(c.current, authors, status="standing", supersedes=[
+        decision_row(d, authors, status="superseded", superseded_by=replaced_by[i].id,
+                     reversed_on=r.date, reversed_because=r.reason)
+        for i, (d, r) in enumerate(zip(c.superseded, c.reversals))])
+
+
+def _print_decisions(ctx: Context, chains: list[Chain], unresolved: list[model.Reversal], as_json: bool,
+                     oneline: bool, authors: dict[str, str]) -> None:
+    if as_json:
+        click.echo(envelope("log-decisions", decisions=[chain_row(c, authors) for c in chains],
+                            unresolved=[{"source": r.source, "ref": r.ref, "date": r.date} for r in unresolved]))
+        return
+    lines = []
+    for c in chains:
+        d = c.current
+        conf = f" ({d.confidence})" if d.confidence else ""
+        over = f" over {d.over}" if d.over else ""
+        lines.append(f"{d.id}  {d.date} {d.time}".rstrip() + f"  [{d.topic}]  decided {d.decided}{over}{conf}")
+        if oneline:
+            continue
+        replaced_by = [c.current, *c.superseded]
+        for i, (old, rev) in enumerate(zip(c.superseded, c.reversals)):
+            because = f" because {rev.reason}" if rev.reason else ""
+            lines.append(f"    ~~ {old.id}  {old.date}  decided {old.decided}~~ SUPERSEDED by {replaced_by[i].id} "
+                         f"({rev.date}){because}")
+    lines += [f"unresolved reversal in {r.source}: REVERSED {r.ref} (no matching decision)" for r in unresolved]
+    emit(ctx, "\n".join(lines) or "no decisions match", pageable=True)
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("target")
+@click.option("--at", "rev", help="Show it as of this revision of claude-memory (e.g. claude-memory~3, an OID).")
+@click.option("--history", is_flag=True, help="List every version of it, newest first.")
+@JSON_OPTION
+def show(target: str, rev: str | None, history: bool, as_json: bool) -> None:
+    """Show a session (name or prefix), a decision (id or prefix) or a path on the branch."""
+    from .. import memory
+    from ..memory import queries
+    from ..plumbing import store
+
+    ctx = workspace()
+    memory.require_branch(ctx)
+    at = store.resolve(ctx.repo, rev or paths.REF)
+    recs = queries.load(ctx.repo, at, ctx.cache())
+    found = queries.resolve_target(ctx.repo, at, recs, target)
+    if history:
+        versions = queries.history(ctx.repo, store.resolve(ctx.repo, paths.REF), found.path)
+        _print_history(ctx, found.path, versions, as_json)
+        return
+    if found.chain is not None and found.decision is not None:
+        _print_decision(ctx, found.chain, found.decision, as_json)
+        return
+    data = store.read_path(ctx.repo, at.tree, found.path) or b""
+    if as_json:
+        click.echo(envelope("show", kind="session" if model.is_session_path(found.path) else "file",
+                            path=found.path, revision=str(at.id), text=data.decode("utf-8", "replace")))
+        return
+    emit(ctx, data.decode("utf-8", "replace").rstrip("\n"), pageable=True)
+
+
+def _print_history(ctx: Context, path: str, versions: list[Any], as_json: bool) -> None:
+    if as_json:
+        click.echo(envelope("show-history", path=path, versions=[
+            {"commit": v.commit, "date": v.date, "author": v.author, "subject": v.subject, "blob": v.blob}
+            for v in versions]))
+        return
+    lines = []
+    for v in versions:
+        state = "deleted" if v.blob is None else f"git enf show {path} --at {v.commit[:12]}"
+        lines += [f"{v.commit[:12]}  {v.date}  {v.author}: {v.subject}", f"    {state}"]
+    emit(ctx, "\n".join(lines), pageable=True)
+
+
+def _print_decision(ctx: Context, chain: Chain, decision: model.Decision, as_json: bool) -> None:
+    from ..pure import render
+
+    if as_json:
+        click.echo(envelope("show", kind="decision", path=decision.source, decision=chain_row(chain, {})
+                            if decision.id == chain.current.id else _superseded_row(chain, decision)))
+        return
+    lines = [f"decision {decision.id}  (from {decision.source})"]
+    if decision.id != chain.current.id:
+        lines.append(f"SUPERSEDED: it no longer stands; the standing decision is {chain.current.id}")
+    lines.append(f"- {render.decision_line(chain.current)}")
+    for old, rev_ in zip(chain.superseded, chain.reversals):
+        when = f"{rev_.date} {rev_.time}".strip()
+        lines.append(f"  - ~~{render.decision_line(old)}~~ SUPERSEDED ({when}: {rev_.reason})")
+    emit(ctx, "\n".join(lines))
+
+
+def _superseded_row(chain: Chain, decision: model.Decision) -> dict[str, Any]:
+    row = chain_row(chain, {})
+    for old in row["supersedes"]:
+        if old["id"] == decision.id:
+            return {**old, "standing": chain.current.id}
+    return row
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("query", nargs=-1, required=True)
+@click.option("-n", "--limit", type=click.IntRange(1, 1000), default=10, show_default=True, help="At most this many hits.")
+@JSON_OPTION
+def recall(query: tuple[str, ...], limit: int, as_json: bool) -> None:
+    """Search memory: decisions, sessions and their history, ranked by relevance."""
+    from .. import memory
+    from ..memory import indexer
+    from ..plumbing import search
+
+    text = " ".join(query)
+    if not search.terms(text):
+        raise click.UsageError("the query has no words to search for; try: git enf recall postgres migration")
+    ctx = workspace()
+    memory.require_branch(ctx)
+    db = indexer.ensure(ctx.repo, ctx.cache())
+    result = search.query(db, text, limit)
+    click.echo(recall_json(search.as_rows(result), text) if as_json else search.format_hits(result, text))
+
+
+COMMANDS = (log, show, recall)

@@ -1,0 +1,71 @@
+"""Rendering for `git enf`: the JSON envelope, colour, the pager, date arguments.
+
+No click here, and nothing heavy at import: the warm `git enf recall` path (entry.py)
+builds its JSON with `envelope` without loading the CLI.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+JSON_SCHEMA = 1  # bump when a --json field changes meaning or goes; adding fields keeps it
+
+
+def envelope(command: str, **payload: object) -> str:
+    """Every `--json` answer: `{"schema": 1, "command": …, …payload}`, stable key order."""
+    import json
+
+    return json.dumps({"schema": JSON_SCHEMA, "command": command, **payload}, indent=2, ensure_ascii=False)
+
+
+def recall_json(rows: list[dict[str, object]], query: str, weak: bool = False) -> str:
+    """`git enf recall --json`, shared by the CLI and the warm fast path in entry.py."""
+    return envelope("recall", query=query, weak=weak, results=rows)
+
+
+def color_wanted(config_ui: str | None, stream_is_tty: bool) -> bool:
+    """Colour as git decides it: NO_COLOR (any value) and `color.ui=never|false` turn it
+    off, `always|true` on; `auto` (the default) means: only on a terminal."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    setting = (config_ui or "auto").strip().lower()
+    if setting in ("never", "false", "no", "off", "0"):
+        return False
+    if setting in ("always", "true", "yes", "on", "1"):
+        return True
+    return stream_is_tty
+
+
+def pager_command(git_pager: str | None) -> str | None:
+    """The pager to run (git's choice: GIT_PAGER, core.pager, PAGER, less), or None."""
+    if os.environ.get("GIT_PAGER_IN_USE"):
+        return None  # git already pages our output
+    pager = (git_pager or "").strip()
+    return None if not pager or pager == "cat" else pager
+
+
+def page(text: str, pager: str) -> None:
+    """Show `text` through `pager` the way git does (LESS=FRX: quit if one screen)."""
+    import subprocess
+
+    env = dict(os.environ)
+    env.setdefault("LESS", "FRX")
+    env.setdefault("LV", "-c")
+    env["GIT_PAGER_IN_USE"] = "true"
+    try:
+        proc = subprocess.Popen(pager, shell=True, stdin=subprocess.PIPE, env=env)  # noqa: S602 - git runs it the same way
+    except OSError:
+        sys.stdout.write(text)
+        return
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(text.encode("utf-8", "replace"))
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass  # the user quit the pager early
+    proc.wait()
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"

@@ -1,0 +1,110 @@
+"""`git enf status`, `git enf commit`, `git enf restore`: the working copy against the branch."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from .. import paths
+from ..memory.workspace import Context
+from .base import CONTEXT, JSON_OPTION, emit, workspace
+from .text import envelope, plural
+
+
+@click.command(context_settings=CONTEXT)
+@JSON_OPTION
+def status(as_json: bool) -> None:
+    """What would be committed, and what needs attention."""
+    from .. import memory
+    from ..memory import working_set
+    from ..plumbing import store
+
+    ctx = workspace()
+    tip = memory.require_branch(ctx)
+    found = memory.pending(ctx, tip=tip)
+    manifest = ctx.manifest()
+    lacking = working_set.missing(ctx, tip)
+    conflicts = sorted(p for p in store.list_files(ctx.repo, tip.tree) if p.startswith(paths.CONFLICTS))
+    state: dict[str, Any] = {
+        "branch": paths.BRANCH, "tip": str(tip.id),
+        "working_set_floor": manifest.floor, "behind": bool(manifest.base and manifest.base != str(tip.id)),
+        "changes": [{"path": p, "state": "deleted" if d is None else "changed"} for p, d in sorted(found.changes.items())],
+        "edited_views": sorted(found.views), "missing": lacking, "conflicts": conflicts,
+    }
+    if as_json:
+        click.echo(envelope("status", **state))
+        return
+    emit(ctx, "\n".join(_status_lines(state, found.views)))
+
+
+def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
+    from .. import memory
+
+    lines = [f"branch {paths.BRANCH} at {str(state['tip'])[:12]}"]
+    floor = state["working_set_floor"]
+    if isinstance(floor, str):
+        since = floor.removeprefix("sessions/").removesuffix(".md")
+        lines.append(f"working set: sessions from {since} on; older ones are on the branch "
+                     f"(git enf show NAME, or git config {memory.WORKING_SET_KEY} all)")
+    if state["behind"]:
+        lines.append("working copy is behind the branch: git enf commit (or any hook) will refresh it")
+    changes = state["changes"]
+    assert isinstance(changes, list)
+    lines += [f"  {c['state']}: {c['path']}" for c in changes]
+    lines += [f"  hand-edited view: {p} (imported or set aside at the next commit)" for p in sorted(views)]
+    if not changes and not views:
+        lines.append("nothing to commit")
+    missing = state["missing"]
+    assert isinstance(missing, list)
+    if missing:
+        lines.append(f"working copy lacks {plural(len(missing), 'file')} the branch has "
+                     f"(e.g. {missing[0]}): git enf restore brings them back")
+    conflicts = state["conflicts"]
+    assert isinstance(conflicts, list)
+    lines += [f"  conflict copy: {p} (merge it into the original, then delete it)" for p in conflicts]
+    return lines
+
+
+@click.command(context_settings=CONTEXT)
+@click.option("-m", "--message", help="Commit message (default: names what changed).")
+@click.option("--allow-deletions", is_flag=True,
+              help="Delete files from the branch even when that removes most of what it holds.")
+def commit(message: str | None, allow_deletions: bool) -> None:
+    """Commit the working copy's changes to claude-memory."""
+    from .. import memory
+
+    report = memory.commit(workspace(), message, allow_deletions=allow_deletions)
+    for is_err, line in memory.report_lines(report):
+        click.echo(line, err=is_err)
+    if report.failed:
+        sys.exit(1)
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("names", nargs=-1, metavar="[PATH]...")
+@click.option("--force", is_flag=True, help="Also overwrite files you edited (their edits are lost).")
+@JSON_OPTION
+def restore(names: tuple[str, ...], force: bool, as_json: bool) -> None:
+    """Rebuild the working copy (or the PATHs named) from the branch; never overwrites your edits unless --force."""
+    from .. import memory
+
+    ctx = workspace()
+    done = memory.restore(ctx, names, force=force)
+    if as_json:
+        click.echo(envelope("restore", restored=done.written, kept=done.kept))
+        return
+    _print_restored(ctx, done.written, done.kept)
+
+
+def _print_restored(ctx: Context, written: list[str], kept: list[str]) -> None:
+    for path in written:
+        click.echo(f"restored: {path}")
+    for path in kept:
+        click.echo(f"kept your edit: {path} (git enf restore --force {path} takes the branch's)", err=True)
+    if not written and not kept:
+        click.echo(f"the working copy in {ctx.root} already matches the branch")
+
+
+COMMANDS = (status, commit, restore)

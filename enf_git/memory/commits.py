@@ -1,0 +1,229 @@
+"""Committing the working copy onto the branch.
+
+Commit = the paths that changed in `.claude-sessions/` since it was last
+materialized, applied onto the branch tip *at commit time* (store.commit retries
+on a moved tip), then the derived views re-rendered from the resulting records,
+then the working copy refreshed from the new commit.
+
+What is never committed as it stands:
+- deletions of a working copy that vanished (the folder, or a whole top-level
+  folder such as `sessions/`, is gone): those files are restored instead;
+- a deletion of most of what the branch holds, unless asked (`allow_deletions`);
+- a record (session or decision file) that is not UTF-8 text: refused and left
+  as it is on disk. Other undecodable files are committed byte-identical; only text
+  that decoded is redacted (invariants 10 and 11).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .. import paths
+from ..plumbing import store, workcopy
+from ..plumbing.workcopy import Manifest
+from ..pure import model, render
+from ..redact import MASK, redact
+from . import merge, views
+from .report import Report
+from .working_set import folder_vanished, materialize
+from .workspace import Context, require_branch
+
+# A commit deleting at least this many files, and more than half of the branch's
+# files, is taken for a lost working copy rather than a choice.
+MASS_DELETION_MIN = 5
+
+
+class Pending:  # a plain class: see workspace.Settings
+    """What the working copy holds that the branch does not, since it was last synced."""
+
+    def __init__(self) -> None:
+        self.changes: dict[str, bytes | None] = {}  # records and other files (None: deleted)
+        self.views: dict[str, bytes] = {}  # hand-edited derived views
+        self.vanished: list[str] = []  # files whose whole folder is gone: to restore, not delete
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to commit (vanished files are restored, not committed)."""
+        return not self.changes and not self.views
+
+
+def pending(ctx: Context, manifest: Manifest | None = None, tip: store.Commit | None = None) -> Pending:
+    """The working copy's changes since materialized.
+
+    A file equal to what the manifest or the branch tip holds is no change (a commit
+    killed after the branch moved but before the manifest was saved leaves exactly
+    that). Refreshes the stats of files found unchanged: saved here when the manifest
+    is our own, left to the caller (who saves once) when it passed one in.
+    """
+    own = manifest is None
+    manifest = manifest or ctx.manifest()
+    tree = tip.tree if tip is not None else None
+    candidates, present = workcopy.scan(ctx.root, manifest)
+    out = Pending()
+    refreshed = False
+    for path, data in candidates.items():
+        if workcopy.is_local_only(path):
+            continue
+        oid = store.hash_bytes(data)
+        if oid == manifest.files.get(path) or (tree is not None and oid == store.blob_oid(ctx.repo, tree, path)):
+            manifest.record(ctx.root, path, oid)  # same content, new stat: remember it (git's index refresh)
+            refreshed = True
+            continue
+        if path in render.VIEWS:
+            out.views[path] = data
+        else:
+            out.changes[path] = data
+    gone = [p for p in manifest.files if p not in present and p not in render.VIEWS and not workcopy.is_local_only(p)]
+    for path in gone:
+        if folder_vanished(ctx.root, path):
+            out.vanished.append(path)
+        else:
+            out.changes[path] = None
+    if refreshed and own:
+        manifest.save(ctx.manifest_path)
+    return out
+
+
+def commit(ctx: Context, message: str | None = None, now: int | None = None,
+           allow_deletions: bool = False) -> Report:
+    """Commit the working copy's changes onto the current tip, then refresh it."""
+    require_branch(ctx)
+    with ctx.lock():
+        return _commit(ctx, message, now, allow_deletions)
+
+
+def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions: bool) -> Report:
+    report = Report(warnings=[f"{paths.BRANCH} is checked out in {d}: do not commit there by hand"
+                              for d in store.checked_out_in(ctx.repo)])
+    manifest = ctx.manifest()  # loaded once, saved once by materialize: it is large on big branches
+    start = store.tip(ctx.repo)
+    found = pending(ctx, manifest, start)
+    changes = found.changes
+    report.refused = _refuse_binary_records(changes)
+    report.redacted = _redact_in_place(ctx, changes)
+    if not allow_deletions:
+        report.held_deletions = _mass_deletion(ctx.repo, start, changes)
+    cache = ctx.cache()
+    if found.views:  # rare: a hand edit of a view (imported here, not on every commit's import path)
+        from . import view_edits
+
+        edits = view_edits.import_views(ctx.repo, ctx.root, found.views, manifest,
+                                        store.commit_at(ctx.repo, manifest.base), now, cache)
+        changes.update(edits.changes)
+        report.imported, report.rejected = edits.imported, edits.rejected
+    report.message = message or default_message(changes, manifest)
+    body = "\n".join(sorted(changes))
+
+    written: dict[str, bytes] = {}  # path -> bytes of what we commit: materialize reuses it
+
+    def build(tip: store.Commit | None) -> dict[str, bytes | None]:
+        tree = tip.tree if tip is not None else None
+        merged, report.conflicts = merge.merge_onto(ctx.repo, tree, manifest.files, changes)
+        rendered, report.problems = views.views_for(ctx.repo, tip, merged, cache, (ctx.root, manifest))
+        merged.update(rendered)
+        written.clear()
+        written.update({p: d for p, d in merged.items() if d is not None})
+        return merged
+
+    full = f"{report.message}\n\n{body}\n" if body and body != report.message else report.message
+    report.commit = store.commit(ctx.repo, build, full, when=now)
+    cache.save()
+    report.materialized = _refresh(ctx, manifest, report, found, written)
+    report.restored = [p for p in report.materialized if p in set(found.vanished)]
+    return report
+
+
+def _refresh(ctx: Context, manifest: Manifest, report: Report, found: Pending, written: dict[str, bytes]) -> list[str]:
+    """Materialize our own commit (a later one by another writer is picked up next
+    time), plus what must come back: views edited by hand (imported or set aside),
+    our side of a conflict (stored under conflicts/), vanished files."""
+    conflicted = {path: found.changes[path] for path, _ in report.conflicts}
+    settled = {**found.views, **conflicted}
+    manifest.files.update({p: store.hash_bytes(d) for p, d in settled.items() if d is not None})
+    also = [*settled, *found.vanished]
+    ours = store.commit_at(ctx.repo, report.commit.oid) if report.commit else None
+    if ours is None or report.commit is None:
+        return materialize(ctx, also=also, manifest=manifest)
+    # Its tree holds exactly `written` at those paths, so no re-reading, and when it
+    # sits right on the base we last materialized, the delta is ours alone.
+    delta = report.commit.blobs if report.commit.parent == manifest.base else None
+    return materialize(ctx, ours, also=also, manifest=manifest, known=written, changed=delta)
+
+
+def _refuse_binary_records(changes: dict[str, bytes | None]) -> list[tuple[str, str]]:
+    """Take out record files that are not text: they cannot be parsed, and must not be
+    rewritten; they stay in the working copy as they are."""
+    refused = []
+    for path, data in list(changes.items()):
+        if data is None or not (model.is_session_path(path) or model.is_decision_path(path)):
+            continue
+        why = _not_text(data)
+        if why:
+            del changes[path]
+            refused.append((path, f"{why}; left as it is: save it as UTF-8 text "
+                                  f"(or move it out of {path.split('/')[0]}/), then git enf commit"))
+    return refused
+
+
+def _not_text(data: bytes) -> str | None:
+    if b"\x00" in data:
+        return "it is a binary file (it holds NUL bytes), not a markdown record"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return f"it is not UTF-8 text (line {line}, byte {exc.start})"
+    return None
+
+
+def _redact_in_place(ctx: Context, changes: dict[str, bytes | None]) -> list[tuple[str, int]]:
+    """Secrets never reach the branch: redact text, and fix the working copy to match.
+    Bytes that do not decode as UTF-8 are never touched (invariant 11)."""
+    redacted = []
+    for path, data in changes.items():
+        if data is None or b"\x00" in data:
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        clean = redact(text)
+        if clean != text:
+            cleaned = clean.encode("utf-8")
+            changes[path] = cleaned
+            workcopy.write_file(ctx.root, path, cleaned)
+            redacted.append((path, max(1, clean.count(MASK) - text.count(MASK))))
+    return redacted
+
+
+def _mass_deletion(repo: store.Repo, tip: store.Commit | None, changes: dict[str, bytes | None]) -> list[str]:
+    """Deletions taken out of `changes` because they would remove most of the branch."""
+    deleted = sorted(p for p, d in changes.items() if d is None)
+    if len(deleted) < MASS_DELETION_MIN or tip is None:
+        return []
+    held = sum(1 for p in store.list_files(repo, tip.tree) if p not in render.VIEWS)
+    if len(deleted) * 2 <= held:
+        return []
+    for path in deleted:
+        del changes[path]
+    return deleted
+
+
+def default_message(changes: Mapping[str, bytes | None], manifest: Manifest) -> str:
+    """A subject that names what changed: `enf: add 2026-04-13-search; update log.md`."""
+    verbs: dict[str, list[str]] = {"add": [], "update": [], "delete": []}
+    for path in sorted(changes):
+        verb = "delete" if changes[path] is None else "update" if path in manifest.files else "add"
+        verbs[verb].append(path)
+    parts = [f"{verb} {_names(found)}" for verb, found in verbs.items() if found]
+    return "enf: " + ("; ".join(parts) if parts else "refresh views")
+
+
+def _names(found: list[str]) -> str:
+    if len(found) <= 2:
+        return ", ".join(p.removeprefix(f"{model.SESSIONS_DIR}/").removesuffix(".md") for p in found)
+    kinds: dict[str, int] = {}
+    for p in found:
+        kind = "sessions" if model.is_session_path(p) else "decisions" if model.is_decision_path(p) else "files"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return ", ".join(f"{n} {kind}" for kind, n in kinds.items())

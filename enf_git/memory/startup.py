@@ -1,0 +1,57 @@
+"""SessionStart: settle what earlier sessions left, bring the working copy back, and
+build the context the assistant sees before its first step."""
+
+from __future__ import annotations
+
+from ..errors import EnfError
+from ..plumbing import store
+from ..pure import briefing, model, render
+from . import records
+from .commits import commit
+from .report import Report
+from .setup import init
+from .views import project_of
+from .working_set import restore
+from .workspace import Context, require_branch
+
+
+def prepare(ctx: Context, message: str) -> Report:
+    """Commit what an earlier session left (it crashed, or SessionEnd ran out of time),
+    then set up and restore the working copy.
+
+    Committing first keeps a file deleted on purpose deleted; restoring after brings
+    back what vanished (a deleted folder) and what a commit refused to delete.
+    """
+    if store.tip(ctx.repo) is None:
+        init(ctx)
+        return commit(ctx, message)
+    report = commit(ctx, message)
+    if report.held_deletions:
+        report.restored += restore(ctx, report.held_deletions).written
+    report.restored += init(ctx).materialized
+    return report
+
+
+def context_text(ctx: Context, situation: briefing.Situation) -> str:
+    """The SessionStart injection for `situation` (its `project` is filled in here)."""
+    tip = require_branch(ctx)
+    recs = records.load(ctx.repo, tip.tree, ctx.cache())
+    sessions = _with_sections(ctx, render.newest_first(recs.all_sessions()))
+    ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
+    situation = briefing.Situation(project=project_of(ctx.repo, tip.tree, {}), session_id=situation.session_id,
+                                   today=situation.today, yesterday=situation.yesterday, source=situation.source,
+                                   own_file=situation.own_file, opted_out=situation.opted_out)
+    return briefing.build(situation, sessions, ledger)
+
+
+def _with_sections(ctx: Context, sessions: list[model.Session]) -> list[model.Session]:
+    """The cache drops section text; re-read the few sessions whose open items we show."""
+    out = []
+    for i, s in enumerate(sessions):
+        if i < briefing.DETAILED + 1:
+            try:
+                s = model.parse_session(s.path, (ctx.root / s.path).read_bytes())
+            except (OSError, EnfError):
+                pass
+        out.append(s)
+    return out

@@ -1,0 +1,163 @@
+"""The derived views of a commit: re-rendered from the records, or patched line by line.
+
+A routine commit edits one recent session or adds the newest one; its views are the
+current views with those lines swapped or inserted (pure/render.py proves each patch
+equal to a full render in its tests). Anything else (a removal, a decision file, an
+old-dated new session) renders every view from the records cache. Only views whose
+bytes differ are returned, so a commit with no real change makes none (invariant 8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+
+from .. import paths
+from ..errors import EnfError
+from ..plumbing import store
+from ..plumbing.workcopy import Manifest
+from ..pure import model, render
+from . import records
+
+
+def views_for(repo: store.Repo, tip: store.Commit | None, overlay: dict[str, bytes | None], cache: records.Cache,
+              synced: tuple[Path, Manifest] | None = None) -> tuple[dict[str, bytes | None], dict[str, EnfError]]:
+    """(views re-rendered from the records of tip + overlay where they differ,
+    malformed records left out of them).
+
+    `synced` (working copy root, manifest) lets a patch read a view from the working
+    copy when its stat proves it equals the tip's, instead of inflating it from a pack.
+    """
+    tree = tip.tree if tip is not None else None
+    reader = _synced_reader(repo, synced[0], synced[1], tree) if synced else None
+    patched = _patched_views(repo, tree, overlay, reader)
+    if patched is not None:
+        return patched, {}
+    recs = records.load(repo, tree, cache, overlay)
+    project = project_of(repo, tree, overlay)
+    out: dict[str, bytes | None] = {}
+    for path, data in render.render_all(project, recs.all_sessions(), recs.extra_decisions()).items():
+        current = store.blob_oid(repo, tree, path)
+        wanted = store.hash_bytes(data) if data is not None else None
+        if current != wanted:
+            out[path] = data
+    return out, recs.problems
+
+
+def _patched_views(repo: store.Repo, tree: store.Tree | None, overlay: dict[str, bytes | None],
+                   read: Callable[[str], bytes | None] | None = None) -> dict[str, bytes | None] | None:
+    """Views for an overlay that edits existing sessions in place, or adds the newest one,
+    by patching lines; None: render all.
+
+    `read(path)` gives a view's bytes at `tree` (default: from the object store).
+    """
+    if tree is None or paths.META in overlay:
+        return None
+    pairs = []
+    added = []
+    for path, data in overlay.items():
+        if model.is_decision_path(path):
+            return None
+        if not model.is_session_path(path):
+            continue
+        old = store.read_path(repo, tree, path)
+        if data is None:
+            return None  # a session removed: counts and positions move
+        try:
+            if old is None:
+                added.append(model.parse_session(path, data))
+            else:
+                pairs.append((model.parse_session(path, old), model.parse_session(path, data)))
+        except EnfError:
+            return None
+    if not pairs and not added:
+        # No record changed (log.md, conflict copies): the views stand, if they exist.
+        return {} if all(store.blob_oid(repo, tree, v) for v in (render.INDEX, render.TOPICS)) else None
+    if added and (len(added) > 1 or pairs):
+        return None
+    read = read or (lambda v: store.read_path(repo, tree, v))
+    current = _LazyViews(read)
+    patched = _patch_add(repo, tree, current, added[0]) if added else render.patch_views(current, pairs)
+    if patched is None:
+        return None
+    return {v: text.encode("utf-8") for v, text in patched.items() if text != current.get(v)}
+
+
+class _LazyViews(Mapping[str, "str | None"]):
+    """The patchable views' texts, each read on first use: a routine edit of a recent
+    session finds its lines in index.md and topics.md and never reads the archives."""
+
+    def __init__(self, read: Callable[[str], bytes | None]) -> None:
+        self._read = read
+        self._texts: dict[str, str | None] = {}
+
+    def __getitem__(self, view: str) -> str | None:
+        if view not in render.PATCHABLE:
+            raise KeyError(view)
+        if view not in self._texts:
+            self._texts[view] = (self._read(view) or b"").decode("utf-8", "replace") or None
+        return self._texts[view]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(render.PATCHABLE)
+
+    def __len__(self) -> int:
+        return len(render.PATCHABLE)
+
+
+def _patch_add(repo: store.Repo, tree: store.Tree, current: Mapping[str, str | None],
+               new: model.Session) -> dict[str, str] | None:
+    """Views after a session's first commit, when it is provably the newest: insert its lines."""
+    top = _newest_listed(repo, tree, current.get(render.INDEX) or "")
+    if top is None or (new.date, new.start_time, new.stem) <= (top.date, top.start_time, top.stem):
+        return None  # not provably the newest: its place needs every record
+    return render.patch_add(current, new)
+
+
+def _newest_listed(repo: store.Repo, tree: store.Tree, index: str) -> model.Session | None:
+    """The session on the first line of the index's Recent list (the newest), parsed."""
+    lines = index.split("\n")
+    if "## Recent" not in lines:
+        return None
+    first = lines[lines.index("## Recent") + 1]
+    if not first.startswith("- [") or "]" not in first:
+        return None
+    path = f"{model.SESSIONS_DIR}/{first[3:first.index(']')]}.md"
+    data = store.read_path(repo, tree, path)
+    try:
+        return model.parse_session(path, data) if data is not None else None
+    except EnfError:
+        return None
+
+
+def _synced_reader(repo: store.Repo, root: Path, manifest: Manifest,
+                   tree: store.Tree | None) -> Callable[[str], bytes | None]:
+    def read(path: str) -> bytes | None:
+        oid = store.blob_oid(repo, tree, path)
+        if oid is not None and manifest.verified(root, path) == oid:
+            try:
+                return (root / path).read_bytes()
+            except OSError:
+                pass
+        return store.read_path(repo, tree, path)
+    return read
+
+
+def project_name(repo: store.Repo) -> str:
+    """A name for the project: origin's repository name, else the work tree's folder."""
+    url = store.remote_url(repo, "origin")
+    if url:
+        return url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git") or "project"
+    top = Path(repo.workdir or repo.path).resolve()
+    return (top.name if repo.workdir else top.parent.name) or "project"
+
+
+def project_of(repo: store.Repo, tree: store.Tree | None, overlay: Mapping[str, bytes | None]) -> str:
+    """The project name recorded on the branch (meta.json), so every clone renders the same."""
+    import json  # only a full render needs it: kept off the routine commit's imports
+
+    raw = overlay.get(paths.META) or store.read_path(repo, tree, paths.META)
+    try:
+        return str(json.loads(raw or b"{}").get("project") or project_name(repo))
+    except (ValueError, AttributeError):
+        return project_name(repo)

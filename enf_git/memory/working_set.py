@@ -1,0 +1,205 @@
+"""Bringing the branch into the working copy: materialize, the working set, restore.
+
+The working copy holds every view, decision record and `log.md`, plus the newest
+`enf.workingSet` sessions (default 500). A file the working copy already holds
+follows the branch even below that floor. Nothing here overwrites a local edit
+that is not committed yet: the next commit merges it instead.
+
+A working copy that lost files it was synced with (`rm -rf .claude-sessions`, a
+`git clean -xfd`, a deleted `sessions/`) is restored from the branch, never taken
+for deletions (DESIGN.md invariant 10): see commits.pending for that half.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from .. import paths
+from ..errors import NotFound
+from ..plumbing import store, workcopy
+from ..plumbing.workcopy import Manifest
+from ..pure import model, render
+from .workspace import Context, require_branch
+
+
+def materialize(ctx: Context, tip: store.Commit | None = None, also: Iterable[str] = (),
+                manifest: Manifest | None = None, known: Mapping[str, bytes] | None = None,
+                changed: Mapping[str, str | None] | None = None, prune: bool = False) -> list[str]:
+    """Bring the branch into the working copy without clobbering local edits.
+
+    Only paths that differ between the last materialized commit and `tip` are looked
+    at (a tree diff, or `changed`: path -> blob OID when the caller knows the delta
+    from the manifest's base to `tip`), so a commit that touched one file costs one
+    file here; plus `also` and the views that went missing. `known` maps paths to the
+    bytes `tip` holds there, when the caller has them already. `prune` recomputes the
+    working set, removes (unedited) files that fell out of it, and restores every
+    file of the set that is missing. Returns the paths written or removed.
+    """
+    tip = tip or require_branch(ctx)
+    manifest = manifest or ctx.manifest()
+    base = store.commit_at(ctx.repo, manifest.base) if ctx.root.is_dir() else None
+    held: dict[str, str] = {}
+    if base is None or prune:
+        manifest.floor, held = _working_set(ctx, tip.tree)
+    if base is None:  # never materialized here (or the folder is gone): everything
+        wanted = {p: None for p in manifest.files} | store.list_files(ctx.repo, tip.tree)
+    else:
+        wanted = dict(changed) if changed is not None else store.changed_paths(base.tree, tip.tree)
+        for path in _missing_views(ctx, manifest) | set(also):
+            wanted.setdefault(path, store.blob_oid(ctx.repo, tip.tree, path))
+    wanted = _in_working_copy(ctx, manifest, wanted, held if prune else None)
+    written = [p for p in sorted(wanted) if _sync_path(ctx, manifest, wanted[p], p, known or {})]
+    manifest.base = str(tip.id)
+    manifest.save(ctx.manifest_path)
+    return written
+
+
+def _working_set(ctx: Context, tree: store.Tree) -> tuple[str | None, dict[str, str]]:
+    """(the oldest session path in the working set of `tree`, or None when it holds them
+    all; path -> blob OID of each session in it)."""
+    size = ctx.settings.working_set
+    entries = sorted((name, oid) for name, oid, kind in store.folder_entries(ctx.repo, tree, model.SESSIONS_DIR)
+                     if name.endswith(".md") and kind == "blob")
+    kept = entries if size is None else entries[-size:]
+    floor = f"{model.SESSIONS_DIR}/{kept[0][0]}" if len(kept) < len(entries) else None
+    return floor, {f"{model.SESSIONS_DIR}/{name}": oid for name, oid in kept}
+
+
+def _in_working_copy(ctx: Context, manifest: Manifest, wanted: dict[str, str | None],
+                     held: dict[str, str] | None) -> dict[str, str | None]:
+    """`wanted` cut to what the working copy holds; with `held` (the recomputed set), also
+    its changes: files that fell out of the set go, files that joined it or went
+    missing come (back)."""
+    floor = manifest.floor
+    # Outside the set, only files the working copy already has follow the branch (one
+    # created here with an old date, say); the rest stay on the branch.
+    out = {p: oid for p, oid in wanted.items()
+           if p in manifest.files or in_working_set(p, floor) or os.path.lexists(ctx.root / p)}
+    if held is not None:
+        out.update({p: None for p in manifest.files if not in_working_set(p, floor) and os.path.lexists(ctx.root / p)})
+        # A file the manifest knows but the folder lacks is a deletion not committed
+        # yet (the next commit makes it), unless its whole folder went: then it is lost,
+        # and comes back.
+        for path, oid in held.items():
+            if path not in manifest.files or folder_vanished(ctx.root, path):
+                out.setdefault(path, oid)
+    return out
+
+
+def folder_vanished(root: Path, path: str) -> bool:
+    """The working copy, or the top-level folder that holds `path`, no longer exists:
+    `rm -rf .claude-sessions`, `git clean -xfd`, a deleted `sessions/`."""
+    if not root.is_dir():
+        return True
+    top, sep, _ = path.partition("/")
+    return bool(sep) and not (root / top).is_dir()
+
+
+def in_working_set(path: str, floor: str | None) -> bool:
+    # Session names start with their date, so name order is age order.
+    return floor is None or path >= floor or not model.is_session_path(path)
+
+
+def _missing_views(ctx: Context, manifest: Manifest) -> set[str]:
+    """Derived views deleted locally: never committed as deletions, so restore them."""
+    return {p for p in render.VIEWS if p in manifest.files and not (ctx.root / p).is_file()}
+
+
+def _sync_path(ctx: Context, manifest: Manifest, want: str | None, path: str, known: Mapping[str, bytes]) -> bool:
+    """Make one working-copy path hold blob `want` (None: absent) unless it has local edits; True if written."""
+    have = manifest.local_oid(ctx.root, path, store.hash_bytes)
+    if have == want:
+        if want is not None:
+            manifest.record(ctx.root, path, want)
+        else:
+            manifest.forget(path)
+        return False
+    if have is not None and have != manifest.files.get(path):
+        return False  # edited locally and not committed yet: the next commit merges it
+    if want is None:
+        workcopy.remove_file(ctx.root, path)
+        manifest.forget(path)
+    else:
+        data = known.get(path)
+        workcopy.write_file(ctx.root, path, data if data is not None else store.blob_data(ctx.repo, want))
+        manifest.record(ctx.root, path, want)
+    return True
+
+
+def ensure_folders(ctx: Context) -> None:
+    for folder in paths.WC_FOLDERS:
+        (ctx.root / folder).mkdir(parents=True, exist_ok=True)
+
+
+def missing(ctx: Context, tip: store.Commit) -> list[str]:
+    """Paths of the working set that the branch has and the working copy lacks."""
+    manifest = ctx.manifest()
+    floor, _ = _working_set(ctx, tip.tree)
+    return sorted(p for p in store.list_files(ctx.repo, tip.tree)
+                  if (in_working_set(p, floor) or p in manifest.files) and not os.path.lexists(ctx.root / p))
+
+
+class Restored:  # a plain class: see workspace.Settings
+    def __init__(self) -> None:
+        self.written: list[str] = []  # brought back from the branch
+        self.kept: list[str] = []  # differ from the branch; left alone (no --force)
+
+
+def restore(ctx: Context, names: Iterable[str] = (), force: bool = False) -> Restored:
+    """Rebuild the working copy (or the named paths) from the branch.
+
+    A missing file is written; a file equal to the branch's is only re-recorded; a
+    file that differs is a local edit and is kept unless `force`. Named paths may be
+    below the working set's floor. Files the branch lacks are never touched.
+    """
+    tip = require_branch(ctx)
+    ensure_folders(ctx)
+    with ctx.lock():
+        manifest = ctx.manifest()
+        files = store.list_files(ctx.repo, tip.tree)
+        floor, _ = _working_set(ctx, tip.tree)
+        wanted = _named(ctx, files, list(names)) if names else {
+            p: oid for p, oid in files.items() if in_working_set(p, floor) or p in manifest.files}
+        out = Restored()
+        for path, oid in sorted(wanted.items()):
+            have = manifest.local_oid(ctx.root, path, store.hash_bytes)
+            if have == oid:
+                manifest.record(ctx.root, path, oid)
+                continue
+            if have is not None and not force:
+                out.kept.append(path)
+                continue
+            workcopy.write_file(ctx.root, path, store.blob_data(ctx.repo, oid))
+            manifest.record(ctx.root, path, oid)
+            out.written.append(path)
+        if manifest.base is None:
+            manifest.base, manifest.floor = str(tip.id), floor
+        manifest.save(ctx.manifest_path)
+    return out
+
+
+def _named(ctx: Context, files: Mapping[str, str], names: list[str]) -> dict[str, str]:
+    """The branch files the user named: paths relative to the working copy, to the
+    current folder or absolute; a folder names everything under it."""
+    out: dict[str, str] = {}
+    for name in names:
+        rel = _relative(ctx, name)
+        hits = {p: oid for p, oid in files.items() if p == rel or p.startswith(rel.rstrip("/") + "/") or rel == ""}
+        if not hits:
+            raise NotFound(f"{name}: no such file on {paths.BRANCH}",
+                           hint=f"git enf restore with no path restores everything; git ls-tree -r --name-only {paths.BRANCH}")
+        out.update(hits)
+    return out
+
+
+def _relative(ctx: Context, name: str) -> str:
+    """`name` as a path inside the working copy ('' for the whole working copy)."""
+    root = os.path.abspath(ctx.root)
+    absolute = os.path.abspath(name)
+    if absolute == root or absolute.startswith(root + os.sep):
+        rel = os.path.relpath(absolute, root).replace(os.sep, "/")
+        return "" if rel == "." else rel
+    prefix = paths.WC_DIR + "/"
+    return name.replace(os.sep, "/").removeprefix("./").removeprefix(prefix)

@@ -1,0 +1,59 @@
+"""Every name and location enf-git uses, in one place.
+
+Three kinds of place:
+- the branch (`claude-memory`): what is shared with the team, paths inside its tree;
+- the working copy (`.claude-sessions/` at the top of each work tree): what the
+  assistant reads and writes, materialized from the branch;
+- per-machine state in the git dir (`.git/enf/`, shared by linked worktrees, and
+  `<worktree git dir>/enf/` for what is per worktree): never pushed.
+
+Plain strings and os.path only: the per-call hooks import this module, and
+pathlib alone costs more than their whole check.
+"""
+
+from __future__ import annotations
+
+import os
+
+# --- the branch ----------------------------------------------------------------------
+BRANCH = "claude-memory"
+REF = f"refs/heads/{BRANCH}"
+SESSIONS_DIR = "sessions"
+DECISIONS_DIR = "decisions"
+META = "meta.json"
+LOG = "log.md"  # append-only: merged by union
+CONFLICTS = "conflicts/"  # our side of a path changed on both sides
+APPEND_ONLY = (LOG,)
+
+# --- the working copy ----------------------------------------------------------------
+WC_DIR = ".claude-sessions"
+EXCLUDE_LINE = f"/{WC_DIR}/"
+RAW_DIR = "raw"  # redacted hook events, one .jsonl per session
+OPT_OUT_DIR = ".opt-out"
+REJECTED_DIR = ".rejected"  # hand edits of views that could not be imported
+# Machine-local: event logs, session markers, refused view edits. Never committed.
+LOCAL_ONLY = (f"{RAW_DIR}/", ".active/", f"{OPT_OUT_DIR}/", f"{REJECTED_DIR}/", ".enf/")
+WC_FOLDERS = (SESSIONS_DIR, RAW_DIR, OPT_OUT_DIR)  # created by init, restored at SessionStart
+
+# --- per-machine state ---------------------------------------------------------------
+STATE_DIR = "enf"  # under the common git dir (all worktrees) or a worktree's git dir
+MANIFEST = "manifest.bin"  # per worktree: what the working copy was last synced to
+WORKTREE_LOCK = "manifest.lock"  # per worktree: one commit or materialize at a time
+WRITE_LOCK = "write.lock"  # per repository: writers of the branch queue here
+RECORDS_CACHE = "records.json"  # parsed records by blob OID
+SEARCH_DB = "search.db"  # the recall index
+HOOK_ERRORS = "hook-errors.log"  # where hooks write what they could not say to the model
+SPOOL_DIR = "spool"  # how far each raw event log was flushed into log.md
+HOOK_STATE_DIR = "sessions"  # per-session gate and heartbeat state
+USER_FALLBACK_STATE = os.path.join("~", ".cache", "enf-git")  # hook errors outside any repository
+
+# How settings and the background commit run the hook module as a program. `python
+# -c` and `-m` put the current folder (the user's project) first on sys.path, so a
+# project file named json.py or subprocess.py would be imported in place of the
+# standard module and silently break the hook: drop that entry before importing.
+LAUNCH = "import sys; sys.path[:] = [p for p in sys.path if p]; from enf_git.hook import main; main()"
+
+
+def state_dir(common_git_dir: str) -> str:
+    """`.git/enf` for a common git dir (not created here)."""
+    return os.path.join(common_git_dir, STATE_DIR)
