@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from enf_git import model, render
+from enf_git.pure import model, render
 
 SET_DIR = Path(__file__).resolve().parent.parent / "bench" / "recall"
 SESSIONS = sorted((SET_DIR / "sessions").glob("*.md"))
