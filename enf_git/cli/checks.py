@@ -16,17 +16,17 @@ def doctor(as_json: bool) -> None:
     """Validate the installation and the memory; name each problem and its fix (exit 1 on errors)."""
     from ..memory import doctor as doctor_mod
 
-    problems = doctor_mod.run(workspace())
-    errors = any(p.severity == "error" for p in problems)
+    result = doctor_mod.run(workspace())
     if as_json:
-        click.echo(envelope("doctor", ok=not errors, problems=[
-            {"severity": p.severity, "what": p.what, "fix": p.fix} for p in problems]))
+        click.echo(envelope("doctor", ok=not result.errors, checks=list(result.checks), problems=[
+            {"severity": p.severity, "what": p.what, "fix": p.fix} for p in result.problems]))
     else:
-        for p in problems:
+        click.echo(f"checked: {', '.join(result.checks)}")
+        for p in result.problems:
             click.echo(f"{p.severity}: {p.what}\n  fix: {p.fix}")
-        if not problems:
+        if not result.problems:
             click.echo("all good")
-    if errors:
+    if result.errors:
         sys.exit(1)
 
 
