@@ -1,0 +1,146 @@
+"""The package's shape is a test (DESIGN.md section 2): imports point down the layers,
+pygit2 lives in plumbing/store.py alone, click in cli/ alone, and the per-call hooks
+import nothing but the standard library, measured on a real repository."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from enf_git import memory
+from gitfixtures import session_text
+
+PACKAGE = Path(memory.__file__).resolve().parent.parent
+# Rank of each top-level part of the package: a module may import its own part or
+# any part of a lower rank, never a higher one.
+RANKS = {
+    "errors": 0, "paths": 0, "fastjson": 0, "redact": 0, "__init__": 0,
+    "pure": 1, "plumbing": 1,
+    "memory": 2, "install": 2,
+    "cli": 3, "claude": 3, "githooks": 3, "mcp": 3,
+    "entry": 4, "hook": 4,
+}
+# Same rank, still forbidden: the two edges never import each other; pure code has
+# no I/O, and plumbing speaks bytes and paths, never records.
+FORBIDDEN = {("cli", "claude"), ("claude", "cli"), ("pure", "plumbing"), ("plumbing", "pure"),
+             ("install", "memory")}
+
+
+def _modules() -> list[tuple[str, Path]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).with_suffix("")
+        out.append((".".join(("enf_git", *rel.parts)), path))
+    return out
+
+
+def _part(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _imports(module: str, path: Path) -> list[tuple[str, int]]:
+    """(absolute module name, line) of every import in the file, lazy ones included."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.append((target, node.lineno))
+            found += [(f"{target}.{alias.name}", node.lineno) for alias in node.names]
+    return found
+
+
+def test_modules_import_only_down_the_layers() -> None:
+    wrong = []
+    for module, path in _modules():
+        mine = _part(module)
+        for target, line in _imports(module, path):
+            if not target.startswith("enf_git.") or target == "enf_git.__version__":
+                continue
+            theirs = _part(target)
+            if theirs not in RANKS or (mine, theirs) == (theirs, mine):
+                continue
+            if RANKS[theirs] > RANKS[mine] or (mine, theirs) in FORBIDDEN:
+                wrong.append(f"{path.relative_to(PACKAGE)}:{line}: {mine} imports {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize(("library", "allowed"), [
+    ("pygit2", {"enf_git.plumbing.store"}),
+    ("click", None),  # anywhere under enf_git.cli
+    ("yaml", {"enf_git.pure.fm"}),
+    ("frontmatter", {"enf_git.pure.fm"}),
+])
+def test_third_party_libraries_stay_in_their_module(library: str, allowed: set[str] | None) -> None:
+    users = {module for module, path in _modules()
+             if any(t == library or t.startswith(library + ".") for t, _ in _imports(module, path))}
+    if allowed is None:
+        assert users and all(m.startswith("enf_git.cli.") for m in users), users
+    else:
+        assert users == allowed
+
+
+def test_subpackage_inits_are_empty_except_the_memory_facade() -> None:
+    for init in sorted(PACKAGE.glob("*/__init__.py")):
+        if init.parent.name != "memory":
+            assert init.read_text(encoding="utf-8").strip() == "", init
+
+
+PER_CALL = """
+import json, sys
+before = set(sys.modules)
+from enf_git import hook
+payloads = json.loads(sys.argv[1])
+for event, payload in payloads:
+    hook.respond(event, json.dumps(payload).encode())
+new = sorted(set(sys.modules) - before)
+print(json.dumps(new))
+"""
+
+
+def test_per_call_hooks_import_only_the_standard_library_on_a_real_repo(repo_dir: Path, git: object) -> None:
+    """Invariant 6, on a set-up repository: the gate denies (no session file), then
+    allows (its file exists), the heartbeat counts, tool calls are logged."""
+    memory.init(memory.Context.open(repo_dir))
+    cwd = str(repo_dir)
+    sid = "a1b2c3d4-0000-0000-0000-000000000000"
+    base = {"session_id": sid, "cwd": cwd, "transcript_path": "/dev/null"}
+    deny = {**base, "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    payloads = [("PreToolUse", deny), ("UserPromptSubmit", {**base, "prompt": "hello"})]
+    first = _run_hooks(payloads)
+    sessions = repo_dir / ".claude-sessions" / "sessions"
+    from enf_git.claude import gate
+
+    today = gate.days()[0]
+    (sessions / f"{today}-layer-check.md").write_text(session_text(session_id="a1b2c3d4", date=today))
+    payloads += [("PreToolUse", deny), ("PostToolUse", {**deny, "tool_response": {}}),
+                 ("PostToolUseFailure", {**deny, "error": "Exit code 1"})]
+    payloads += [("UserPromptSubmit", {**base, "prompt": f"p{i}"}) for i in range(6)]
+    second = _run_hooks(payloads)
+    for loaded in (first, second):
+        outside = [m for m in loaded if m.split(".")[0] not in sys.stdlib_module_names
+                   and not m.startswith("enf_git")]
+        assert not outside, outside
+    raw = (repo_dir / ".claude-sessions" / "raw").glob("*.jsonl")
+    assert any("tool-failure" in p.read_text() for p in raw)  # the handlers really ran
+
+
+def _run_hooks(payloads: list[tuple[str, dict[str, object]]]) -> list[str]:
+    proc = subprocess.run([sys.executable, "-c", PER_CALL, json.dumps(payloads)], capture_output=True, text=True,
+                          check=True)
+    loaded: list[str] = json.loads(proc.stdout)
+    return loaded
