@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from .. import __version__
+from .. import __version__, paths
 from ..errors import EnfError
 from . import checks, read, setup, work
 from .base import CONTEXT, Options
@@ -26,10 +26,21 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except EnfError as exc:
-            click.echo(f"error: {exc.message}", err=True)
-            if exc.hint:
-                click.echo(f"hint: {exc.hint}", err=True)
-            sys.exit(1)
+            _fail(exc.message, exc.hint)
+        except Exception as exc:
+            from ..plumbing import store
+
+            if not store.is_git_error(exc):
+                raise  # a bug of ours: the traceback is what a report needs
+            # libgit2 refused (a corrupt object, an unreadable pack): its words, no traceback.
+            _fail(f"git could not read the repository: {exc}", f"git fsck --no-dangling {paths.BRANCH}")
+
+
+def _fail(message: str, hint: str | None) -> None:
+    click.echo(f"error: {message}", err=True)
+    if hint:
+        click.echo(f"hint: {hint}", err=True)
+    sys.exit(1)
 
 
 @click.group(cls=_Group, context_settings=CONTEXT)

@@ -243,7 +243,13 @@ def commit(
     warnings: list[str] = []
     for attempt in range(1, max_attempts + 1):
         with _writer_lock(repo) as ours:
-            result = _attempt(repo, build, message, attempt, when)
+            try:
+                result = _attempt(repo, build, message, attempt, when)
+            except (pygit2.GitError, OSError) as exc:
+                # Not a lost race (those come back as False): a corrupt object, a full
+                # disk, a permission. Retrying cannot help; say what git said.
+                raise RepoError(f"could not write {BRANCH}: {exc}",
+                                hint=f"git fsck --no-dangling {BRANCH}; then retry the command") from exc
             if result is False and ours and _clear_stale_ref_lock(repo, warnings):
                 continue  # a dead writer's leftover, gone now: try again at once
         if result is not False:
@@ -413,6 +419,11 @@ def _writer_lock(repo: pygit2.Repository, wait: float = 10.0) -> Iterator[bool]:
 
 
 # --- reading helpers for the layers above (they never touch pygit2 themselves) -------
+
+def is_git_error(exc: BaseException) -> bool:
+    """An error libgit2 raised (for the edges' error boundaries, which do not import pygit2)."""
+    return isinstance(exc, pygit2.GitError)
+
 
 def commit_at(repo: pygit2.Repository, oid: str | None) -> pygit2.Commit | None:
     """The commit `oid` names, or None (no such object, or not a commit)."""
