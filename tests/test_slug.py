@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 
 from enf_git.pure import model
-from enf_git.pure.slug import MAX_SLUG, session_filename, slugify
+from enf_git.pure.slug import MAX_SLUG, name_problem, session_filename, slugify, suggested_name
+from gitfixtures import session_text
 
 
 @pytest.mark.parametrize(
@@ -100,3 +102,35 @@ def test_collision_suffix_uses_only_safe_id_characters() -> None:
 def test_date_must_be_a_date(date: str) -> None:
     with pytest.raises(ValueError):
         session_filename(date, "API refactor", "a1b2c3d4", set())
+
+
+@pytest.mark.parametrize(("stem", "problem"), [
+    ("2026-04-13-search-api", None),
+    ("2026-04-13-search-api-a1b2", None),
+    ("2026-04-13-Bad_Name", "name must be YYYY-MM-DD-<slug> with [a-z0-9-] only"),
+    ("notes", "name must be YYYY-MM-DD-<slug> with [a-z0-9-] only"),
+    ("2026-04-13-" + "x" * 46, "slug is 46 chars; keep it to 40"),
+])
+def test_name_problem_applies_the_seed_rules(stem: str, problem: str | None) -> None:
+    assert name_problem(stem) == problem
+
+
+def test_suggested_name_follows_the_rules() -> None:
+    assert suggested_name("2026-04-13-Bad_Name", "2026-01-01") == "2026-04-13-bad-name"
+    assert suggested_name("My Notes about Ünïcode", "2026-01-01") == "2026-01-01-my-notes-about-unicode"
+    for stem in ("2026-04-13-Bad_Name", "weird   name!!", "x" * 80):
+        assert name_problem(suggested_name(stem, "2026-01-01")) is None
+
+
+def test_a_badly_named_new_session_is_committed_with_a_rename_hint(repo_dir: Path) -> None:
+    from enf_git import memory
+
+    ctx = memory.Context.open(repo_dir)
+    memory.init(ctx)
+    (ctx.root / "sessions" / "2026-04-13-Bad_Name.md").write_text(session_text())
+    report = memory.commit(ctx, "bad name")
+    assert report.commit is not None and "sessions/2026-04-13-Bad_Name.md" in report.commit.paths
+    assert report.warnings == [
+        "sessions/2026-04-13-Bad_Name.md: name must be YYYY-MM-DD-<slug> with [a-z0-9-] only; rename it "
+        "(mv .claude-sessions/sessions/2026-04-13-Bad_Name.md .claude-sessions/sessions/2026-04-13-bad-name.md), "
+        "then git enf commit"]

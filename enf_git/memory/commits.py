@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from .. import paths
 from ..plumbing import store, workcopy
 from ..plumbing.workcopy import Manifest
-from ..pure import model, render
+from ..pure import model, render, slug
 from ..redact import MASK, redact
 from . import merge, views
 from .report import Report
@@ -111,6 +111,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
                                         store.commit_at(ctx.repo, manifest.base), now, cache)
         changes.update(edits.changes)
         report.imported, report.rejected = edits.imported, edits.rejected
+    report.warnings += _name_warnings(changes, manifest)
     report.message = message or default_message(changes, manifest)
     body = "\n".join(sorted(changes))
 
@@ -148,6 +149,21 @@ def _refresh(ctx: Context, manifest: Manifest, report: Report, found: Pending, w
     # sits right on the base we last materialized, the delta is ours alone.
     delta = report.commit.blobs if report.commit.parent == manifest.base else None
     return materialize(ctx, ours, also=also, manifest=manifest, known=written, changed=delta)
+
+
+def _name_warnings(changes: Mapping[str, bytes | None], manifest: Manifest) -> list[str]:
+    """New session files whose names break the seed's rules: committed all the same
+    (nothing is lost), with the name they should have."""
+    out = []
+    for path in sorted(changes):
+        if changes[path] is None or path in manifest.files or not model.is_session_path(path):
+            continue
+        stem = path[len(model.SESSIONS_DIR) + 1:-3]
+        problem = slug.name_problem(stem)
+        if problem:
+            better = f"{paths.WC_DIR}/{model.SESSIONS_DIR}/{slug.suggested_name(stem, 'YYYY-MM-DD')}.md"
+            out.append(f"{path}: {problem}; rename it (mv {paths.WC_DIR}/{path} {better}), then git enf commit")
+    return out
 
 
 def _refuse_binary_records(changes: dict[str, bytes | None]) -> list[tuple[str, str]]:

@@ -49,3 +49,26 @@ def session_filename(date: str, text: str, session_id: str, taken: Container[str
     if name in taken:
         name = f"{name[:-3]}-{re.sub(r'[^a-z0-9]', '', session_id.lower())[:4] or 'x'}.md"
     return name
+
+
+_NAME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)")
+COLLISION_SUFFIX = 5  # "-xxxx": the first 4 characters of the session id
+
+
+def name_problem(stem: str) -> str | None:
+    """Why a session file's name (without `.md`) breaks the rules above, or None."""
+    m = _NAME.fullmatch(stem)
+    if m is None:
+        return "name must be YYYY-MM-DD-<slug> with [a-z0-9-] only"
+    slug = m.group(2)
+    if len(slug) > MAX_SLUG + COLLISION_SUFFIX:
+        return f"slug is {len(slug)} chars; keep it to {MAX_SLUG}"
+    return None
+
+
+def suggested_name(stem: str, fallback_date: str) -> str:
+    """A name that follows the rules for a file called `stem`: its date (or
+    `fallback_date`) and a slug made of the rest."""
+    date = stem[:10] if _DATE.fullmatch(stem[:10]) else fallback_date
+    rest = stem[10:] if date == stem[:10] else stem
+    return f"{date}-{slugify(rest.replace('_', ' ').replace('-', ' '))}"
