@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 
 def main() -> None:
@@ -111,7 +112,7 @@ def _fast_commit(message: str | None) -> int:
     from .errors import EnfError
 
     try:
-        report = memory.commit(memory.Context.open(os.getcwd()), message)
+        report = memory.commit(memory.Context.open(os.getcwd()), message, now=int(time.time()))
     except EnfError as exc:
         sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
         return 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 from .. import memory, paths
 from ..memory import eventlog, startup
@@ -51,7 +52,7 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
         return ""
     source = payload.get("source") if isinstance(payload.get("source"), str) else "startup"
     eventlog.flush(str(ctx.root), where.state)
-    startup.prepare(ctx, f"enf: session start {sid[:8]}")
+    startup.prepare(ctx, f"enf: session start {sid[:8]}", now=int(time.time()))
     if sid:
         events.append(where.root, sid, "session-start", source=str(source))
     today, yesterday = gate.days()
@@ -69,7 +70,7 @@ def checkpoint(where: Where, message: str) -> memory.Report | None:
     if store.tip(ctx.repo) is None:
         return None
     eventlog.flush(str(ctx.root), where.state)
-    return memory.commit(ctx, message)
+    return memory.commit(ctx, message, now=int(time.time()))
 
 
 def spawn_background_commit(top: str) -> None:

@@ -15,7 +15,7 @@ from .working_set import restore
 from .workspace import Context, require_branch
 
 
-def prepare(ctx: Context, message: str) -> Report:
+def prepare(ctx: Context, message: str, now: int | None = None) -> Report:
     """Commit what an earlier session left (it crashed, or SessionEnd ran out of time),
     then set up and restore the working copy.
 
@@ -23,12 +23,12 @@ def prepare(ctx: Context, message: str) -> Report:
     back what vanished (a deleted folder) and what a commit refused to delete.
     """
     if store.tip(ctx.repo) is None:
-        init(ctx)
-        return commit(ctx, message)
-    report = commit(ctx, message)
+        init(ctx, now)
+        return commit(ctx, message, now)
+    report = commit(ctx, message, now)
     if report.held_deletions:
         report.restored += restore(ctx, report.held_deletions).written
-    report.restored += init(ctx).materialized
+    report.restored += init(ctx, now).materialized
     return report
 
 

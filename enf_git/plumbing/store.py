@@ -207,7 +207,8 @@ def signature(repo: pygit2.Repository, when: int | None = None) -> pygit2.Signat
         name, email = FALLBACK_NAME, FALLBACK_EMAIL
     if when is None:
         return pygit2.Signature(name, email)
-    return pygit2.Signature(name, email, when, 0)
+    # The machine's UTC offset at that moment, as git would record it.
+    return pygit2.Signature(name, email, when, time.localtime(when).tm_gmtoff // 60)
 
 
 def checked_out_in(repo: pygit2.Repository) -> list[str]:
