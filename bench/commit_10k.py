@@ -5,7 +5,7 @@
     one-file change onto the tip (the irreducible git work)
 plus the first (cold: no .git/enf/records.json yet) commit, reported once.
 
-Run: /work/main/.venv/bin/python bench/commit_10k.py [--quick] [--profile] [--keep] [--working-set all]
+Run: .venv/bin/python bench/commit_10k.py [--quick] [--profile] [--keep] [--working-set all]
 """
 
 from __future__ import annotations

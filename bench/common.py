@@ -139,7 +139,7 @@ def _parts(i: int, n: int) -> dict[str, Any]:
 
 
 def session_text(i: int, n: int, rare: set[int] | None = None, extra: str = "") -> str:
-    """A seed-000 session file: frontmatter + Intent/Interactions/Decisions/Files/Errors.
+    """An Elephants Never Forget session file: frontmatter + Intent/Interactions/Decisions/Files/Errors.
 
     Every session has one Y-statement decision; 1% also reverse an earlier one
     (REVERSED line + the replacing Y-statement), like a real decision log.

@@ -11,7 +11,7 @@ Workers start together (ready/go handshake after their imports), so start-up is 
 counted; throughput = commits / (last end - first start). Every run is verified: exactly
 W*N new commits on each branch and every expected file in the final tree, or it fails.
 
-Run: /work/main/.venv/bin/python bench/concurrent_writers.py [--quick] [--cli-mode index|mktree] [--nolock]
+Run: .venv/bin/python bench/concurrent_writers.py [--quick] [--cli-mode index|mktree] [--nolock]
 """
 
 from __future__ import annotations

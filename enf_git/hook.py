@@ -1,6 +1,6 @@
 """Claude Code hook entry point: `enf-hook <event>` reads the event JSON on stdin.
 
-Contract (measured, see CLAUDE-CODE.md): replies are `hookSpecificOutput` objects
+Contract (measured, see docs/claude-code.md): replies are `hookSpecificOutput` objects
 naming the firing event; exit 0 always, except that the gate denies with
 `permissionDecision: "deny"`. Any internal error, malformed or oversized input, a
 missing repository, or a slow disk ends in exit 0 with nothing on stdout; details go

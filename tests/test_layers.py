@@ -1,4 +1,4 @@
-"""The package's shape is a test (DESIGN.md section 2): imports point down the layers,
+"""The package's shape is a test (docs/design.md, section 2): imports point down the layers,
 pygit2 lives in plumbing/store.py alone, click in cli/ alone, and the per-call hooks
 import nothing but the standard library, measured on a real repository."""
 

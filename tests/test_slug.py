@@ -1,4 +1,4 @@
-"""slug: session file names by seed 000's rules ([a-z0-9-], 2-5 words, <= 40 chars)."""
+"""slug: session file names by Elephants Never Forget's rules ([a-z0-9-], 2-5 words, <= 40 chars)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ heartbeat), PostToolUse and PostToolUseFailure (the event log).
 
 They run on every tool call and every prompt, so they import only the standard
 library (os, and json's C core through fastjson): pygit2 alone costs ~8x a bare
-interpreter start (DESIGN.md invariant 6).
+interpreter start (docs/design.md, invariant 6).
 """
 
 from __future__ import annotations

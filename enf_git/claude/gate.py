@@ -1,4 +1,4 @@
-"""The session gate (seed 000), in the form today's Claude Code obeys.
+"""The session gate of Elephants Never Forget, in the form today's Claude Code obeys.
 
 Satisfied when `.claude-sessions/sessions/` holds a file named for today or
 yesterday (local time) whose frontmatter `session_id` equals the current id's first

@@ -1,5 +1,5 @@
 """What every Claude Code hook handler shares: where a payload's project is, which
-session it is, and the reply shape (see CLAUDE-CODE.md: `hookSpecificOutput` naming
+session it is, and the reply shape (see docs/claude-code.md: `hookSpecificOutput` naming
 the firing event). Stdlib only: the per-call hooks import it.
 """
 

@@ -152,7 +152,7 @@ def _refresh(ctx: Context, manifest: Manifest, report: Report, found: Pending, w
 
 
 def _name_warnings(changes: Mapping[str, bytes | None], manifest: Manifest) -> list[str]:
-    """New session files whose names break the seed's rules: committed all the same
+    """New session files whose names break Elephants Never Forget's naming rules: committed all the same
     (nothing is lost), with the name they should have."""
     out = []
     for path in sorted(changes):

@@ -7,7 +7,7 @@ that is not committed yet: the next commit merges it instead.
 
 A working copy that lost files it was synced with (`rm -rf .claude-sessions`, a
 `git clean -xfd`, a deleted `sessions/`) is restored from the branch, never taken
-for deletions (DESIGN.md invariant 10): see commits.pending for that half.
+for deletions (docs/design.md, invariant 10): see commits.pending for that half.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Mechanical event log: one redacted JSON line per hook event, per session.
 
 Lines go to `.claude-sessions/raw/<session-id>.jsonl` (local-only: never committed,
-seed 000's `raw/` semantics). At each commit point the lines not yet flushed are
+the `raw/` folder of Elephants Never Forget). At each commit point the lines not yet flushed are
 condensed into `log.md`, the append-only chronological record on the branch; a
 per-session offset in `.git/enf/spool/` remembers how far that got. Stdlib only:
 the per-call hooks append here.

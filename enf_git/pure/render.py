@@ -63,7 +63,7 @@ def _summary(s: Session) -> str:
 def session_line(s: Session) -> str:
     summary = _summary(s)
     if s.tags and not summary.endswith((".", "!", "?")):
-        summary += "."  # the seed's shape: "One sentence. Tags: a, b"
+        summary += "."  # Elephants Never Forget's shape: "One sentence. Tags: a, b"
     tags = f" Tags: {', '.join(s.tags)}" if s.tags else ""
     return f"- [{s.stem}](sessions/{s.stem}.md): {summary}{tags}"
 

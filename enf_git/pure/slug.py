@@ -1,4 +1,4 @@
-"""Session file names: `YYYY-MM-DD-<slug>.md`, slug rules from seed 000.
+"""Session file names: `YYYY-MM-DD-<slug>.md`, slug rules from Elephants Never Forget.
 
 [a-z0-9-] only, 2-5 words, at most 40 chars, non-ASCII folded to ASCII where it
 has an ASCII form and dropped otherwise; a same-day collision gets

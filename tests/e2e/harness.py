@@ -1,6 +1,6 @@
 """Run the real Claude Code client headless (``-p``) and offline against a stand-in API.
 
-See /work/shared/CLAUDE-CODE.md, "Running the real client offline".
+See docs/claude-code.md, "Running the real client offline".
 """
 
 from __future__ import annotations

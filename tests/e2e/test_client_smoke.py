@@ -1,6 +1,6 @@
 """Smoke tests of the e2e harness itself: the real client, offline, against the stand-in.
 
-They pin the hook contract the package relies on (see /work/shared/CLAUDE-CODE.md).
+They pin the hook contract the package relies on (see docs/claude-code.md).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def probe_settings(
     log = tmp_path / "hooks.jsonl"
     replies_file = tmp_path / "replies.json"
     replies_file.write_text(json.dumps(replies or {}))
-    # Absolute interpreter: no PATH lookup, no shim (CLAUDE-CODE.md, "Interpreter").
+    # Absolute interpreter: no PATH lookup, no shim (docs/claude-code.md, "Interpreter").
     command = f"{sys.executable} {script} {log} {replies_file}"
     hook = [{"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30}]}]
     return {"hooks": {event: hook for event in EVENTS}}, log
