@@ -147,7 +147,7 @@ def branch_objects(ctx: Context) -> list[Problem]:
     """
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in KEEP_GIT_ENV}
     env["GIT_TERMINAL_PROMPT"] = "0"
-    argv = ["git", "--git-dir", ctx.repo.path, "rev-list", "--objects", "--verify-objects", "--quiet",
+    argv = ["git", "--git-dir", str(Path(ctx.repo.path)), "rev-list", "--objects", "--verify-objects", "--quiet",
             "--missing=allow-promisor", paths.REF]  # a partial clone's absent blobs are not damage, and are not fetched
     command = f"git rev-list --objects --verify-objects {paths.BRANCH}"
     try:
@@ -159,10 +159,13 @@ def branch_objects(ctx: Context) -> list[Problem]:
     except OSError as exc:
         return [Problem("warning", f"could not run git to verify the branch's objects ({exc.strerror})",
                         "install git, then git enf doctor")]
-    errors = [line for line in proc.stderr.splitlines() if line.startswith(("error:", "fatal:"))]
+    lines = proc.stderr.splitlines()
+    # fatal: first, since it names the damaged file; each message once (git repeats them)
+    errors = list(dict.fromkeys([line for line in lines if line.startswith("fatal:")] +
+                                [line for line in lines if line.startswith("error:")]))
     if proc.returncode == 0 and not errors:
         return []
-    first = "; ".join((errors or proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[:3])
+    first = "; ".join((errors or [line for line in lines if line.strip()] or [f"exit code {proc.returncode}"])[:3])
     return [Problem("error", f"the {paths.BRANCH} branch has damaged or missing objects ({command}: {first})",
                     "git fsck --no-dangling names each one; if a remote has the branch, move the damaged files "
                     "out of .git/objects and run git fetch origin, then git enf doctor")]
