@@ -291,3 +291,15 @@ def test_a_manifest_whose_base_is_gone_is_a_warning_that_commit_fixes(run: Run, 
                                         "sync is unknown"}
     assert run("restore")[0] == 0
     assert problems(run) == []
+
+
+def test_an_unreadable_settings_file_is_an_error(run: Run, repo_dir: Path, hermetic: Path) -> None:
+    run("init")
+    user = hermetic / ".claude" / "settings.json"
+    user.parent.mkdir()
+    user.write_text("{oops")
+    code, data = doctor_json(run)
+    assert code == 1 and data["problems"] == [{
+        "severity": "error", "fix": f"fix {user} by hand (Claude Code cannot read it either)",
+        "what": f"{user} is not valid JSON (Expecting property name enclosed in double quotes: line 1 column 2 "
+                "(char 1))"}]

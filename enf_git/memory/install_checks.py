@@ -54,7 +54,8 @@ def registered(top: Path, home: Path) -> tuple[list[Registered], list[Problem]]:
         try:
             data = claude.read_settings(path)
         except EnfError as exc:
-            problems.append(Problem("error", exc.message, f"fix {path} by hand (Claude Code cannot read it either)"))
+            problems.append(Problem("error", exc.message.removesuffix("; left it untouched"),
+                                    f"fix {path} by hand (Claude Code cannot read it either)"))
             continue
         entry = _ours(scope, path, data)
         if entry is not None:
