@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -16,7 +17,7 @@ def doctor(as_json: bool) -> None:
     """Validate the installation and the memory; name each problem and its fix (exit 1 on errors)."""
     from ..memory import doctor as doctor_mod
 
-    result = doctor_mod.run(workspace())
+    result = doctor_mod.run(workspace(), Path.home())
     if as_json:
         click.echo(envelope("doctor", ok=not result.errors, checks=list(result.checks), problems=[
             {"severity": p.severity, "what": p.what, "fix": p.fix} for p in result.problems]))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
 from .. import paths
+from ..errors import EnfError
 from ..memory.workspace import Context
 from .base import CONTEXT, workspace
 
@@ -36,7 +38,7 @@ def _install_hooks(ctx: Context, scope: str) -> None:
     from ..install import claude
     from ..plumbing import store, workcopy
 
-    result = claude.install(scope, ctx.top, Path.home())
+    result = claude.install(scope, ctx.top, Path.home(), store.state_dir(ctx.repo) / claude.RECORD)
     if scope == "local":
         # Per-user files inside the repo: keep them out of `git status`, like the working copy.
         for line in claude.LOCAL_EXCLUDES:
@@ -51,17 +53,106 @@ def _install_hooks(ctx: Context, scope: str) -> None:
 @click.command(context_settings=CONTEXT)
 @click.option("--scope", type=click.Choice(["project", "local", "user"]), default="local", show_default=True,
               help="Which settings file to clean.")
-def uninstall(scope: str) -> None:
-    """Remove enf-git's hooks and skill from Claude Code settings (memory is kept)."""
+@click.option("--purge", is_flag=True, help=f"Also delete .git/{paths.STATE_DIR}/ (this machine's state) and the "
+              f"working copy {paths.WC_DIR}/, after a confirmation. Never the {paths.BRANCH} branch.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask before --purge deletes.")
+def uninstall(scope: str, purge: bool, yes: bool) -> None:
+    """Remove what git enf init set up: hooks, skill, the files and exclude lines it added (memory is kept)."""
     from ..install import claude
+    from ..plumbing import store
 
     ctx = workspace()
-    changed = claude.uninstall(scope, ctx.top, Path.home())
-    for path in changed:
-        click.echo(f"removed enf-git entries from {path}")
-    if not changed:
-        click.echo(f"no enf-git hooks in {scope} scope")
-    click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched")
+    if purge:
+        _confirm_purge(ctx, yes)  # before anything is removed
+    common = store.common_dir(ctx.repo)
+    result = claude.uninstall(scope, ctx.top, Path.home(), common / paths.STATE_DIR / claude.RECORD)
+    if scope == "local":
+        result.done += [f"removed {line} from .git/info/exclude"
+                        for line in claude.remove_excluded(common / "info" / "exclude", claude.LOCAL_EXCLUDES)]
+    if purge:
+        result.done += _purge(ctx)
+    for line in [*result.done, *result.kept]:
+        click.echo(line)
+    if not result.done:
+        click.echo(f"no enf-git hooks in {scope} scope{_elsewhere(ctx)}")
+    if purge:
+        click.echo(f"kept the {paths.BRANCH} branch: your memory is still in git. To delete it as well: "
+                   f"git branch -D {paths.BRANCH} (and git push origin --delete {paths.BRANCH} for a remote)")
+    else:
+        click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched (--purge deletes the working copy)")
+
+
+def _elsewhere(ctx: Context) -> str:
+    from ..memory.install_checks import registered
+
+    found, _ = registered(ctx.top, Path.home())
+    return "".join(f"; found them in {r.scope} scope: git enf uninstall --scope {r.scope}" for r in found)
+
+
+def _state_dirs(ctx: Context) -> list[Path]:
+    from ..plumbing import store
+
+    common = store.common_dir(ctx.repo) / paths.STATE_DIR
+    own = Path(ctx.repo.path).resolve() / paths.STATE_DIR  # a linked worktree's manifest lives here
+    return [common] if own == common else [own, common]
+
+
+def _confirm_purge(ctx: Context, yes: bool) -> None:
+    from .. import memory
+    from ..plumbing import store
+
+    tip = store.tip(ctx.repo)
+    if tip is not None and ctx.root.is_dir():
+        found = memory.pending(ctx, tip=tip)
+        unsaved = sorted([p for p, data in found.changes.items() if data is not None] + list(found.views))
+        if unsaved:
+            raise EnfError(f"{len(unsaved)} change(s) in {paths.WC_DIR}/ are not on the branch yet (e.g. "
+                           f"{unsaved[0]}): --purge would lose them; nothing removed",
+                           hint="git enf commit saves them, then rerun git enf uninstall --purge")
+    targets = " and ".join(str(p) for p in [ctx.root, *_state_dirs(ctx)] if p.exists())
+    if yes or not targets:
+        return
+    if not sys.stdin.isatty():
+        raise EnfError(f"--purge deletes {targets}, and there is no terminal to confirm it; nothing removed",
+                       hint="rerun with --yes: git enf uninstall --purge --yes")
+    if not click.confirm(f"delete {targets}? (the {paths.BRANCH} branch keeps your memory)", default=False):
+        raise EnfError("nothing removed")
+
+
+def _purge(ctx: Context) -> list[str]:
+    """The working copy and this machine's state; the exclude line once no worktree has a copy."""
+    import shutil
+
+    from ..install import claude
+    from ..plumbing import store
+
+    done = []
+    for folder in [ctx.root, *_state_dirs(ctx)]:
+        if folder.is_symlink():
+            folder.unlink()  # never follow it out of the repository
+        elif folder.is_dir():
+            shutil.rmtree(folder)
+        else:
+            continue
+        done.append(f"deleted {folder}")
+    others = _other_copies(store.common_dir(ctx.repo), ctx.top)
+    if others:
+        done.append(f"kept {paths.EXCLUDE_LINE} in .git/info/exclude: {others[0]} still has a working copy")
+    else:
+        exclude = store.common_dir(ctx.repo) / "info" / "exclude"
+        done += [f"removed {line} from .git/info/exclude" for line in claude.remove_excluded(exclude, (paths.EXCLUDE_LINE,))]
+    return done
+
+
+def _other_copies(common: Path, top: Path) -> list[Path]:
+    """Working copies of the repository's other worktrees (which share info/exclude)."""
+    tops = [common.parent] if common.name == ".git" else []
+    for pointer in sorted((common / "worktrees").glob("*/gitdir")):
+        try:
+            tops.append(Path(pointer.read_text(encoding="utf-8").strip()).parent)
+        except OSError:
+            continue
+    return [t / paths.WC_DIR for t in tops if t.resolve() != top.resolve() and (t / paths.WC_DIR).is_dir()]
 
 
 COMMANDS = (init, uninstall)

@@ -18,7 +18,7 @@ import json
 import os
 import shlex
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,7 @@ class Installed:
     command: str
     skill: Path | None
     changed: bool
+    created: tuple[Path, ...] = ()  # files and folders that did not exist before
 
 
 def settings_path(scope: str, top: Path, home: Path) -> Path:
@@ -154,33 +155,171 @@ def skill_path(scope: str, top: Path, home: Path) -> Path:
     return base / "skills" / SKILL_NAME / "SKILL.md"
 
 
-def install(scope: str, top: Path, home: Path) -> Installed:
+def install(scope: str, top: Path, home: Path, record: Path | None = None) -> Installed:
+    """Register our hooks and copy the skill; `record` (`.git/enf/installed.json`)
+    remembers what this created and the settings file's text before, for uninstall."""
     path = settings_path(scope, top, home)
+    skill = skill_path(scope, top, home)
+    base = home if scope == "user" else top
+    created = tuple(dict.fromkeys(p for p in (*_chain(path, base), *_chain(skill, base)) if not p.exists()))
+    before = path.read_text(encoding="utf-8") if path.is_file() else None
     program = hook_program(scope)
     changed = write_settings(path, merged(read_settings(path), program))
-    skill = skill_path(scope, top, home)
     skill.parent.mkdir(parents=True, exist_ok=True)
     text = skill_source().read_text(encoding="utf-8")
     if not skill.is_file() or skill.read_text(encoding="utf-8") != text:
         skill.write_text(text, encoding="utf-8")
         changed = True
-    return Installed(path, program, skill, changed)
+    if record is not None and (created or changed):
+        _remember(record, path, created, before if changed else None)
+    return Installed(path, program, skill, changed, created)
 
 
-def uninstall(scope: str, top: Path, home: Path) -> list[Path]:
-    """Remove our hook entries and skill; returns the files changed."""
-    changed = []
+def _chain(path: Path, base: Path) -> list[Path]:
+    """`path` and its folders below `base`, outermost first."""
+    out = [path]
+    while out[-1].parent != base and base in out[-1].parents:
+        out.append(out[-1].parent)
+    return out[::-1]
+
+
+# --- taking it away ---------------------------------------------------------------------
+
+# The record: per settings file (absolute path; local scope has one per worktree), the
+# paths init created and the file's text before we first changed it. Kept in the
+# common git dir, never committed. Without it (an older init, or the user scope
+# installed from another repository) uninstall decides by content alone.
+RECORD = "installed.json"
+EXCLUDE_MARK = "# added by enf-git"  # the comment plumbing.workcopy.ensure_excluded writes above each line
+
+
+@dataclass
+class Removed:
+    """What uninstall did, as lines for the user, and what it left on purpose."""
+
+    done: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+
+def _load_record(record: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _save_record(record: Path, data: dict[str, Any]) -> None:
+    if not data:
+        record.unlink(missing_ok=True)
+        return
+    record.parent.mkdir(parents=True, exist_ok=True)
+    atomic.write(record, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+
+
+def _remember(record: Path, settings: Path, created: tuple[Path, ...], before: str | None) -> None:
+    """Add to what an earlier init recorded: the first init's creations and text stand."""
+    data = _load_record(record)
+    entry = data.setdefault(str(settings), {"created": [], "before": None})
+    entry["created"] = sorted(set(entry.get("created", [])) | {str(p) for p in created})
+    if entry.get("before") is None and before is not None and str(settings) not in entry["created"]:
+        entry["before"] = before
+    _save_record(record, data)
+
+
+def uninstall(scope: str, top: Path, home: Path, record: Path | None = None) -> Removed:
+    """Remove our hook entries and skill, and whatever init created that is empty now."""
+    out = Removed()
     path = settings_path(scope, top, home)
+    data = _load_record(record) if record is not None else {}
+    entry = data.pop(str(path), None)
+    created = {Path(p) for p in entry.get("created", [])} if isinstance(entry, dict) else None
+    before = entry.get("before") if isinstance(entry, dict) else None
     if path.is_file():
-        data = read_settings(path)
-        if write_settings(path, removed(data)):
-            changed.append(path)
-    skill = skill_path(scope, top, home)
-    if skill.is_file() and skill.read_text(encoding="utf-8") == skill_source().read_text(encoding="utf-8"):
-        skill.unlink()
+        _clean_settings(path, created, before if isinstance(before, str) else None, out)
+    if not _skill_shared(scope, top, home):
+        _remove_skill(skill_path(scope, top, home), out)
+    # Deepest first, so a folder emptied by its child's removal goes too. Without a
+    # record, only the skill's own folder, which is ours by its name.
+    folders = {p for p in (created or ()) if p != path} | {skill_path(scope, top, home).parent}
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        if folder.is_dir() and not folder.is_symlink():
+            _rmdir_if_empty(folder, out)
+    if record is not None:
+        _save_record(record, data)
+    return out
+
+
+def _clean_settings(path: Path, created: set[Path] | None, before: str | None, out: Removed) -> None:
+    data = read_settings(path)
+    left = removed(data)
+    if left == data:
+        return  # none of ours
+    if not left and (created is None or path in created):
+        path.unlink()  # it held nothing but our entries
+        out.done.append(f"deleted {path} (enf-git created it; nothing else was in it)")
+        return
+    if before is not None and _parsed(before) == left:
+        atomic.write(path, before.encode("utf-8"))  # byte for byte as it was before init
+    else:
+        write_settings(path, left)
+    out.done.append(f"removed enf-git entries from {path}")
+
+
+def _parsed(text: str) -> object:
+    try:
+        return json.loads(text) if text.strip() else {}
+    except ValueError:
+        return None
+
+
+def _skill_shared(scope: str, top: Path, home: Path) -> bool:
+    """Local and project scope share one skill: keep it while the other still has our hooks."""
+    others = [s for s in SCOPES if s != scope and skill_path(s, top, home) == skill_path(scope, top, home)]
+    for other in others:
         try:
-            skill.parent.rmdir()
-        except OSError:
-            pass
-        changed.append(skill)
-    return changed
+            settings = read_settings(settings_path(other, top, home))
+        except EnfError:
+            continue
+        if removed(settings) != settings:
+            return True
+    return False
+
+
+def _remove_skill(skill: Path, out: Removed) -> None:
+    if not skill.is_file():
+        return
+    if skill.read_bytes() == skill_source().read_bytes():
+        skill.unlink()
+        out.done.append(f"deleted the skill {skill}")
+    else:
+        out.kept.append(f"kept {skill}: it differs from the skill enf-git ships (your edits?); delete it if unwanted")
+
+
+def _rmdir_if_empty(folder: Path, out: Removed) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        return  # not empty (someone else's files), or already gone
+    out.done.append(f"deleted the empty folder {folder}")
+
+
+def remove_excluded(exclude: Path, entries: tuple[str, ...]) -> list[str]:
+    """Remove the lines we added to info/exclude: each of `entries` right below our
+    comment. A user's own copy of the same line (no comment above it) stays."""
+    try:
+        lines = exclude.read_text(encoding="utf-8").splitlines(keepends=True)
+    except OSError:
+        return []
+    kept, gone = [], []
+    i = 0
+    while i < len(lines):
+        if lines[i].rstrip("\r\n") == EXCLUDE_MARK and i + 1 < len(lines) and lines[i + 1].strip() in entries:
+            gone.append(lines[i + 1].strip())
+            i += 2
+            continue
+        kept.append(lines[i])
+        i += 1
+    if gone:
+        atomic.write(exclude, "".join(kept).encode("utf-8"))
+    return gone

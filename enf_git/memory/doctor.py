@@ -1,15 +1,18 @@
 """`git enf doctor`: every check, each problem with the command or edit that fixes it.
 
-Checks come in three groups, each a module of its own: the installation (hooks in
-every scope, the skill, the exclude entry: install_checks), the working copy and
-the machine-local state (this module), and the records on the branch
+Checks come in four groups: the installation (every scope's hook commands run,
+one scope only, the skill, the exclude entries: install_checks), the machine-local
+state (locks, the recall index, the manifest, the branch's objects: state_checks),
+the working copy against the branch (this module), and the records on the branch
 (record_checks). `run` says which checks it ran, so a clean bill names what it
-covered.
+covered; a branch whose objects are damaged stops the run there, since every
+later check reads them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from .. import paths
 from ..plumbing import store
@@ -34,20 +37,31 @@ class Checked:
         return any(p.severity == "error" for p in self.problems)
 
 
-def run(ctx: Context) -> Checked:
-    from . import install_checks, record_checks
+def run(ctx: Context, home: Path) -> Checked:
+    """Every check, in order; `home` is where the user scope's settings live (~)."""
+    from . import install_checks, record_checks, state_checks
 
     checks: list[str] = []
     problems: list[Problem] = []
-    for name, check in install_checks.CHECKS:
+    for name, install_check in install_checks.CHECKS:
         checks.append(name)
-        problems += check(ctx)
-    tip = store.tip(ctx.repo)
+        problems += install_check(ctx, home)
+    for name, local_check in state_checks.LOCAL:
+        checks.append(name)
+        problems += local_check(ctx)
     checks.append("memory branch")
-    if tip is None:
+    if store.ref_target(ctx.repo, paths.REF) is None:
         problems.append(Problem("error", f"no {paths.BRANCH} branch", "git enf init"))
         return Checked(tuple(checks), tuple(problems))
-    checks.append("working copy")
+    # Before anything reads the branch: a damaged object would stop those reads.
+    checks.append("branch objects")
+    damaged = state_checks.branch_objects(ctx)
+    problems += damaged
+    tip = store.tip(ctx.repo) if not damaged else None
+    if tip is None:
+        return Checked(tuple(checks), tuple(problems))
+    checks += ["manifest", "working copy"]
+    problems += state_checks.manifest(ctx)
     problems += _working_copy(ctx, tip)
     recs = records.load(ctx.repo, tip.tree, ctx.cache())
     for name, record_check in record_checks.CHECKS:
