@@ -140,10 +140,16 @@ def resolve_target(repo: store.Repo, commit: store.Commit, recs: records.Records
             raise NotFound(f"{target!r} matches {len(hits)} decisions: {', '.join(sorted(hits)[:5])}",
                            hint="give more of the id")
         if len(target) == 8:
-            raise NotFound(f"no decision {target}", hint="git enf log --decisions")
+            raise NotFound(f"no decision {target}", hint="git enf log --decisions --oneline lists decision ids")
     if store.read_path(repo, commit.tree, target) is not None:
         return Target(target)
-    return Target(find_session(recs, target).path)
+    try:
+        return Target(find_session(recs, target).path)
+    except NotFound:
+        if _DECISION_PREFIX.match(target):  # looks like an id prefix: say so, not "no session"
+            raise NotFound(f"no decision or session matches {target!r}",
+                           hint="git enf log --decisions --oneline lists decision ids") from None
+        raise
 
 
 def history(repo: store.Repo, tip: store.Commit, path: str) -> list[Version]:
