@@ -69,6 +69,8 @@ def _session_lines(ctx: Context, sessions: list[model.Session], oneline: bool) -
         lines += ["", f"    {s.summary or '(in progress)'}", ""]
         if s.decisions or s.reversals:
             lines += [f"    {len(s.decisions)} decision(s), {len(s.reversals)} reversal(s)", ""]
+    while lines and not lines[-1]:
+        lines.pop()  # blank lines separate entries; git log ends on the last one, not on a blank
     return lines
 
 
@@ -131,7 +133,9 @@ def show(target: str, rev: str | None, history: bool, as_json: bool) -> None:
         _print_history(ctx, found.path, versions, as_json)
         return
     if found.chain is not None and found.decision is not None:
-        _print_decision(ctx, found.chain, found.decision, as_json)
+        # The same rows as `log --decisions --json`, authors included (one walk of the branch).
+        authors = queries.first_authors(ctx.repo, at) if as_json else {}
+        _print_decision(ctx, found.chain, found.decision, as_json, authors)
         return
     data = store.read_path(ctx.repo, at.tree, found.path) or b""
     if as_json:
@@ -154,12 +158,13 @@ def _print_history(ctx: Context, path: str, versions: list[Any], as_json: bool) 
     emit(ctx, "\n".join(lines), pageable=True)
 
 
-def _print_decision(ctx: Context, chain: Chain, decision: model.Decision, as_json: bool) -> None:
+def _print_decision(ctx: Context, chain: Chain, decision: model.Decision, as_json: bool,
+                    authors: dict[str, str]) -> None:
     from ..pure import render
 
     if as_json:
-        click.echo(envelope("show", kind="decision", path=decision.source, decision=chain_row(chain, {})
-                            if decision.id == chain.current.id else _superseded_row(chain, decision)))
+        click.echo(envelope("show", kind="decision", path=decision.source, decision=chain_row(chain, authors)
+                            if decision.id == chain.current.id else _superseded_row(chain, decision, authors)))
         return
     lines = [f"decision {decision.id}  (from {decision.source})"]
     if decision.id != chain.current.id:
@@ -168,11 +173,11 @@ def _print_decision(ctx: Context, chain: Chain, decision: model.Decision, as_jso
     for old, rev_ in zip(chain.superseded, chain.reversals):
         when = f"{rev_.date} {rev_.time}".strip()
         lines.append(f"  - ~~{render.decision_line(old)}~~ SUPERSEDED ({when}: {rev_.reason})")
-    emit(ctx, "\n".join(lines))
+    emit(ctx, "\n".join(lines), pageable=True)
 
 
-def _superseded_row(chain: Chain, decision: model.Decision) -> dict[str, Any]:
-    row = chain_row(chain, {})
+def _superseded_row(chain: Chain, decision: model.Decision, authors: dict[str, str]) -> dict[str, Any]:
+    row = chain_row(chain, authors)
     for old in row["supersedes"]:
         if old["id"] == decision.id:
             return {**old, "standing": chain.current.id}
