@@ -32,6 +32,9 @@ def log(since: str | None, until: str | None, tags: tuple[str, ...], status: str
     from .. import memory
     from ..memory import queries
 
+    if decisions and status:
+        raise click.UsageError(f"--status filters sessions, and decisions have none; drop it, "
+                               f"or list sessions: git enf log --status {status}")
     since, until = parse_date(since, "--since"), parse_date(until, "--until")
     ctx = workspace()
     tip = memory.require_branch(ctx)
