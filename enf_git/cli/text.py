@@ -66,6 +66,7 @@ def pager_command(git_pager: str | None) -> str | None:
 
 def page(text: str, pager: str) -> None:
     """Show `text` through `pager` the way git does (LESS=FRX: quit if one screen)."""
+    import signal
     import subprocess
 
     env = dict(os.environ)
@@ -78,12 +79,17 @@ def page(text: str, pager: str) -> None:
         sys.stdout.write(text)
         return
     assert proc.stdin is not None
+    # Ctrl-C reaches the pager and us alike: like git, wait for the pager (less takes it
+    # as "stop reading") instead of dying under it and leaving the terminal to it.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         proc.stdin.write(text.encode("utf-8", "replace"))
         proc.stdin.close()
     except BrokenPipeError:
         pass  # the user quit the pager early
-    proc.wait()
+    finally:
+        proc.wait()
+        signal.signal(signal.SIGINT, previous)
 
 
 def plural(n: int, word: str) -> str:
