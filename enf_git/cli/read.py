@@ -103,7 +103,8 @@ def _print_decisions(ctx: Context, chains: list[Chain], unresolved: list[model.R
         d = c.current
         conf = f" ({d.confidence})" if d.confidence else ""
         over = f" over {d.over}" if d.over else ""
-        lines.append(f"{d.id}  {d.date} {d.time}".rstrip() + f"  [{d.topic}]  decided {d.decided}{over}{conf}")
+        lines.append(style(ctx, d.id, fg="yellow") + f"  {d.date} {d.time}".rstrip()
+                     + f"  [{d.topic}]  decided {d.decided}{over}{conf}")
         if oneline:
             continue
         replaced_by = [c.current, *c.superseded]
@@ -169,7 +170,7 @@ def _print_decision(ctx: Context, chain: Chain, decision: model.Decision, as_jso
         click.echo(envelope("show", kind="decision", path=decision.source, decision=chain_row(chain, authors)
                             if decision.id == chain.current.id else _superseded_row(chain, decision, authors)))
         return
-    lines = [f"decision {decision.id}  (from {decision.source})"]
+    lines = [style(ctx, f"decision {decision.id}", fg="yellow") + f"  (from {decision.source})"]
     if decision.id != chain.current.id:
         lines.append(f"SUPERSEDED: it no longer stands; the standing decision is {chain.current.id}")
     lines.append(f"- {render.decision_line(chain.current)}")
