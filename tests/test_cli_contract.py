@@ -14,8 +14,10 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -286,19 +288,19 @@ USAGE_ERRORS = [
 
 
 @pytest.mark.parametrize(("args", "message"), USAGE_ERRORS)
-def test_usage_errors_exit_2(memory: Run, args: tuple[str, ...], message: str) -> None:
-    out = memory(*args, code=2)
+def test_usage_errors_exit_2(cli: Run, args: tuple[str, ...], message: str) -> None:
+    cli("init", "--no-hooks")
+    out = cli(*args, code=2)
     assert message in out
     assert out.startswith("Usage: ") and "Try 'git-enf " in out
 
 
-@pytest.mark.parametrize(("args", "message"), USAGE_ERRORS)
-def test_usage_errors_exit_2_through_the_console_script(memory: Run, repo_dir: Path, args: tuple[str, ...],
-                                                        message: str) -> None:
+def test_usage_errors_exit_2_through_the_console_script(memory: Run, repo_dir: Path) -> None:
     memory("recall", "postgres")  # a warm index: recall's fast path is live
-    proc = subprocess.run([SCRIPT, *args], cwd=repo_dir, capture_output=True, text=True)
-    assert (proc.returncode, proc.stdout) == (2, ""), proc.stdout
-    assert message in proc.stderr
+    for args, message in USAGE_ERRORS:
+        proc = subprocess.run([SCRIPT, *args], cwd=repo_dir, capture_output=True, text=True)
+        assert (proc.returncode, proc.stdout) == (2, ""), (args, proc.stdout)
+        assert message in proc.stderr, args
 
 
 @pytest.mark.parametrize(("given", "day"), [
@@ -464,12 +466,17 @@ def test_commit_line_and_message_agree_through_the_fast_path(memory: Run, repo_d
 
 # --- colour and the pager, on a real terminal ----------------------------------------
 
-def on_tty(argv: list[str], cwd: Path, env: dict[str, str], timeout: float = 30.0) -> tuple[int, str]:
-    """Run argv with a pseudo-terminal as stdin, stdout and stderr: (exit code, what it showed)."""
+def on_tty(argv: list[str], cwd: Path, env: dict[str, str], timeout: float = 30.0,
+           meanwhile: Callable[[int], None] | None = None) -> tuple[int, str]:
+    """Run argv with a pseudo-terminal as stdin, stdout and stderr: (exit code, what it showed).
+    `meanwhile(process group)` runs in a thread while it does."""
     master, slave = pty.openpty()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave,
                             start_new_session=True)
     os.close(slave)
+    helper = threading.Thread(target=meanwhile, args=(proc.pid,)) if meanwhile else None
+    if helper:
+        helper.start()
     chunks, deadline = [], time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:
@@ -487,6 +494,8 @@ def on_tty(argv: list[str], cwd: Path, env: dict[str, str], timeout: float = 30.
     finally:
         os.close(master)
     code = proc.wait(timeout=timeout)
+    if helper:
+        helper.join()
     return code, b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
 
 
@@ -588,3 +597,26 @@ def test_git_enf_through_the_git_binary(memory: Run, repo_dir: Path, tmp_path: P
         "2026-05-02-auth-tokens  completed  Tokens  [auth]\n"
         "2026-04-20-postgres-fts  completed  Moved search to Postgres  [search]\n"
         "2026-04-13-search-api  completed  Added search  [search, api]\n")
+
+
+def test_ctrl_c_in_the_pager_waits_for_it(memory: Run, repo_dir: Path, tmp_path: Path,
+                                          tty_env: dict[str, str]) -> None:
+    """Ctrl-C goes to the whole foreground group: we must outlive the pager, as git does,
+    not die with a traceback and leave the terminal to an orphaned less."""
+    pager = tmp_path / "slow-pager.sh"
+    pager.write_text(f"#!/bin/sh\ntrap '' INT\ncat > {tmp_path / 'paged.txt'}\ntouch {tmp_path / 'started'}\n"
+                     f"sleep 1\necho done >> {tmp_path / 'paged.txt'}\n")
+    pager.chmod(0o755)
+
+    def interrupt(group: int) -> None:  # what the terminal does on Ctrl-C
+        deadline = time.monotonic() + 20
+        while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.killpg(group, signal.SIGINT)
+        (tmp_path / "interrupted").touch()
+
+    code, out = on_tty([SCRIPT, "log"], repo_dir, {**tty_env, "GIT_PAGER": str(pager), "NO_COLOR": "1"},
+                       meanwhile=interrupt)
+    assert (tmp_path / "interrupted").exists()
+    assert "Traceback" not in out and "Aborted" not in out, out
+    assert code == 0 and (paged(tmp_path) or "").endswith("done\n")
