@@ -524,6 +524,11 @@ def test_log_colour_on_a_terminal(memory: Run, repo_dir: Path, tty_env: dict[str
     env = {**tty_env, "GIT_PAGER": "cat"}
     code, out = on_tty([SCRIPT, "log"], repo_dir, env)
     assert code == 0 and f"{ANSI}33msession 2026-05-02-auth-tokens{ANSI}0m" in out, out
+    queue = decision_ids(memory)["Redis"]
+    code, out = on_tty([SCRIPT, "log", "--decisions", "--oneline"], repo_dir, env)
+    assert code == 0 and f"{ANSI}33m{queue}{ANSI}0m  2026-05-10  [Job queue]" in out, out
+    code, out = on_tty([SCRIPT, "show", queue], repo_dir, env)
+    assert code == 0 and f"{ANSI}33mdecision {queue}{ANSI}0m  (from decisions/" in out, out
     code, out = on_tty([SCRIPT, "log"], repo_dir, {**env, "NO_COLOR": "1"})
     assert code == 0 and "session 2026-05-02-auth-tokens" in out and ANSI not in out
     git("config", "color.ui", "never")
