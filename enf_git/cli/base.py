@@ -35,17 +35,23 @@ def emit(ctx: Context | None, out: str, *, pageable: bool = False) -> None:
     if pageable and tty and ctx is not None and not (options and options.no_pager):
         pager = text.pager_command(_git_pager(ctx))
         if pager is not None:
-            text.page(out if out.endswith("\n") else out + "\n", pager)
+            text.page(out + "\n", pager)  # the bytes click.echo would have printed
             return
-    color = text.color_wanted(store.config_value(ctx.repo, "color.ui") if ctx else None, tty)
-    click.echo(out, color=color)
+    click.echo(out, color=text.color_wanted(_color_ui(ctx), tty))
 
 
 def style(ctx: Context | None, value: str, **styles: object) -> str:
-    tty = sys.stdout.isatty()
-    if not text.color_wanted(store.config_value(ctx.repo, "color.ui") if ctx else None, tty):
+    if not text.color_wanted(_color_ui(ctx), sys.stdout.isatty()):
         return value
     return click.style(value, **styles)  # type: ignore[arg-type]
+
+
+def _color_ui(ctx: Context | None) -> str | None:
+    """color.ui as git would read it: `git -c color.ui=…` first, then the config files."""
+    given = text.command_line_config("color.ui")
+    if given is not None or ctx is None:
+        return given
+    return store.config_value(ctx.repo, "color.ui")
 
 
 def _git_pager(ctx: Context) -> str | None:

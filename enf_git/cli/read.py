@@ -32,6 +32,9 @@ def log(since: str | None, until: str | None, tags: tuple[str, ...], status: str
     from .. import memory
     from ..memory import queries
 
+    if decisions and status:
+        raise click.UsageError(f"--status filters sessions, and decisions have none; drop it, "
+                               f"or list sessions: git enf log --status {status}")
     since, until = parse_date(since, "--since"), parse_date(until, "--until")
     ctx = workspace()
     tip = memory.require_branch(ctx)
@@ -69,6 +72,8 @@ def _session_lines(ctx: Context, sessions: list[model.Session], oneline: bool) -
         lines += ["", f"    {s.summary or '(in progress)'}", ""]
         if s.decisions or s.reversals:
             lines += [f"    {len(s.decisions)} decision(s), {len(s.reversals)} reversal(s)", ""]
+    while lines and not lines[-1]:
+        lines.pop()  # blank lines separate entries; git log ends on the last one, not on a blank
     return lines
 
 
@@ -98,7 +103,8 @@ def _print_decisions(ctx: Context, chains: list[Chain], unresolved: list[model.R
         d = c.current
         conf = f" ({d.confidence})" if d.confidence else ""
         over = f" over {d.over}" if d.over else ""
-        lines.append(f"{d.id}  {d.date} {d.time}".rstrip() + f"  [{d.topic}]  decided {d.decided}{over}{conf}")
+        lines.append(style(ctx, d.id, fg="yellow") + f"  {d.date} {d.time}".rstrip()
+                     + f"  [{d.topic}]  decided {d.decided}{over}{conf}")
         if oneline:
             continue
         replaced_by = [c.current, *c.superseded]
@@ -131,7 +137,9 @@ def show(target: str, rev: str | None, history: bool, as_json: bool) -> None:
         _print_history(ctx, found.path, versions, as_json)
         return
     if found.chain is not None and found.decision is not None:
-        _print_decision(ctx, found.chain, found.decision, as_json)
+        # The same rows as `log --decisions --json`, authors included (one walk of the branch).
+        authors = queries.first_authors(ctx.repo, at) if as_json else {}
+        _print_decision(ctx, found.chain, found.decision, as_json, authors)
         return
     data = store.read_path(ctx.repo, at.tree, found.path) or b""
     if as_json:
@@ -154,25 +162,26 @@ def _print_history(ctx: Context, path: str, versions: list[Any], as_json: bool) 
     emit(ctx, "\n".join(lines), pageable=True)
 
 
-def _print_decision(ctx: Context, chain: Chain, decision: model.Decision, as_json: bool) -> None:
+def _print_decision(ctx: Context, chain: Chain, decision: model.Decision, as_json: bool,
+                    authors: dict[str, str]) -> None:
     from ..pure import render
 
     if as_json:
-        click.echo(envelope("show", kind="decision", path=decision.source, decision=chain_row(chain, {})
-                            if decision.id == chain.current.id else _superseded_row(chain, decision)))
+        click.echo(envelope("show", kind="decision", path=decision.source, decision=chain_row(chain, authors)
+                            if decision.id == chain.current.id else _superseded_row(chain, decision, authors)))
         return
-    lines = [f"decision {decision.id}  (from {decision.source})"]
+    lines = [style(ctx, f"decision {decision.id}", fg="yellow") + f"  (from {decision.source})"]
     if decision.id != chain.current.id:
         lines.append(f"SUPERSEDED: it no longer stands; the standing decision is {chain.current.id}")
     lines.append(f"- {render.decision_line(chain.current)}")
     for old, rev_ in zip(chain.superseded, chain.reversals):
         when = f"{rev_.date} {rev_.time}".strip()
         lines.append(f"  - ~~{render.decision_line(old)}~~ SUPERSEDED ({when}: {rev_.reason})")
-    emit(ctx, "\n".join(lines))
+    emit(ctx, "\n".join(lines), pageable=True)
 
 
-def _superseded_row(chain: Chain, decision: model.Decision) -> dict[str, Any]:
-    row = chain_row(chain, {})
+def _superseded_row(chain: Chain, decision: model.Decision, authors: dict[str, str]) -> dict[str, Any]:
+    row = chain_row(chain, authors)
     for old in row["supersedes"]:
         if old["id"] == decision.id:
             return {**old, "standing": chain.current.id}

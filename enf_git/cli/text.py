@@ -26,7 +26,8 @@ def recall_json(rows: list[dict[str, object]], query: str, weak: bool = False) -
 
 def color_wanted(config_ui: str | None, stream_is_tty: bool) -> bool:
     """Colour as git decides it: NO_COLOR (any value) and `color.ui=never|false` turn it
-    off, `always|true` on; `auto` (the default) means: only on a terminal."""
+    off, `always|true` on; `auto` (the default) means: only on a terminal, or into the
+    pager git started for us (`git -p enf log`: git colours what it pages too)."""
     if os.environ.get("NO_COLOR"):
         return False
     setting = (config_ui or "auto").strip().lower()
@@ -34,7 +35,25 @@ def color_wanted(config_ui: str | None, stream_is_tty: bool) -> bool:
         return False
     if setting in ("always", "true", "yes", "on", "1"):
         return True
-    return stream_is_tty
+    return stream_is_tty or bool(os.environ.get("GIT_PAGER_IN_USE"))
+
+
+def command_line_config(key: str) -> str | None:
+    """A value given as `git -c KEY=VALUE enf …`: git passes those on in
+    GIT_CONFIG_PARAMETERS, which libgit2 does not read. The last one given wins."""
+    import shlex
+
+    raw = os.environ.get("GIT_CONFIG_PARAMETERS", "")
+    try:
+        items = shlex.split(raw)  # `'color.ui'='never'` (git >= 2.31) or `'color.ui=never'`: one word each
+    except ValueError:
+        return None
+    found = None
+    for item in items:
+        name, sep, value = item.partition("=")
+        if name.lower() == key.lower():
+            found = value if sep else "true"  # a bare `-c key` means true, as in git
+    return found
 
 
 def pager_command(git_pager: str | None) -> str | None:
@@ -47,6 +66,7 @@ def pager_command(git_pager: str | None) -> str | None:
 
 def page(text: str, pager: str) -> None:
     """Show `text` through `pager` the way git does (LESS=FRX: quit if one screen)."""
+    import signal
     import subprocess
 
     env = dict(os.environ)
@@ -59,12 +79,17 @@ def page(text: str, pager: str) -> None:
         sys.stdout.write(text)
         return
     assert proc.stdin is not None
+    # Ctrl-C reaches the pager and us alike: like git, wait for the pager (less takes it
+    # as "stop reading") instead of dying under it and leaving the terminal to it.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         proc.stdin.write(text.encode("utf-8", "replace"))
         proc.stdin.close()
     except BrokenPipeError:
         pass  # the user quit the pager early
-    proc.wait()
+    finally:
+        proc.wait()
+        signal.signal(signal.SIGINT, previous)
 
 
 def plural(n: int, word: str) -> str:

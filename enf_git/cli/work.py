@@ -25,7 +25,8 @@ def status(as_json: bool) -> None:
     tip = memory.require_branch(ctx)
     found = memory.pending(ctx, tip=tip)
     manifest = ctx.manifest()
-    lacking = working_set.missing(ctx, tip)
+    # A file deleted on purpose is a change to commit, not one to restore.
+    lacking = [p for p in working_set.missing(ctx, tip) if p not in found.changes]
     conflicts = sorted(p for p in store.list_files(ctx.repo, tip.tree) if p.startswith(paths.CONFLICTS))
     state: dict[str, Any] = {
         "branch": paths.BRANCH, "tip": str(tip.id),

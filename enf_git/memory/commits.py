@@ -112,7 +112,8 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
         changes.update(edits.changes)
         report.imported, report.rejected = edits.imported, edits.rejected
     report.warnings += _name_warnings(changes, manifest)
-    report.message = message or default_message(changes, manifest)
+    message = message if message and message.strip() else default_message(changes, manifest)
+    report.message = subject(message)  # what the commit line prints: git's %s of the message
     body = "\n".join(sorted(changes))
 
     written: dict[str, bytes] = {}  # path -> bytes of what we commit: materialize reuses it
@@ -126,7 +127,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
         written.update({p: d for p, d in merged.items() if d is not None})
         return merged
 
-    full = f"{report.message}\n\n{body}\n" if body and body != report.message else report.message
+    full = f"{message}\n\n{body}\n" if body and body != message else message
     report.commit = store.commit(ctx.repo, build, full, when=now)
     cache.save()
     report.materialized = _refresh(ctx, manifest, report, found, written)
@@ -235,11 +236,27 @@ def default_message(changes: Mapping[str, bytes | None], manifest: Manifest) -> 
     return "enf: " + ("; ".join(parts) if parts else "refresh views")
 
 
+def subject(message: str) -> str:
+    """The subject git shows for `message` (`%s`): its first paragraph, on one line."""
+    lines: list[str] = []
+    for line in message.split("\n"):
+        if line.strip():
+            lines.append(line.rstrip())  # as git: leading blanks stay, trailing go
+        elif lines:
+            break
+    return " ".join(lines)
+
+
 def _names(found: list[str]) -> str:
     if len(found) <= 2:
-        return ", ".join(p.removeprefix(f"{model.SESSIONS_DIR}/").removesuffix(".md") for p in found)
+        return ", ".join(_name(p) for p in found)
     kinds: dict[str, int] = {}
     for p in found:
         kind = "sessions" if model.is_session_path(p) else "decisions" if model.is_decision_path(p) else "files"
         kinds[kind] = kinds.get(kind, 0) + 1
     return ", ".join(f"{n} {kind}" for kind, n in kinds.items())
+
+
+def _name(path: str) -> str:
+    """A session by its stem (what `git enf show` takes); any other file by its path."""
+    return path.removeprefix(f"{model.SESSIONS_DIR}/").removesuffix(".md") if model.is_session_path(path) else path

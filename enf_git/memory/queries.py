@@ -16,7 +16,8 @@ from . import records
 from ..plumbing import store
 from ..errors import EnfError, NotFound
 
-_REL = re.compile(r"^(\d+)\s*([dwmy])$")
+_REL = re.compile(r"^([0-9]+)\s*(d|days?|w|weeks?|m|months?|y|years?)\Z")
+_DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
 _DECISION_PREFIX = re.compile(r"^d[0-9a-f]{3,7}\Z")  # at least 4 characters of an id
 
 
@@ -44,20 +45,21 @@ class Filters(NamedTuple):
 
 
 def parse_date(text: str, today: dt.date) -> str:
-    """YYYY-MM-DD (a day that exists), or a span before today (`3d`, `2w`, `1m`, `1y`,
-    `7 days ago`); ValueError saying what to write otherwise."""
-    text = text.strip().lower().removesuffix(" ago")
-    if re.match(r"^\d{4}-\d{2}-\d{2}$", text):
+    """YYYY-MM-DD (a day that exists), `today`, `yesterday`, or a span before today
+    (`3d`, `2w`, `1m`, `1y`, `7 days ago`, `2 months`); ValueError saying what to write otherwise."""
+    text = " ".join(text.lower().split()).removesuffix(" ago")
+    if re.match(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z", text):
         try:
             return dt.date.fromisoformat(text).isoformat()
         except ValueError:
             raise ValueError(f"{text} is not a real date; use YYYY-MM-DD") from None
-    m = _REL.match(text.replace(" days", "d").replace(" weeks", "w").replace(" day", "d").replace(" week", "w"))
+    m = _REL.match({"today": "0d", "yesterday": "1d"}.get(text, text))
     if m is None:
         raise ValueError(f"cannot read the date {text!r}: use YYYY-MM-DD or a span like 7d, 2w, 3m")
-    n, unit = int(m.group(1)), m.group(2)
-    days = n * {"d": 1, "w": 7, "m": 30, "y": 365}[unit]
-    return (today - dt.timedelta(days=days)).isoformat()
+    try:
+        return (today - dt.timedelta(days=int(m.group(1)) * _DAYS[m.group(2)[0]])).isoformat()
+    except OverflowError:
+        raise ValueError(f"{text!r} reaches back before the year 1; use YYYY-MM-DD") from None
 
 
 def filter_sessions(sessions: list[model.Session], filters: Filters,
@@ -140,10 +142,16 @@ def resolve_target(repo: store.Repo, commit: store.Commit, recs: records.Records
             raise NotFound(f"{target!r} matches {len(hits)} decisions: {', '.join(sorted(hits)[:5])}",
                            hint="give more of the id")
         if len(target) == 8:
-            raise NotFound(f"no decision {target}", hint="git enf log --decisions")
+            raise NotFound(f"no decision {target}", hint="git enf log --decisions --oneline lists decision ids")
     if store.read_path(repo, commit.tree, target) is not None:
         return Target(target)
-    return Target(find_session(recs, target).path)
+    try:
+        return Target(find_session(recs, target).path)
+    except NotFound:
+        if _DECISION_PREFIX.match(target):  # looks like an id prefix: say so, not "no session"
+            raise NotFound(f"no decision or session matches {target!r}",
+                           hint="git enf log --decisions --oneline lists decision ids") from None
+        raise
 
 
 def history(repo: store.Repo, tip: store.Commit, path: str) -> list[Version]:
