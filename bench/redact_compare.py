@@ -10,16 +10,19 @@ detect-secrets is not a dependency: without it, its rows are skipped. It redacts
 masking every `secret_value` its plugins report (all plugins, default filters),
 line by line, as a commit-path integration would.
 
-    python bench/redact_compare.py [--module PATH]   # PATH: another redact.py to measure as "ours"
+    python bench/redact_compare.py [--module PATH] [--before PATH]
+    # --module: another redact.py to measure as "ours"; --before: per-call ratio to an older one
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -75,9 +78,15 @@ def measure(redact: Callable[[str], str], fakes: ModuleType) -> tuple[int, int, 
     return leaks, len(cases), altered, len(benign), time.perf_counter() - start
 
 
+# Bytecode is cached as an installed package's would be (PYTHONDONTWRITEBYTECODE would
+# make every run compile), under a temp prefix so the repository is not written to.
+_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+_ENV["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="redact-pycache-")
+
+
 def _top_imports(statement: str) -> dict[str, int]:
     """Cumulative microseconds of each top-level import (-X importtime indents nested ones)."""
-    err = subprocess.run([sys.executable, "-X", "importtime", "-c", statement], cwd=ROOT,
+    err = subprocess.run([sys.executable, "-X", "importtime", "-c", statement], cwd=ROOT, env=_ENV,
                          capture_output=True, text=True, check=True).stderr
     cols = [ln.split("|") for ln in err.splitlines() if ln.startswith("import time:") and "[us]" not in ln]
     return {c[2].strip(): int(c[1]) for c in cols if not c[2].startswith("  ")}
@@ -86,6 +95,7 @@ def _top_imports(statement: str) -> dict[str, int]:
 def import_ms(statement: str, reps: int = 7) -> float:
     """Median cost of the imports the statement adds to a bare interpreter start (ms)."""
     startup = set(_top_imports("pass"))
+    _top_imports(statement)  # warm the bytecode cache
     runs = [sum(us for name, us in _top_imports(statement).items() if name not in startup) / 1000
             for _ in range(reps)]
     return statistics.median(runs)
@@ -101,6 +111,7 @@ def per_call_us(redact: Callable[[str], str], reps: int = 20000) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--module", type=Path, default=ROOT / "enf_git" / "redact.py")
+    parser.add_argument("--before", type=Path, help="an earlier redact.py: report the per-call ratio to it")
     args = parser.parse_args()
     fakes = _load(ROOT / "tests" / "data" / "redact" / "fakes.py", "redact_fakes")
     ours = _load(args.module, "ours_redact")
@@ -118,6 +129,10 @@ def main() -> None:
         cost = import_ms(stmt)
         print(f"{name:<16}{leaks:>5}/{cases:<6}{altered:>9}/{benign:<8}{secs:>9.3f}{cost:>11.1f}"
               f"{per_call_us(redact, 20000 if name == 'ours' else 200):>13.1f}")
+    if args.before:
+        before = _load(args.before, "before_redact")
+        ratios = [per_call_us(ours.redact, 5000) / per_call_us(before.redact, 5000) for _ in range(9)]
+        print(f"per-call ratio to {args.before}: {statistics.median(ratios):.2f} (median of 9 interleaved pairs)")
     print("(import ms: -X importtime, cumulative time of the imports a bare start lacks, median of 7;"
           " per call: redact() on a 200-char tool summary)")
 
