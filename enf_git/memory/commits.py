@@ -22,7 +22,7 @@ from .. import paths
 from ..plumbing import store, workcopy
 from ..plumbing.workcopy import Manifest
 from ..pure import model, render, slug
-from ..redact import MASK, redact
+from ..redact import redact_count
 from . import merge, views
 from .report import Report
 from .working_set import folder_vanished, materialize
@@ -204,12 +204,12 @@ def _redact_in_place(ctx: Context, changes: dict[str, bytes | None]) -> list[tup
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             continue
-        clean = redact(text)
+        clean, spans = redact_count(text)
         if clean != text:
             cleaned = clean.encode("utf-8")
             changes[path] = cleaned
             workcopy.write_file(ctx.root, path, cleaned)
-            redacted.append((path, max(1, clean.count(MASK) - text.count(MASK))))
+            redacted.append((path, max(1, spans)))
     return redacted
 
 
