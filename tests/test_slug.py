@@ -134,3 +134,8 @@ def test_a_badly_named_new_session_is_committed_with_a_rename_hint(repo_dir: Pat
         "sessions/2026-04-13-Bad_Name.md: name must be YYYY-MM-DD-<slug> with [a-z0-9-] only; rename it "
         "(mv .claude-sessions/sessions/2026-04-13-Bad_Name.md .claude-sessions/sessions/2026-04-13-bad-name.md), "
         "then git enf commit"]
+
+
+def test_a_suggested_rename_never_takes_a_name_in_use() -> None:
+    taken = {"2026-04-13-bad-name.md"}
+    assert suggested_name("2026-04-13-Bad_Name", "2026-01-01", "a1b2c3d4", taken) == "2026-04-13-bad-name-a1b2"

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .. import paths
+from ..errors import EnfError
 from ..plumbing import store, workcopy
 from ..plumbing.workcopy import Manifest
 from ..pure import model, render, slug
@@ -162,9 +163,19 @@ def _name_warnings(changes: Mapping[str, bytes | None], manifest: Manifest) -> l
         stem = path[len(model.SESSIONS_DIR) + 1:-3]
         problem = slug.name_problem(stem)
         if problem:
-            better = f"{paths.WC_DIR}/{model.SESSIONS_DIR}/{slug.suggested_name(stem, 'YYYY-MM-DD')}.md"
+            taken = {p.rsplit("/", 1)[-1] for p in (*changes, *manifest.files) if model.is_session_path(p)}
+            name = slug.suggested_name(stem, "YYYY-MM-DD", _session_id(path, changes[path]), taken)
+            better = f"{paths.WC_DIR}/{model.SESSIONS_DIR}/{name}.md"
             out.append(f"{path}: {problem}; rename it (mv {paths.WC_DIR}/{path} {better}), then git enf commit")
     return out
+
+
+def _session_id(path: str, data: bytes | None) -> str:
+    """The session id a file names (for a collision suffix), or '' if it does not parse."""
+    try:
+        return model.parse_session(path, data or b"").session_id
+    except EnfError:
+        return ""
 
 
 def _refuse_binary_records(changes: dict[str, bytes | None]) -> list[tuple[str, str]]:

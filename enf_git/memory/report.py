@@ -23,7 +23,6 @@ class Report:  # a plain class, not a dataclass: see workspace.Settings
         self.redacted: list[tuple[str, int]] = []  # (path, spans masked in the working copy too)
         self.held_deletions: list[str] = []  # deletions a commit refused to make (see --allow-deletions)
         self.restored: list[str] = []  # files brought back from the branch
-        self.kept_edits: list[str] = []  # local edits a restore did not overwrite
         self.warnings: list[str] = warnings if warnings is not None else []
         self.materialized: list[str] = []
         self.message = ""  # the commit message's subject line, as committed

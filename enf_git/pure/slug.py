@@ -66,9 +66,9 @@ def name_problem(stem: str) -> str | None:
     return None
 
 
-def suggested_name(stem: str, fallback_date: str) -> str:
+def suggested_name(stem: str, fallback_date: str, session_id: str = "", taken: Container[str] = ()) -> str:
     """A name that follows the rules for a file called `stem`: its date (or
-    `fallback_date`) and a slug made of the rest."""
+    `fallback_date`) and a slug made of the rest, suffixed when `taken` has it."""
     date = stem[:10] if _DATE.fullmatch(stem[:10]) else fallback_date
     rest = stem[10:] if date == stem[:10] else stem
-    return f"{date}-{slugify(rest.replace('_', ' ').replace('-', ' '))}"
+    return session_filename(date, rest.replace("_", " ").replace("-", " "), session_id, taken)[:-3]
