@@ -367,23 +367,27 @@ def _present(db: sqlite3.Connection, group: _Group, q: list[str], idf: dict[str,
 
 def _best_line(text: str, decisions: list[tuple[str, ...]], q: list[str],
                idf: dict[str, float]) -> tuple[tuple[str, ...] | None, str]:
-    """(the decision row or None, the line) that carries the most query weight."""
-    best: tuple[float, int, tuple[str, ...] | None, str] = (0.0, 0, None, "")
+    """(the decision row or None, the line) that carries the most query weight.
+
+    Decisions go first and a later line must weigh strictly more, so a tie goes to the
+    decision (the seed's order); the decision's own line in the body weighs half of it.
+    """
+    best: tuple[float, tuple[str, ...] | None, str] = (0.0, None, "")
     qset = set(q)
     for d in decisions:
         weight = LINE_WEIGHTS["decision"] * sum(idf[t] for t in qset & set(d[2].split()))
         if weight > best[0]:
-            best = (weight, 0, d, d[1])
+            best = (weight, d, d[1])
     for field, line in _lines(text):
         low = line.lower()
         if not any(t[:-1] in low for t in q):  # cheap test first: a stem is (nearly) a prefix of its words
             continue
         weight = LINE_WEIGHTS[field] * sum(idf[t] for t in qset & set(analysis.analyze(line, parts=True)))
         if weight > best[0]:
-            best = (weight, 1, None, line)
-    if not best[3]:
+            best = (weight, None, line)
+    if not best[2]:
         return None, next((line for field, line in _lines(text) if field == "summary"), " ".join(text.split()))
-    return best[2], best[3]
+    return best[1], best[2]
 
 
 def _lines(text: str) -> list[tuple[str, str]]:
