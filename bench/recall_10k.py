@@ -5,12 +5,16 @@ recall runs before timing), so git-enf answers on its stdlib-only fast path.
 Goal: recall / git grep <= 1.0, for a WORD in a handful of sessions and one in many.
 The cold run (index build, full CLI) is reported once.
 
+It measures the enf_git beside this script (first on PYTHONPATH, byte-compiled), not
+whatever the venv has installed: a worktree's benchmark measures that worktree.
+
 Run: /work/main/.venv/bin/python bench/recall_10k.py [--quick] [--keep]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sqlite3
 import subprocess
 import sys
@@ -26,11 +30,16 @@ FAST_PATH_PROBE = (
 )
 
 
+REPO_ROOT = common.BENCH_DIR.parent
+
+
 def main() -> int:
+    sys.path.insert(0, str(REPO_ROOT))  # so common.hermetic() byte-compiles this checkout's enf_git
     return common.fixture_main("recall", __doc__, 21, run)
 
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
+    os.environ["PYTHONPATH"] = str(REPO_ROOT)  # hermetic() dropped the caller's; every child uses this one
     common.header("recall_10k", sessions=n, repetitions=reps, objects="loose" if args.loose else "packed",
                   git_enf=common.GIT_ENF)
     repo = common.init_user_repo(work / "repo")

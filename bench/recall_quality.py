@@ -19,8 +19,8 @@ by first occurrence. The JSON may be a bare list of hits or an envelope object w
 
 The baseline, computed in the same run: Okapi BM25 (k1=1.2, b=0.75, idf
 log(1 + (N - n + 0.5) / (n + 0.5))) over the whole text of each session file, with
-enf's tokenizer (lowercase `[\\w][\\w.-]*`), unique query terms, no stemming, no
-stopwords; it never flags anything weak.
+enf's tokenizer (lowercase `[\\w][\\w.-]*` without a trailing "." or "-"), unique query
+terms, no stemming, no stopwords; it never flags anything weak.
 
 Figures, over the answerable queries (lexical + paraphrase + reversal):
   MRR       mean of 1/rank of the first relevant session (0 if none in the top 10)
@@ -28,7 +28,9 @@ Figures, over the answerable queries (lexical + paraphrase + reversal):
             scores 1 only if both of its sessions are there, else 0
 and the fraction of none-queries flagged weak, and of answerable ones (wrongly) flagged.
 Goal: MRR >= BM25 + 0.03, recall@5 >= 0.97, >= 80 % of none-queries flagged weak,
-<= 5 % of answerable ones flagged.
+<= 5 % of answerable ones flagged. The weak rule's sensitivity: the flag rates it would
+have at other values of its one constant (search.WEAK_SHARE), from the `strength`
+counts each answer reports.
 
 Run: python bench/recall_quality.py [--verbose] [--json] [--keep]
 Exit 0 whatever the figures (a benchmark, not a test); 1 only on an error.
@@ -56,7 +58,7 @@ SET_DIR = common.BENCH_DIR / "recall"
 REPO_ROOT = common.BENCH_DIR.parent
 KINDS = ("lexical", "paraphrase", "reversal", "none")
 ANSWERABLE = ("lexical", "paraphrase", "reversal")
-WORD = re.compile(r"[\w][\w.-]*", re.UNICODE)  # enf_git/search.py `_WORD`
+WORD = re.compile(r"[\w][\w.-]*", re.UNICODE)  # enf_git/plumbing/stem.py `_WORD` (+ its rstrip)
 STEM = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}-[a-z0-9-]+$")
 K1, B = 1.2, 0.75
 TOP = 10
@@ -79,6 +81,7 @@ class Query:
 class Answer:
     stems: list[str]  # deduped, best first
     weak: bool
+    strength: dict[str, int] = field(default_factory=dict)  # enf's counts behind `weak`
 
 
 @dataclass
@@ -140,7 +143,8 @@ def enf_answer(repo: Path, text: str) -> Answer:
     data: Any = json.loads(out.stdout.decode("utf-8") or "[]")
     hits = data.get("results", []) if isinstance(data, dict) else data
     weak = bool(data.get("weak", False)) if isinstance(data, dict) else False
-    return Answer(dedupe(hit_stem(h) for h in hits), weak)
+    strength = data.get("strength") or {} if isinstance(data, dict) else {}
+    return Answer(dedupe(hit_stem(h) for h in hits), weak, strength)
 
 
 def hit_stem(hit: dict[str, Any]) -> str | None:
@@ -183,7 +187,7 @@ class BM25:
 
 
 def terms(text: str) -> list[str]:
-    return [t.lower() for t in WORD.findall(text)]
+    return [w for w in (t.rstrip(".-").lower() for t in WORD.findall(text)) if w]
 
 
 # --- scoring ----------------------------------------------------------------------
@@ -240,6 +244,26 @@ def goals(enf: dict[str, Any], bm25: dict[str, Any]) -> dict[str, dict[str, Any]
     }
 
 
+SHARES = (0.2, 0.25, 0.3, 1 / 3, 0.35, 0.4, 0.5)
+
+
+def sensitivity(rows: list[Scored]) -> list[dict[str, Any]]:
+    """Flag rates of the weak rule at other shares (None when the answers carry no counts)."""
+    if not all(r.answer.strength for r in rows):
+        return []
+    from enf_git.plumbing import search
+
+    out = []
+    for share in SHARES:
+        def flagged(r: Scored) -> float:
+            st = r.answer.strength
+            return float(search.is_weak(st["terms"], st["matched"], st["unknown"], share))
+        out.append({"share": round(share, 3), "current": abs(share - search.WEAK_SHARE) < 1e-9,
+                    "none_flagged": mean(flagged(r) for r in rows if r.query.kind == "none"),
+                    "answerable_flagged": mean(flagged(r) for r in rows if r.query.kind != "none")})
+    return out
+
+
 # --- output -----------------------------------------------------------------------
 
 def print_table(results: dict[str, dict[str, Any]]) -> None:
@@ -273,6 +297,16 @@ def print_failures(system: str, rows: list[Scored]) -> None:
         print(f"  {q.id:<8} {q.text!r}\n           relevant: {ranks}\n           top 3: {top}")
 
 
+def print_sensitivity(table: list[dict[str, Any]]) -> None:
+    if not table:
+        return
+    print("\nweak rule sensitivity (share of query terms; * = search.WEAK_SHARE):")
+    for row in table:
+        mark = "*" if row["current"] else " "
+        print(f"  {mark} share {row['share']:.3f}: none flagged {pct(row['none_flagged']):>4}, "
+              f"answerable flagged {pct(row['answerable_flagged']):>4}")
+
+
 def print_goals(checks: dict[str, dict[str, Any]]) -> None:
     parts = [f"{name} {c['goal']} ({num(c['target'])}): {num(c['value'])} {'PASS' if c['pass'] else 'FAIL'}"
              for name, c in checks.items()]
@@ -299,10 +333,11 @@ def run(args: argparse.Namespace) -> int:
         common.cleanup(work, args.keep)
     results = {name: figures(r) for name, r in rows.items()}
     checks = goals(results["enf"], results["bm25"])
+    table = sensitivity(rows["enf"])
     if args.json:
         counts = Counter(q.kind for q in queries)
-        print(json.dumps({"sessions": len(sessions), "queries": dict(counts), "systems": results, "goals": checks},
-                         indent=2))
+        print(json.dumps({"sessions": len(sessions), "queries": dict(counts), "systems": results, "goals": checks,
+                          "weak_sensitivity": table}, indent=2))
         return 0
     counts_text = ", ".join(f"{n} {k}" for k, n in Counter(q.kind for q in queries).items())
     print(f"== recall_quality: {len(sessions)} sessions, {len(queries)} queries ({counts_text})")
@@ -310,6 +345,7 @@ def run(args: argparse.Namespace) -> int:
     if args.verbose:
         for name, r in rows.items():
             print_failures(name, r)
+    print_sensitivity(table)
     print_goals(checks)
     return 0
 

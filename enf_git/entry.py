@@ -85,8 +85,8 @@ def _fast_recall(args: list[str]) -> bool:
         text = " ".join(words)
         if not search.terms(text):
             return False  # the full CLI says why that is a usage error
-        hits = search.query(db, text, limit)
-        out = recall_json(search.as_rows(hits), text) if as_json else search.format_hits(hits, text)
+        answer = search.query(db, text, limit)
+        out = recall_json(search.as_rows(answer.hits), text, answer.weak, answer.strength()) if as_json else search.format_hits(answer, text)
     except Exception:  # noqa: BLE001 - any doubt: the full path rebuilds and reports properly
         return False
     sys.stdout.write(out + "\n")

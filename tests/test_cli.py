@@ -134,11 +134,13 @@ def test_show_at_reaches_text_from_before_a_rewrite(populated, repo_dir: Path) -
     assert populated("show", "2026-04-13-search-api", "--at", "claude-memory~1") == session_text(body=DECISION)
 
 
-def test_recall_orders_decisions_before_sessions_and_finds_history(populated, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+def test_recall_ranks_one_list_marks_reversals_and_finds_history(populated, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     out = populated("recall", "algolia")
-    kinds = [line.split()[0] for line in out.splitlines() if not line.startswith(" ")]
-    assert kinds[0] == "decision" and "session" in kinds
-    assert kinds.index("session") > kinds.index("decision")
+    heads = [line for line in out.splitlines() if not line.startswith(" ")]
+    # The one session that says "algolia" holds a reversed decision: marked, then its replacement.
+    assert heads[0].startswith("decision 2026-04-13  sessions/2026-04-13-search-api.md  SUPERSEDED by d")
+    assert heads[1].startswith("decision 2026-04-20  sessions/2026-04-20-postgres-fts.md")
+    assert len(heads) == 2
     path = repo_dir / ".claude-sessions" / "sessions" / "2026-04-13-search-api.md"
     path.write_text(session_text(summary="compressed"))
     populated("commit", "-m", "compress")

@@ -204,8 +204,9 @@ def recall(query: tuple[str, ...], limit: int, as_json: bool) -> None:
     ctx = workspace()
     memory.require_branch(ctx)
     db = indexer.ensure(ctx.repo, ctx.cache())
-    result = search.query(db, text, limit)
-    click.echo(recall_json(search.as_rows(result), text) if as_json else search.format_hits(result, text))
+    answer = search.query(db, text, limit)
+    click.echo(recall_json(search.as_rows(answer.hits), text, answer.weak, answer.strength()) if as_json
+               else search.format_hits(answer, text))
 
 
 COMMANDS = (log, show, recall)

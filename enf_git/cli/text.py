@@ -19,9 +19,14 @@ def envelope(command: str, **payload: object) -> str:
     return json.dumps({"schema": JSON_SCHEMA, "command": command, **payload}, indent=2, ensure_ascii=False)
 
 
-def recall_json(rows: list[dict[str, object]], query: str, weak: bool = False) -> str:
-    """`git enf recall --json`, shared by the CLI and the warm fast path in entry.py."""
-    return envelope("recall", query=query, weak=weak, results=rows)
+def recall_json(rows: list[dict[str, object]], query: str, weak: bool = False,
+                strength: dict[str, int] | None = None) -> str:
+    """`git enf recall --json`, shared by the CLI and the warm fast path in entry.py.
+
+    `weak`: even the best result is not a strong match. `strength`: the counts it was
+    judged by (query terms after stopwords; of them in the best result; in no record).
+    """
+    return envelope("recall", query=query, weak=weak, strength=strength or {}, results=rows)
 
 
 def color_wanted(config_ui: str | None, stream_is_tty: bool) -> bool:

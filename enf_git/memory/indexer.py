@@ -1,5 +1,11 @@
 """Build and update the recall index (search.py) from the branch.
 
+One row per record file (session or decisions/*.md) on the tip, one per older version
+of such a file (history), and the ledger's decisions with their standing. Each row
+carries its text analyzed (stem.py) into the columns recall ranks: decided clauses,
+summary, tags, body. The views (index.md, topics.md) are not indexed: every line of
+them is a session's summary and tags, which the session's own row already holds.
+
 Updates are incremental: the tree diff between the indexed tip and the new tip
 says which record files to re-index, and the commits in between say which old
 blobs became history. A missing, corrupt or other-schema index is rebuilt.
@@ -11,14 +17,12 @@ import sqlite3
 from pathlib import Path
 
 from .. import paths
+from ..errors import EnfError
 from ..pure import model, render
 
 from . import records
 
-from ..plumbing import search, store
-
-_VIEW_KINDS = {render.INDEX: "index", render.INDEX_ARCHIVE: "index", render.TOPICS: "topics",
-               render.TOPICS_ARCHIVE: "topics"}
+from ..plumbing import search, stem, store
 
 
 def db_path(repo: store.Repo) -> Path:
@@ -33,20 +37,28 @@ def ensure(repo: store.Repo, cache: records.Cache) -> sqlite3.Connection:
         db = search.connect(path)
         have = search.indexed_tip(db)
     except sqlite3.DatabaseError:
-        path.unlink(missing_ok=True)
+        _remove(path)
         db, have = search.connect(path), None
     if tip is None or have == str(tip.id):
         return db
-    old = store.commit_at(repo, have)
+    old = store.commit_at(repo, have) if have is not None else None
+    # No tip recorded (new, or another SCHEMA: its tables have other columns), or a
+    # tip the branch does not descend from: start from an empty file.
     if old is None or not store.descends_from(repo, tip, old):
         db.close()
-        path.unlink(missing_ok=True)
+        _remove(path)
         db, old = search.connect(path), None
     with db:
         search.create(db)
         _update(repo, db, old, tip, cache)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?), ('schema', ?)", (str(tip.id), str(search.SCHEMA)))
     return db
+
+
+def _remove(path: Path) -> None:
+    """The database and its WAL files: a stale -wal beside a new file is not ours to replay."""
+    for name in (path.name, path.name + "-wal", path.name + "-shm"):
+        path.with_name(name).unlink(missing_ok=True)
 
 
 def _update(repo: store.Repo, db: sqlite3.Connection, old: store.Commit | None,
@@ -61,39 +73,39 @@ def _update(repo: store.Repo, db: sqlite3.Connection, old: store.Commit | None,
         # build (no old tip) deletes nothing and its inserts stay in a few batches.
         if path in old_files:
             out.delete("path = ? AND kind != 'history'", (path,))
-        if path in new_files:
-            _index_file(repo, out, path, new_files[path])
-    _reindex_decisions(repo, out, tip, cache)
-    _index_history(repo, out, old, tip, set(new_files.values()))
+        if path in new_files and (model.is_session_path(path) or model.is_decision_path(path)):
+            data = store.blob_data(repo, new_files[path])
+            record = records.load_blob_record(cache, path, new_files[path], lambda d=data: d)
+            kind = "session" if model.is_session_path(path) else "decision"
+            out.insert(kind, "", path, new_files[path], data, record)
+    _reindex_decisions(repo, db, tip, cache)
+    _index_history(repo, out, old, tip, set(new_files.values()), cache)
     out.flush()
 
 
-def _index_file(repo: store.Repo, out: _Writer, path: str, oid: str) -> None:
-    text = store.blob_data(repo, oid).decode("utf-8", "replace")
-    if path in _VIEW_KINDS:
-        # One document per line: a hit points at the session it names.
-        for line in text.splitlines():
-            if line.startswith("- ["):
-                ref = line[3 : line.find("]")] if "]" in line else path
-                out.insert(_VIEW_KINDS[path], ref, path, ref[:10], "", oid, line)
-    elif model.is_session_path(path):
-        stem = path[len("sessions/") : -3]
-        out.insert("session", stem, path, stem[:10], "", oid, text)
-
-
-def _reindex_decisions(repo: store.Repo, out: _Writer, tip: store.Commit, cache: records.Cache) -> None:
-    out.delete("kind = 'decision'", ())
+def _reindex_decisions(repo: store.Repo, db: sqlite3.Connection, tip: store.Commit, cache: records.Cache) -> None:
+    """Every decision of the ledger, with its standing: a reversal anywhere can change any of them."""
+    db.execute("DELETE FROM decisions")
     recs = records.load(repo, tip.tree, cache)
     ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
+    rows = []
     for chain in ledger.chains:
-        for depth, d in enumerate((chain.current, *chain.superseded)):
-            label = "" if depth == 0 else "SUPERSEDED: "
-            out.insert("decision", d.id, d.source, d.date, "", "", f"{label}{render.decision_line(d)}")
+        replaced_by = [chain.current, *chain.superseded]
+        rows.append(_decision_row(chain.current, "standing", "", ""))
+        for i, (d, rev) in enumerate(zip(chain.superseded, chain.reversals)):
+            rows.append(_decision_row(d, "superseded", replaced_by[i].id, rev.date))
+        for d in chain.superseded[len(chain.reversals):]:  # defensive: a chain always pairs them
+            rows.append(_decision_row(d, "superseded", chain.current.id, ""))
+    db.executemany("INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
     cache.save()
 
 
+def _decision_row(d: model.Decision, status: str, by: str, on: str) -> tuple[str, ...]:
+    return (d.id, d.source, d.date, d.text, " ".join(stem.analyze(d.text, parts=True)), status, by, on)
+
+
 def _index_history(repo: store.Repo, out: _Writer, old: store.Commit | None,
-                   tip: store.Commit, live: set[str]) -> None:
+                   tip: store.Commit, live: set[str], cache: records.Cache) -> None:
     """Old versions of record files that the tip no longer has (compressed, edited, deleted)."""
     walker = store.walk(repo, tip, hide=old)
     out.flush()  # so the query sees every row written so far
@@ -106,12 +118,39 @@ def _index_history(repo: store.Repo, out: _Writer, old: store.Commit | None,
                     continue
                 if model.is_session_path(path) or model.is_decision_path(path):
                     seen.add(blob)
-                    stem = path.rsplit("/", 1)[-1][:-3]
-                    out.insert("history", stem, path, stem[:10], str(parent.id), blob,
-                               store.blob_data(repo, blob).decode("utf-8", "replace"))
+                    data = store.blob_data(repo, blob)
+                    out.insert("history", str(parent.id), path, blob, data, records.parse_blob(path, data))
     # Blobs that came back to life (a revert) are no longer history.
     for blob in live & seen:
         out.delete("kind = 'history' AND blob = ?", (blob,))
+
+
+def analyzed(path: str, text: str, record: model.Session | list[model.Decision] | EnfError
+             ) -> tuple[str, str, str, str, str, str]:
+    """(ref, date, decided, summary, tags, body) of a record file, the columns recall ranks.
+
+    A file that does not parse is still searchable by its whole text, and its ref is its
+    path: `git enf show <stem>` only knows parsed sessions, `git enf show <path>` any file.
+    """
+    stem_name = path.rsplit("/", 1)[-1][:-3]
+    body = " ".join(stem.analyze(_body(text), parts=True))
+    if isinstance(record, model.Session):
+        decided = " ".join(t for d in record.decisions for t in stem.analyze(d.decided, parts=True))
+        return (record.stem, record.date, decided, " ".join(stem.analyze(record.summary, parts=True)),
+                " ".join(stem.analyze(" ".join(record.tags), parts=True)), body)
+    if isinstance(record, list):
+        decided = " ".join(t for d in record for t in stem.analyze(d.decided, parts=True))
+        return path, min((d.date for d in record), default=""), decided, "", "", body
+    return path, stem_name[:10] if stem_name[:4].isdigit() else "", "", "", "", body
+
+
+def _body(text: str) -> str:
+    """The text after a frontmatter block (summary and tags are columns of their own)."""
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        if end >= 0:
+            return text[end + 4:]
+    return text
 
 
 class _Writer:
@@ -125,13 +164,17 @@ class _Writer:
     """
 
     _BATCH = 1000  # rows queued at most: history texts can be large
+    _COLS = "kind, ref, path, date, rev, blob, text, decided, summary, tags, body"
 
     def __init__(self, db: sqlite3.Connection, fts: bool) -> None:
         self.db, self._fts = db, fts  # FTS5 availability, checked once per update
-        self._rows: list[tuple[str, str, str, str, str, str, str]] = []
+        self._rows: list[tuple[str, ...]] = []
 
-    def insert(self, kind: str, ref: str, path: str, date: str, rev: str, blob: str, text: str) -> None:
-        self._rows.append((kind, ref, path, date, rev, blob, text))
+    def insert(self, kind: str, rev: str, path: str, blob: str, data: bytes,
+               record: model.Session | list[model.Decision] | EnfError) -> None:
+        text = data.decode("utf-8", "replace")
+        ref, date, decided, summary, tags, body = analyzed(path, text, record)
+        self._rows.append((kind, ref, path, date, rev, blob, text, decided, summary, tags, body))
         if len(self._rows) >= self._BATCH:
             self.flush()
 
@@ -140,15 +183,19 @@ class _Writer:
             return
         # New rows get ids above the current largest (INTEGER PRIMARY KEY): that range is theirs.
         (last,) = self.db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
-        self.db.executemany("INSERT INTO docs (kind, ref, path, date, rev, blob, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            self._rows)
+        self.db.executemany(f"INSERT INTO docs ({self._COLS}) VALUES ({', '.join('?' * 11)})", self._rows)
         if self._fts:
-            self.db.execute("INSERT INTO fts (rowid, text) SELECT id, text FROM docs WHERE id > ?", (last,))
+            self.db.execute(f"INSERT INTO fts (rowid, {_FTS_COLS}) SELECT id, {_FTS_COLS} FROM docs WHERE id > ?",
+                            (last,))
         self._rows.clear()
 
     def delete(self, where: str, args: tuple[str, ...]) -> None:
         self.flush()
         if self._fts:
             # An external-content FTS5 table forgets a row only when told its old text.
-            self.db.execute(f"INSERT INTO fts (fts, rowid, text) SELECT 'delete', id, text FROM docs WHERE {where}", args)
+            self.db.execute(f"INSERT INTO fts (fts, rowid, {_FTS_COLS}) SELECT 'delete', id, {_FTS_COLS} "
+                            f"FROM docs WHERE {where}", args)
         self.db.execute(f"DELETE FROM docs WHERE {where}", args)
+
+
+_FTS_COLS = ", ".join(search.COLUMNS)

@@ -1,43 +1,76 @@
-"""Recall: ranked search over memory, answered from an on-disk index.
+"""Recall: one relevance-ranked list over memory, answered from an on-disk index.
 
 The index is a SQLite database in `.git/enf/search.db` (machine-local, never on the
-branch) holding one row per searchable document, tagged with the branch tip it was
-built from. Documents come in the seed's recall order: decisions first (they
-survive every compression), then the index/topics views, then session files, then
-text that only the branch's history still has (e.g. before a compression).
+branch), tagged with the branch tip it was built from. Its data model:
 
-This module is stdlib-only so a warm `git enf recall` (index tip == branch tip)
-never imports pygit2 or click; indexer.py builds and updates the index.
+  docs       one row per record file: `session` (a session file on the tip),
+             `decision` (a decisions/*.md file on the tip) or `history` (an older
+             version of either that the tip no longer has: before a compression, an
+             edit, a deletion). Besides the raw text, four analyzed columns (stemmed
+             terms without stopwords, see stem.py): the decided clauses, the summary,
+             the tags, the body. FTS5 ranks rows with bm25() and per-column weights.
+  decisions  every decision of the ledger with its file, its text, and whether it is
+             standing or superseded (by which decision, on which date).
+
+A query is analyzed like the documents, ranked by BM25F over the four columns, and
+fused into one result per file: a session's decisions, summary, tags and body are one
+document, and its history counts only for query terms the tip no longer has. The
+result shows its best line (a decision line wins a tie, and then says whether that
+decision still stands); a superseded decision is followed by the decision that
+replaced it. The seed's order (decisions, sessions, history) only breaks ties.
+
+A query is weak when the best result cannot be its answer, by two counts of the
+query's terms (after stopwords): the result holds fewer than WEAK_SHARE of them, or
+more than WEAK_SHARE of them are words memory has never seen (a name like "Kafka" that
+no record mentions says the topic is not there, whatever else matched). The share is
+one third: a paraphrase shares few words with its answer, but rarely fewer than that.
+
+This module is stdlib-only so a warm `git enf recall` (index tip == branch tip) never
+imports pygit2 or click; indexer.py builds and updates the index.
 """
 
 from __future__ import annotations
 
-import re
+import math
 import sqlite3
+
+from . import stem as analysis
 
 TYPE_CHECKING = False  # the warm recall path avoids typing/pathlib/dataclasses (~30 ms of imports)
 if TYPE_CHECKING:
     from pathlib import Path
 
-KINDS = ("decision", "index", "topics", "session", "history")
-SCHEMA = 3
-_WORD = re.compile(r"[\w][\w.-]*", re.UNICODE)
+KINDS = ("decision", "session", "history")  # tie-break order (the seed's recall order)
+SCHEMA = 4
+COLUMNS = ("decided", "summary", "tags", "body")
+# bm25() column weights: the decided clause, the summary and the tags say what a session
+# is about; the body also holds every decision line in full, so a decided clause counts
+# once more through the body.
+WEIGHTS = (2.0, 2.0, 2.0, 1.0)
+LINE_WEIGHTS = {"decision": 2.0, "summary": 2.0, "tags": 2.0, "body": 1.0}
+WEAK_SHARE = 1 / 3  # see the module docstring; bench/recall_quality.py reports the sensitivity
+_CANDIDATES = 50  # rows ranked by FTS5 before fusion (history rows may share a file)
+_FTS_TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '-._'"  # terms are pre-analyzed
 
 
 class Hit:
     """One recall result. A plain class: dataclasses would import inspect on the warm path."""
 
-    FIELDS = ("kind", "ref", "path", "date", "snippet", "rev", "score")
+    FIELDS = ("kind", "ref", "path", "date", "snippet", "rev", "score", "status", "superseded_by", "superseded_on")
     __slots__ = FIELDS
 
-    def __init__(self, kind: str, ref: str, path: str, date: str, snippet: str, rev: str, score: float) -> None:
+    def __init__(self, kind: str, ref: str, path: str, date: str, snippet: str, rev: str, score: float,
+                 status: str | None = None, superseded_by: str | None = None, superseded_on: str | None = None) -> None:
         self.kind = kind
-        self.ref = ref  # what to pass to `git enf show`
+        self.ref = ref  # what to pass to `git enf show` (a path when the file does not parse)
         self.path = path
         self.date = date
         self.snippet = snippet
         self.rev = rev  # commit holding this text ("" = the tip)
-        self.score = score
+        self.score = score  # -relevance, FTS5's convention: lower is better
+        self.status = status  # decisions only: "standing" or "superseded"
+        self.superseded_by = superseded_by
+        self.superseded_on = superseded_on
 
     def as_dict(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.FIELDS}
@@ -48,6 +81,31 @@ class Hit:
             return f"git enf show {self.path} --at {self.rev[:12]}"
         return f"git enf show {self.ref}"
 
+
+class Answer:
+    """The ranked hits, and how strongly the best of them matches (see the module docstring)."""
+
+    __slots__ = ("hits", "terms", "matched", "unknown")
+
+    def __init__(self, hits: list[Hit], terms: int, matched: int, unknown: int) -> None:
+        self.hits = hits
+        self.terms = terms  # query terms after stopwords
+        self.matched = matched  # of them in the best result
+        self.unknown = unknown  # of them in no document at all
+
+    @property
+    def weak(self) -> bool:
+        return is_weak(self.terms, self.matched, self.unknown)
+
+    def strength(self) -> dict[str, int]:
+        return {"terms": self.terms, "matched": self.matched, "unknown": self.unknown}
+
+
+def is_weak(terms: int, matched: int, unknown: int, share: float = WEAK_SHARE) -> bool:
+    return matched < terms * share or unknown > terms * share or not matched
+
+
+# --- the database -------------------------------------------------------------------
 
 def connect(path: Path | str) -> sqlite3.Connection:
     db = sqlite3.connect(str(path), timeout=5)
@@ -60,20 +118,28 @@ def create(db: sqlite3.Connection) -> bool:
     db.executescript(
         """
         CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-        CREATE TABLE IF NOT EXISTS docs (id INTEGER PRIMARY KEY, kind TEXT, ref TEXT, path TEXT,
-                                         date TEXT, rev TEXT, blob TEXT, text TEXT);
+        CREATE TABLE IF NOT EXISTS docs (id INTEGER PRIMARY KEY, kind TEXT, ref TEXT, path TEXT, date TEXT,
+                                         rev TEXT, blob TEXT, text TEXT,
+                                         decided TEXT, summary TEXT, tags TEXT, body TEXT);
         CREATE INDEX IF NOT EXISTS docs_path ON docs(path, kind);
         CREATE INDEX IF NOT EXISTS docs_blob ON docs(blob);
+        CREATE TABLE IF NOT EXISTS decisions (id TEXT, path TEXT, date TEXT, text TEXT, terms TEXT,
+                                              status TEXT, superseded_by TEXT, superseded_on TEXT);
+        CREATE INDEX IF NOT EXISTS decisions_path ON decisions(path);
+        CREATE INDEX IF NOT EXISTS decisions_id ON decisions(id);
         """
     )
     try:
-        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='docs', content_rowid='id')")
+        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({', '.join(COLUMNS)}, content='docs', "
+                   f"content_rowid='id', tokenize=\"{_FTS_TOKENIZER}\")")
+        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, 'row')")
         return True
     except sqlite3.OperationalError:
         return False
 
 
 def indexed_tip(db: sqlite3.Connection) -> str | None:
+    """The tip the index was built for; None if there is none or it has another schema."""
     try:
         row = db.execute("SELECT value FROM meta WHERE key='tip'").fetchone()
         schema = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
@@ -89,68 +155,301 @@ def has_fts(db: sqlite3.Connection) -> bool:
 
 
 def terms(query: str) -> list[str]:
-    return [t.lower() for t in _WORD.findall(query)]
+    """The words of a query (before stopwords and stemming): none means nothing to search."""
+    return analysis.words(query)
 
 
-def query(db: sqlite3.Connection, text: str, limit: int = 10) -> list[Hit]:
-    words = terms(text)
-    if not words:
-        return []
-    rows = _fts(db, words, limit) if has_fts(db) else _like(db, words, limit)
-    hits = [Hit(kind, ref, path, date, _snippet(body, words), rev, score) for kind, ref, path, date, rev, body, score in rows]
-    order = {k: i for i, k in enumerate(KINDS)}
-    hits.sort(key=lambda h: (order.get(h.kind, 99), h.score, _neg_date(h.date)))
-    return hits[:limit]
+# --- ranking ------------------------------------------------------------------------
 
-
-def _fts(db: sqlite3.Connection, words: list[str], limit: int) -> list[tuple[str, str, str, str, str, str, float]]:
-    match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-    sql = """SELECT d.kind, d.ref, d.path, d.date, d.rev, d.text, bm25(fts) AS score
-             FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ? AND d.kind = ?
-             ORDER BY score LIMIT ?"""
-    out = []
-    for kind in KINDS:  # per kind, so a flood of session hits cannot starve the decisions
-        out += db.execute(sql, (match, kind, limit)).fetchall()
-        if len(out) >= limit:
+def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
+    q = list(dict.fromkeys(analysis.analyze(text)))  # unique, in the query's order
+    if not q:
+        return Answer([], 0, 0, 0)
+    idf, unknown = _idf(db, q)
+    groups = _rank(db, q, idf)
+    hits: list[Hit] = []
+    placed: set[str] = set()
+    for group in groups:
+        if len(hits) >= limit:
             break
-    return out
+        if group.path in placed:
+            continue
+        hit = _present(db, group, q, idf)
+        hits.append(hit)
+        placed.add(group.path)
+        replacement = _replacement(db, hit, groups, placed)
+        if replacement is not None and len(hits) < limit:
+            hits.append(replacement)
+            placed.add(replacement.path)
+    return Answer(hits, len(q), len(groups[0].matched()) if groups else 0, unknown)
 
 
-def _like(db: sqlite3.Connection, words: list[str], limit: int) -> list[tuple[str, str, str, str, str, str, float]]:
-    where = " OR ".join("lower(text) LIKE ?" for _ in words)
-    rows = db.execute(f"SELECT kind, ref, path, date, rev, text FROM docs WHERE {where}", [f"%{w}%" for w in words])
-    scored = [(*r, -float(sum(r[5].lower().count(w) for w in words))) for r in rows]
-    return sorted(scored, key=lambda r: r[6])[: limit * len(KINDS)]
+def _idf(db: sqlite3.Connection, q: list[str]) -> tuple[dict[str, float], int]:
+    """BM25's idf per query term (a term no document holds gets the largest), and how many those are."""
+    n = _doc_count(db)
+    marks = ",".join("?" * len(q))
+    try:
+        df = dict(db.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", q).fetchall())
+    except sqlite3.OperationalError:  # no FTS5: count the documents holding each term
+        df = {t: _count_like(db, t) for t in q}
+    idf = {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in q}
+    return idf, sum(1 for t in q if not df.get(t))
 
 
-def _snippet(body: str, words: list[str], width: int = 160) -> str:
-    """The line with the most query words, trimmed around the first hit."""
-    best, best_score = "", 0
-    for line in body.splitlines():
-        low = line.lower()
-        score = sum(1 for w in words if w in low)
-        if score > best_score:
-            best, best_score = line.strip(), score
-    if not best:
-        return " ".join(body.split())[:width]
-    low = best.lower()
-    first = min((low.find(w) for w in words if w in low), default=0)
-    start = max(0, first - width // 3)
-    text = best[start : start + width]
-    return ("…" if start else "") + text + ("…" if start + width < len(best) else "")
+def _doc_count(db: sqlite3.Connection) -> int:
+    (n,) = db.execute("SELECT count(*) FROM docs").fetchone()
+    return max(1, int(n))
+
+
+class _Row:
+    """A ranked row: what ranking needs; its text and terms are fetched only when needed."""
+
+    __slots__ = ("id", "kind", "ref", "path", "date", "rev", "score", "text", "terms")
+
+    def __init__(self, id: int, kind: str, ref: str, path: str, date: str, rev: str, score: float = 0.0) -> None:
+        self.id, self.kind, self.ref, self.path, self.date, self.rev, self.score = id, kind, ref, path, date, rev, score
+        self.text = ""
+        self.terms: set[str] | None = None  # the row's query terms, once fetched
+
+
+class _Group:
+    """The rows of one file that matched: the tip's and its history's."""
+
+    __slots__ = ("path", "tip", "history", "best_history", "score", "kind")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.tip: _Row | None = None
+        self.history: list[_Row] = []
+        self.best_history: _Row | None = None
+        self.score, self.kind = 0.0, "session"
+
+    def settle(self) -> None:
+        """The file's score: the tip's, or a history version's if it has query terms the tip lost."""
+        tip_terms = self.tip_terms()
+        self.score = self.tip.score if self.tip is not None else 0.0
+        self.kind = self.tip.kind if self.tip is not None else "history"
+        for row in self.history:
+            assert row.terms is not None
+            if row.terms - tip_terms and (self.best_history is None or row.score > self.best_history.score):
+                self.best_history = row
+        if self.best_history is not None and self.best_history.score > self.score:
+            self.score, self.kind = self.best_history.score, "history"
+
+    def tip_terms(self) -> set[str]:
+        return self.tip.terms or set() if self.tip is not None else set()
+
+    def matched(self) -> set[str]:
+        if self.kind == "history" and self.best_history is not None and self.best_history.terms is not None:
+            return self.best_history.terms | self.tip_terms()
+        return self.tip_terms()
+
+
+_ROW = "d.id, d.kind, d.ref, d.path, d.date, d.rev"
+
+
+def _rank(db: sqlite3.Connection, q: list[str], idf: dict[str, float]) -> list[_Group]:
+    rows = _fts(db, q) if has_fts(db) else _scan(db, q, idf)
+    groups: dict[str, _Group] = {}
+    for row in rows:
+        group = groups.setdefault(row.path, _Group(row.path))
+        if row.kind == "history":
+            group.history.append(row)
+        elif group.tip is None:
+            group.tip = row
+    qset = set(q)
+    for group in groups.values():
+        if group.history:  # history counts only for what the tip lacks: compare their terms
+            if group.tip is None:  # the tip's version ranked below the candidates, if it matched at all
+                group.tip = _tip_row(db, group.path)
+            _fetch(db, [r for r in (group.tip, *group.history) if r is not None], qset)
+        group.settle()
+    order = {k: i for i, k in enumerate(KINDS)}
+    ranked = [g for g in groups.values() if g.score > 0]
+    ranked.sort(key=lambda g: (-round(g.score, 9), order.get(g.kind, 9), _neg_date(_date_of(g)), g.path))
+    if ranked:  # the weak rule reads what the best result holds
+        best = ranked[0]
+        _fetch(db, [r for r in (best.tip, best.best_history) if r is not None and r.terms is None], qset)
+    return ranked
+
+
+def _fetch(db: sqlite3.Connection, rows: list[_Row], qset: set[str]) -> None:
+    """Fill in the text and the query terms of `rows`."""
+    if not rows:
+        return
+    by_id = {r.id: r for r in rows}
+    marks = ",".join("?" * len(by_id))
+    for rid, text, *cols in db.execute(f"SELECT id, text, {', '.join(COLUMNS)} FROM docs WHERE id IN ({marks})",
+                                       list(by_id)):
+        by_id[rid].text = text
+        by_id[rid].terms = qset.intersection(" ".join(cols).split())
+
+
+def _fts(db: sqlite3.Connection, q: list[str]) -> list[_Row]:
+    match = " OR ".join('"' + t.replace('"', '""') + '"' for t in q)
+    weights = ", ".join(str(w) for w in WEIGHTS)
+    # Rank inside the FTS table first: joining docs before the LIMIT would read the text
+    # of every matching row (thousands, for a common word at 10,000 sessions).
+    sql = (f"SELECT {_ROW}, s.score FROM (SELECT rowid, -bm25(fts, {weights}) AS score FROM fts WHERE fts MATCH ? "
+           "ORDER BY score DESC LIMIT ?) s JOIN docs d ON d.id = s.rowid ORDER BY s.score DESC")
+    return [_Row(*r) for r in db.execute(sql, (match, _CANDIDATES))]
+
+
+def _scan(db: sqlite3.Connection, q: list[str], idf: dict[str, float]) -> list[_Row]:
+    """Without FTS5: the same BM25F, computed here over the rows that hold a query term."""
+    where = " OR ".join("(' ' || decided || ' ' || summary || ' ' || tags || ' ' || body || ' ') LIKE ?" for _ in q)
+    found = db.execute(f"SELECT {_ROW}, {', '.join(COLUMNS)} FROM docs d WHERE {where}",
+                       [f"% {t} %" for t in q]).fetchall()
+    (avg,) = db.execute("SELECT avg(length(decided || summary || tags || body)) FROM docs").fetchone()
+    scored = []
+    for *head, decided, summary, tags, body in found:
+        cols = [str(c).split() for c in (decided, summary, tags, body)]
+        length = sum(len(" ".join(c)) for c in cols)
+        norm = 1.2 * (0.25 + 0.75 * length / max(1.0, float(avg or 1)))
+        score = 0.0
+        for t in q:
+            tf = sum(w * c.count(t) for w, c in zip(WEIGHTS, cols))
+            score += idf[t] * tf * 2.2 / (tf + norm) if tf else 0.0
+        row = _Row(*head)
+        row.score = score
+        scored.append(row)
+    scored.sort(key=lambda r: -r.score)
+    return scored[:_CANDIDATES]
+
+
+def _count_like(db: sqlite3.Connection, term: str) -> int:
+    (n,) = db.execute("SELECT count(*) FROM docs WHERE (' ' || decided || ' ' || summary || ' ' || tags || ' ' "
+                      "|| body || ' ') LIKE ?", (f"% {term} %",)).fetchone()
+    return int(n)
+
+
+def _tip_row(db: sqlite3.Connection, path: str) -> _Row | None:
+    row = db.execute(f"SELECT {_ROW} FROM docs d WHERE path = ? AND kind != 'history'", (path,)).fetchone()
+    return _Row(*row) if row else None
+
+
+def _date_of(group: _Group) -> str:
+    row = group.tip or group.best_history
+    return row.date if row is not None else ""
+
+
+def _shown(relevance: float) -> float:
+    """The JSON `score`: FTS5's sign (lower is better), rounded so both paths print the same."""
+    return round(-relevance, 4) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
 def _neg_date(date: str) -> str:
     return "".join(chr(0x10FFFF - ord(c)) for c in date)  # sorts newest first inside one key
 
 
-def format_hits(hits: list[Hit], query_text: str) -> str:
-    if not hits:
+# --- presenting a result ------------------------------------------------------------
+
+def _present(db: sqlite3.Connection, group: _Group, q: list[str], idf: dict[str, float]) -> Hit:
+    """The group as one hit: its best line, and the decision that line is, if it is one."""
+    if group.kind == "history" and group.best_history is not None:
+        row = group.best_history
+        lost = set(q) - group.tip_terms()  # show the text the tip no longer has
+        _, line = _best_line(row.text, [], q, {t: (w if t in lost else w / 100) for t, w in idf.items()})
+        return Hit("history", row.ref, group.path, row.date, snip(line, q), row.rev, _shown(group.score))
+    tip = group.tip
+    assert tip is not None  # a group without a tip row ranks by its history
+    if not tip.text:
+        _fetch(db, [tip], set(q))
+    decisions = db.execute("SELECT id, text, terms, status, superseded_by, superseded_on FROM decisions "
+                           "WHERE path = ? ORDER BY rowid", (group.path,)).fetchall()
+    chosen, line = _best_line(tip.text, decisions, q, idf)
+    score = _shown(group.score)
+    if chosen is None:
+        return Hit(tip.kind, tip.ref, group.path, tip.date, snip(line, q), "", score)
+    return Hit("decision", str(chosen[0]), group.path, tip.date, snip(line, q), "", score,
+               str(chosen[3]), chosen[4] or None, chosen[5] or None)
+
+
+def _best_line(text: str, decisions: list[tuple[str, ...]], q: list[str],
+               idf: dict[str, float]) -> tuple[tuple[str, ...] | None, str]:
+    """(the decision row or None, the line) that carries the most query weight.
+
+    Decisions go first and a later line must weigh strictly more, so a tie goes to the
+    decision (the seed's order); the decision's own line in the body weighs half of it.
+    """
+    best: tuple[float, tuple[str, ...] | None, str] = (0.0, None, "")
+    qset = set(q)
+    for d in decisions:
+        weight = LINE_WEIGHTS["decision"] * sum(idf[t] for t in qset & set(d[2].split()))
+        if weight > best[0]:
+            best = (weight, d, d[1])
+    for field, line in _lines(text):
+        low = line.lower()
+        if not any(t[:-1] in low for t in q):  # cheap test first: a stem is (nearly) a prefix of its words
+            continue
+        weight = LINE_WEIGHTS[field] * sum(idf[t] for t in qset & set(analysis.analyze(line, parts=True)))
+        if weight > best[0]:
+            best = (weight, None, line)
+    if not best[2]:
+        return None, next((line for field, line in _lines(text) if field == "summary"), " ".join(text.split()))
+    return best[1], best[2]
+
+
+def _lines(text: str) -> list[tuple[str, str]]:
+    """(field, line) for the summary, the tags and each body line of a record file."""
+    out = []
+    lines = text.splitlines()
+    end = 0
+    if lines and lines[0].strip() == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+        for raw in lines[1:end]:
+            key, _, value = raw.partition(":")
+            if key.strip() in ("summary", "tags"):
+                out.append((key.strip(), value.strip().strip("\"'[]")))
+    for raw in lines[end + 1 if end else 0:]:
+        line = raw.strip().lstrip("#-*> ").strip()
+        if line:
+            out.append(("body", line))
+    return out
+
+
+def snip(line: str, q: list[str], width: int = 160) -> str:
+    """`line` cut to about `width` characters around its first query term, on word boundaries."""
+    line = " ".join(line.split())
+    if len(line) <= width:
+        return line
+    low = line.lower()
+    first = min((i for i in (low.find(t[:-1] if len(t) > 3 else t) for t in q) if i >= 0), default=0)
+    start = max(0, first - width // 3)
+    if start:
+        space = line.rfind(" ", 0, start + 1)
+        start = space + 1 if space >= 0 else start
+    end = start + width
+    if end < len(line):
+        space = line.rfind(" ", start, end + 1)
+        end = space if space > start else end
+    return ("…" if start else "") + line[start:end].rstrip() + ("…" if end < len(line) else "")
+
+
+def _replacement(db: sqlite3.Connection, hit: Hit, groups: list[_Group], placed: set[str]) -> Hit | None:
+    """The decision that replaced a superseded hit, shown right after it (unless it came first)."""
+    if hit.status != "superseded" or not hit.superseded_by:
+        return None
+    row = db.execute("SELECT d.id, d.path, d.text, d.status, d.superseded_by, d.superseded_on, s.date FROM decisions d "
+                     "LEFT JOIN docs s ON s.path = d.path AND s.kind != 'history' WHERE d.id = ?",
+                     (hit.superseded_by,)).fetchone()
+    if row is None or row[1] in placed:
+        return None
+    score = next((_shown(g.score) for g in groups if g.path == row[1]), 0.0)
+    return Hit("decision", row[0], row[1], row[6] or "", snip(row[2], []), "", score, row[3], row[4] or None,
+               row[5] or None)
+
+
+# --- output -------------------------------------------------------------------------
+
+def format_hits(answer: Answer, query_text: str) -> str:
+    if not answer.hits:
         return f"nothing in memory matches {query_text!r}\nhint: git enf log --oneline lists every session"
-    lines = []
-    for h in hits:
+    lines = [f"no strong match for {query_text!r}; closest:"] if answer.weak else []
+    for h in answer.hits:
         where = f"{h.path}@{h.rev[:8]}" if h.kind == "history" else h.path
-        lines.append(f"{h.kind:<8} {h.date or '-':<10}  {where}")
+        mark = f"  SUPERSEDED by {h.superseded_by} ({h.superseded_on or '-'})" if h.status == "superseded" else ""
+        lines.append(f"{h.kind:<8} {h.date or '-':<10}  {where}{mark}")
         lines.append(f"    {h.snippet}")
         lines.append(f"    → {h.command}")
     return "\n".join(lines)

@@ -1,0 +1,240 @@
+"""English analysis for recall: tokens, stopwords, and the Porter2 (Snowball English) stemmer.
+
+Standard library only, and nothing imported at all: the warm `git enf recall` path
+(entry.py) stems the query with this module, and the index (indexer.py) stems the
+documents with the same code, so both sides agree on every term.
+
+The stemmer follows the Snowball English algorithm as libstemmer 2.2 ships it
+(https://snowballstem.org/algorithms/english/stemmer.html); tests compare it with
+a table of that reference's output.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A word: letters/digits, then letters/digits/dots/hyphens ("node.js", "psr-16"); a
+# trailing "." or "-" is punctuation, not part of the word ("Jenkins." is "jenkins").
+_WORD = re.compile(r"[\w][\w.-]*", re.UNICODE)
+
+# English function words: articles, pronouns, auxiliaries, prepositions, conjunctions,
+# question words ("how do we…" carries no topic). This is the Snowball English stop
+# list without its determiners and quantifiers ("each", "own", "same", "other", "only",
+# "all", "more"…: "its own pair of clusters", "one cluster for every environment" are
+# about exactly that) and without its negations ("no", "not", "nor", "against").
+STOPWORDS = frozenset("""
+a about above after am an and are as at be because been before being below between but by can could did
+do does doing down during for from had has have having he her here hers herself him himself his how i
+if in into is it its itself just me my myself of on or ought our ours ourselves out over shall she
+should so than that the their theirs them themselves then there these they this those through to under
+until up was we were what when where which while who whom why will with would you your yours yourself
+yourselves
+""".split())
+
+
+def words(text: str) -> list[str]:
+    """The words of `text`, lower-cased, without trailing punctuation."""
+    out = []
+    for w in _WORD.findall(text):
+        w = w.rstrip(".-").lower()
+        if w:
+            out.append(w)
+    return out
+
+
+def analyze(text: str, *, parts: bool = False) -> list[str]:
+    """Index terms of `text`: words minus stopwords, stemmed.
+
+    With `parts`, a compound ("rich-text", "node.js") also yields its pieces, so a
+    document that writes "rich-text" answers a query that says "rich text"; queries
+    are analyzed without parts (their compounds match the document's compounds).
+    """
+    out = []
+    for w in words(text):
+        if w not in STOPWORDS:
+            out.append(stem(w))
+        if parts and ("-" in w or "." in w):
+            out += [stem(p) for p in re.split(r"[.-]+", w) if p and p not in STOPWORDS]
+    return out
+
+
+# --- Porter2 ---------------------------------------------------------------------
+
+_VOWELS = frozenset("aeiouy")
+_DOUBLES = ("bb", "dd", "ff", "gg", "mm", "nn", "pp", "rr", "tt")
+_LI_ENDING = frozenset("cdeghkmnrt")
+_EXCEPTIONS = {
+    "skis": "ski", "skies": "sky", "dying": "die", "lying": "lie", "tying": "tie", "idly": "idl",
+    "gently": "gentl", "ugly": "ugli", "early": "earli", "only": "onli", "singly": "singl",
+    "sky": "sky", "news": "news", "howe": "howe", "atlas": "atlas", "cosmos": "cosmos", "bias": "bias",
+    "andes": "andes",
+}
+_AFTER_1A = frozenset(("inning", "outing", "canning", "herring", "earring", "proceed", "exceed", "succeed"))
+_STEP2 = (
+    ("ization", "ize"), ("ational", "ate"), ("fulness", "ful"), ("ousness", "ous"), ("iveness", "ive"),
+    ("tional", "tion"), ("biliti", "ble"), ("lessli", "less"), ("entli", "ent"), ("ation", "ate"),
+    ("alism", "al"), ("aliti", "al"), ("ousli", "ous"), ("iviti", "ive"), ("fulli", "ful"), ("enci", "ence"),
+    ("anci", "ance"), ("abli", "able"), ("izer", "ize"), ("ator", "ate"), ("alli", "al"), ("bli", "ble"),
+    ("ogi", "og"), ("li", ""),
+)
+_STEP3 = (
+    ("ational", "ate"), ("tional", "tion"), ("alize", "al"), ("icate", "ic"), ("iciti", "ic"), ("ative", ""),
+    ("ical", "ic"), ("ness", ""), ("ful", ""),
+)
+_STEP4 = ("ement", "ance", "ence", "able", "ible", "ment", "ant", "ent", "ism", "ate", "iti", "ous", "ive",
+          "ize", "ion", "al", "er", "ic")
+_CACHE: dict[str, str] = {}
+
+
+def stem(word: str) -> str:
+    """The Porter2 stem of a lower-case word (memoized: documents repeat their words)."""
+    out = _CACHE.get(word)
+    if out is None:
+        out = _CACHE[word] = _stem(word) if word.isalpha() else word
+    return out
+
+
+def _stem(w: str) -> str:
+    if w in _EXCEPTIONS:
+        return _EXCEPTIONS[w]
+    if len(w) < 3:
+        return w
+    w = _prelude(w)
+    r1, r2 = _regions(w)
+    w = _step1a(w)
+    if w in _AFTER_1A:
+        return w
+    w = _step1c(_step1b(w, r1))
+    w = _step2(w, r1)
+    w = _step3(w, r1, r2)
+    w = _step4(w, r2)
+    w = _step5(w, r1, r2)
+    return w.replace("Y", "y")
+
+
+def _prelude(w: str) -> str:
+    w = w.lstrip("'")
+    chars = list(w)
+    for i, c in enumerate(chars):
+        if c == "y" and (i == 0 or chars[i - 1] in _VOWELS):
+            chars[i] = "Y"
+    return "".join(chars)
+
+
+def _regions(w: str) -> tuple[int, int]:
+    for prefix in ("gener", "commun", "arsen"):
+        if w.startswith(prefix):
+            r1 = len(prefix)
+            break
+    else:
+        r1 = _region_after(w, 0)
+    return r1, _region_after(w, r1)
+
+
+def _region_after(w: str, start: int) -> int:
+    """The position after the first non-vowel that follows a vowel, from `start`."""
+    for i in range(start + 1, len(w)):
+        if w[i] not in _VOWELS and w[i - 1] in _VOWELS:
+            return i + 1
+    return len(w)
+
+
+def _short_syllable_at_end(w: str) -> bool:
+    n = len(w)
+    if n >= 3:
+        return w[-3] not in _VOWELS and w[-2] in _VOWELS and w[-1] not in _VOWELS and w[-1] not in "wxY"
+    return n == 2 and w[0] in _VOWELS and w[1] not in _VOWELS
+
+
+def _has_vowel(s: str) -> bool:
+    return any(c in _VOWELS for c in s)
+
+
+def _step1a(w: str) -> str:
+    if w.endswith("'s'"):
+        w = w[:-3]
+    elif w.endswith("'s"):
+        w = w[:-2]
+    elif w.endswith("'"):
+        w = w[:-1]
+    if w.endswith("sses"):
+        return w[:-2]
+    if w.endswith(("ied", "ies")):
+        return w[:-2] if len(w) > 4 else w[:-1]
+    if w.endswith(("us", "ss")):
+        return w
+    if w.endswith("s") and _has_vowel(w[:-2]):
+        return w[:-1]
+    return w
+
+
+def _step1b(w: str, r1: int) -> str:
+    for suffix in ("eedly", "eed"):
+        if w.endswith(suffix):
+            return w[: -len(suffix)] + "ee" if len(w) - len(suffix) >= r1 else w
+    for suffix in ("ingly", "edly", "ing", "ed"):
+        if w.endswith(suffix):
+            base = w[: -len(suffix)]
+            if not _has_vowel(base):
+                return w
+            if base.endswith(("at", "bl", "iz")):
+                return base + "e"
+            if base.endswith(_DOUBLES):
+                return base[:-1]
+            if r1 >= len(base) and _short_syllable_at_end(base):
+                return base + "e"
+            return base
+    return w
+
+
+def _step1c(w: str) -> str:
+    if len(w) > 2 and w[-1] in "yY" and w[-2] not in _VOWELS:
+        return w[:-1] + "i"
+    return w
+
+
+def _step2(w: str, r1: int) -> str:
+    for suffix, repl in _STEP2:
+        if w.endswith(suffix):
+            base = w[: -len(suffix)]
+            if len(base) < r1:
+                return w
+            if suffix == "ogi" and not base.endswith("l"):
+                return w
+            if suffix == "li" and (not base or base[-1] not in _LI_ENDING):
+                return w
+            return base + repl
+    return w
+
+
+def _step3(w: str, r1: int, r2: int) -> str:
+    for suffix, repl in _STEP3:
+        if w.endswith(suffix):
+            base = w[: -len(suffix)]
+            if len(base) < r1 or (suffix == "ative" and len(base) < r2):
+                return w
+            return base + repl
+    return w
+
+
+def _step4(w: str, r2: int) -> str:
+    for suffix in _STEP4:
+        if w.endswith(suffix):
+            base = w[: -len(suffix)]
+            if len(base) < r2:
+                return w
+            if suffix == "ion" and not base.endswith(("s", "t")):
+                return w
+            return base
+    return w
+
+
+def _step5(w: str, r1: int, r2: int) -> str:
+    if w.endswith("e"):
+        base = w[:-1]
+        if len(base) >= r2 or (len(base) >= r1 and not _short_syllable_at_end(base)):
+            return base
+    elif w.endswith("l"):
+        if len(w) - 1 >= r2 and w[-2:-1] == "l":
+            return w[:-1]
+    return w

@@ -1,0 +1,219 @@
+"""Recall that is right: one ranked list, superseded decisions marked, weak answers said.
+
+Pure tests of the analysis (stem.py) and the snippet cutter, then `git enf recall`
+against real repositories through click's runner and through the warm fast path.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from enf_git.cli.app import main
+from enf_git.plumbing import search, stem
+from gitfixtures import session_text
+
+# The Snowball English reference (libstemmer 2.2) for words that exercise every step.
+REFERENCE = {
+    "caresses": "caress", "ponies": "poni", "ties": "tie", "cries": "cri", "gaps": "gap", "gas": "gas",
+    "kiwis": "kiwi", "agreed": "agre", "feed": "feed", "proceed": "proceed", "exceedingly": "exceed",
+    "hopping": "hop", "hoping": "hope", "luxuriating": "luxuri", "controllably": "control",
+    "sensational": "sensat", "conditional": "condit", "hesitancy": "hesit", "digitizer": "digit",
+    "generously": "generous", "communication": "communic", "arsenal": "arsenal", "skies": "sky", "dying": "die",
+    "news": "news", "sky": "sky", "cry": "cri", "by": "by", "say": "say", "crying": "cri", "relational": "relat",
+    "formalize": "formal", "electrical": "electr", "hopeful": "hope", "goodness": "good", "allowance": "allow",
+    "adjustable": "adjust", "replacement": "replac", "adoption": "adopt", "effective": "effect", "cease": "ceas",
+    "rolled": "roll", "scheduled": "schedul", "scheduling": "schedul", "crashes": "crash", "servers": "server",
+    "certificates": "certif", "expire": "expir", "organisation": "organis", "clusters": "cluster",
+    "deployments": "deploy", "migrations": "migrat", "reversal": "revers", "superseded": "supersed",
+    "deciding": "decid", "decisions": "decis", "elasticsearch": "elasticsearch", "postgres": "postgr",
+    "caching": "cach", "cached": "cach", "yearly": "year", "happily": "happili",
+}
+
+SCALE = ("\n## Decisions\n- [14:10] Y: In the context of search engine, facing scale, decided Elasticsearch "
+         "over Algolia, to achieve self-hosted control, accepting ops overhead. Confidence: high\n")
+COST = ("\n## Decisions\n- [09:30] Y: In the context of search engine, facing cost, decided Postgres FTS "
+        "over Elasticsearch, to achieve fewer parts, accepting weaker ranking. Confidence: medium\n"
+        "\n## Reversals\n- [09:31] REVERSED Elasticsearch: Changed from Elasticsearch to Postgres FTS "
+        "because the cluster cost too much\n")
+
+
+@pytest.mark.parametrize(("word", "expected"), sorted(REFERENCE.items()))
+def test_stem_matches_the_snowball_reference(word: str, expected: str) -> None:
+    assert stem.stem(word) == expected
+
+
+def test_analyze_drops_function_words_keeps_compounds_and_their_parts() -> None:
+    assert stem.analyze("How do we cache the pages?") == ["cach", "page"]
+    assert stem.analyze("its own pair of clusters") == ["own", "pair", "cluster"]  # "own" carries the topic
+    assert stem.analyze("rich-text emails.") == ["rich-text", "email"]
+    assert stem.analyze("rich-text emails.", parts=True) == ["rich-text", "rich", "text", "email"]
+    assert stem.words("Jenkins. node.js psr-16-") == ["jenkins", "node.js", "psr-16"]
+
+
+def test_snippets_cut_on_word_boundaries() -> None:
+    for pad in range(1, 12):  # words of every length, so a cut at a fixed offset would split one
+        words = [f"w{i}{'x' * ((i * pad) % 7)}" for i in range(80)]  # "w" + a unique number: no word ends another
+        line = " ".join([*words[:40], "algolia", *words[40:]])
+        out = search.snip(line, ["algolia"], width=80)
+        assert "algolia" in out and out.startswith("…") and out.endswith("…")
+        inner = out.strip("…")
+        assert f" {inner} " in f" {line} "  # starts and ends on a word boundary
+        assert inner.split()[0].startswith("w") and inner.split()[-1] in words
+        assert len(inner) <= 80
+    assert search.snip("short line", ["x"]) == "short line"
+
+
+def test_weak_rule_counts_terms() -> None:
+    assert not search.is_weak(terms=3, matched=3, unknown=0)
+    assert search.is_weak(terms=6, matched=1, unknown=0)  # the best result holds too little of the query
+    assert search.is_weak(terms=4, matched=2, unknown=2)  # half of it is words memory never saw
+    assert not search.is_weak(terms=6, matched=2, unknown=2)  # a paraphrase: a third is enough
+    assert search.is_weak(terms=2, matched=0, unknown=0)
+
+
+# --- through the CLI ----------------------------------------------------------------
+
+@pytest.fixture
+def enf(repo_dir: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(repo_dir)
+    runner = CliRunner()
+
+    def run(*args: str, code: int = 0) -> str:
+        result = runner.invoke(main, list(args), catch_exceptions=False)
+        assert result.exit_code == code, result.output
+        return result.output
+
+    run("init", "--no-hooks")
+    return run
+
+
+def write(repo_dir: Path, stem_name: str, text: str) -> Path:
+    path = repo_dir / ".claude-sessions" / "sessions" / f"{stem_name}.md"
+    path.write_text(text)
+    return path
+
+
+def two_sessions(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    write(repo_dir, "2026-04-13-search-api", session_text(body=SCALE))
+    write(repo_dir, "2026-04-20-postgres-fts", session_text(session_id="b2c3d4e5", date="2026-04-20",
+                                                           summary="Moved search to Postgres", tags="[search]",
+                                                           body=COST))
+    for i in range(4):  # unrelated sessions, so that idf means something
+        write(repo_dir, f"2026-03-0{i + 1}-other-{i}", session_text(session_id=f"c{i}d4e5f6", date=f"2026-03-0{i + 1}",
+                                                                   summary=f"Tuned the build cache {i}", tags="[ci]"))
+    enf("commit", "-m", "sessions")
+
+
+def test_a_superseded_decision_is_marked_and_followed_by_its_replacement(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    data = json.loads(enf("recall", "algolia", "--json"))
+    old, new = data["results"][:2]
+    assert (old["kind"], old["status"], old["path"]) == ("decision", "superseded", "sessions/2026-04-13-search-api.md")
+    assert old["superseded_by"] == new["ref"] and old["superseded_on"] == "2026-04-20"
+    assert (new["status"], new["path"], new["superseded_by"]) == ("standing", "sessions/2026-04-20-postgres-fts.md", None)
+    lines = enf("recall", "algolia").splitlines()
+    assert lines[0].endswith(f"sessions/2026-04-13-search-api.md  SUPERSEDED by {new['ref']} (2026-04-20)")
+    assert lines[2] == f"    → git enf show {old['ref']}"
+    assert lines[3].startswith("decision 2026-04-20  sessions/2026-04-20-postgres-fts.md")
+    assert "SUPERSEDED" not in lines[3]
+    shown = enf("show", old["ref"])
+    assert "SUPERSEDED" in shown  # the command it points to works
+    # Both sessions match "elasticsearch": the replacement, pulled up, is not listed twice.
+    rows = json.loads(enf("recall", "elasticsearch", "--json"))["results"]
+    assert [r["path"] for r in rows] == ["sessions/2026-04-13-search-api.md", "sessions/2026-04-20-postgres-fts.md"]
+
+
+def test_one_result_per_session_ranked_by_relevance_across_kinds(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    # "postgres" is in the summary, the decided clause, the reversal and the body of one session.
+    rows = json.loads(enf("recall", "postgres", "--json"))["results"]
+    assert [r["path"] for r in rows] == ["sessions/2026-04-20-postgres-fts.md"]
+    # "build cache": four sessions match on summary; each appears once, none is a decision.
+    rows = json.loads(enf("recall", "build", "cache", "--json"))["results"]
+    assert len(rows) == len({r["path"] for r in rows}) == 4
+    assert {r["kind"] for r in rows} == {"session"}
+    assert all(r["snippet"].startswith("Tuned the build cache") for r in rows)
+
+
+def test_history_hits_only_for_text_the_tip_no_longer_has(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    path = write(repo_dir, "2026-04-13-search-api", session_text(summary="Added search, reworded", body=SCALE))
+    enf("commit", "-m", "reword")
+    rows = json.loads(enf("recall", "algolia", "--json"))["results"]
+    assert [r["kind"] for r in rows] == ["decision", "decision"]  # the old version says nothing the tip does not
+    path.write_text(session_text(summary="compressed"))
+    enf("commit", "-m", "compress")
+    rows = json.loads(enf("recall", "algolia", "--json"))["results"]
+    history = [r for r in rows if r["path"] == "sessions/2026-04-13-search-api.md"]
+    assert len(history) == 1 and history[0]["kind"] == "history"
+    assert "Algolia" in history[0]["snippet"]
+    assert history[0]["command"].startswith("git enf show sessions/2026-04-13-search-api.md --at ")
+    at = history[0]["command"].split("--at ")[1]
+    assert "Algolia" in enf("show", "sessions/2026-04-13-search-api.md", "--at", at)
+
+
+def test_weak_matches_are_said_to_be_weak(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    strong = json.loads(enf("recall", "postgres", "fts", "--json"))
+    assert strong["weak"] is False and strong["strength"] == {"terms": 2, "matched": 2, "unknown": 0}
+    weak = json.loads(enf("recall", "kafka", "event", "bus", "search", "--json"))
+    assert weak["weak"] is True and weak["strength"] == {"terms": 4, "matched": 1, "unknown": 3}
+    assert weak["results"]  # still shown: the closest there is
+    out = enf("recall", "kafka", "event", "bus", "search")
+    assert out.startswith("no strong match for 'kafka event bus search'; closest:\n")
+    assert not enf("recall", "postgres", "fts").startswith("no strong match")
+
+
+def test_a_hit_on_a_malformed_file_points_at_its_path(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    write(repo_dir, "2026-04-22-broken", "---\nsession_id: [x\n---\n## Intent\nMigrate the zookeeper ensemble.\n")
+    enf("commit", "-m", "broken")
+    rows = json.loads(enf("recall", "zookeeper", "--json"))["results"]
+    assert rows[0]["command"] == "git enf show sessions/2026-04-22-broken.md"
+    assert "zookeeper ensemble" in enf("show", "sessions/2026-04-22-broken.md")
+
+
+def test_an_index_of_an_older_schema_is_rebuilt(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    db_file = repo_dir / ".git" / "enf" / "search.db"
+    db_file.unlink(missing_ok=True)
+    with sqlite3.connect(db_file) as db:  # schema 3: one text column, no decisions table
+        db.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
+                         "CREATE TABLE docs (id INTEGER PRIMARY KEY, kind TEXT, ref TEXT, path TEXT, date TEXT,"
+                         " rev TEXT, blob TEXT, text TEXT);")
+        tip = subprocess.run(["git", "rev-parse", "claude-memory"], cwd=repo_dir, capture_output=True, text=True).stdout
+        db.execute("INSERT INTO meta VALUES ('tip', ?), ('schema', '3')", (tip.strip(),))
+    rows = json.loads(enf("recall", "postgres", "--json"))["results"]
+    assert rows[0]["path"] == "sessions/2026-04-20-postgres-fts.md"
+    with sqlite3.connect(db_file) as db:
+        assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(search.SCHEMA),)
+
+
+def test_without_fts5_the_same_ranking_is_computed_in_python(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    with_fts = json.loads(enf("recall", "elasticsearch", "cost", "--json"))["results"]
+    db = search.connect(repo_dir / ".git" / "enf" / "search.db")
+    db.execute("DROP TABLE vocab")
+    db.execute("DROP TABLE fts")
+    answer = search.query(db, "elasticsearch cost", 10)
+    assert [h.path for h in answer.hits][:2] == [r["path"] for r in with_fts][:2]
+    assert answer.strength() == {"terms": 2, "matched": 2, "unknown": 0}
+
+
+@pytest.mark.parametrize("args", [["kafka", "event", "bus", "search"], ["algolia"], ["algolia", "--json"]])
+def test_the_fast_path_prints_what_the_full_path_prints(enf, repo_dir: Path, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    full = enf("recall", *args)  # builds the index
+    probe = ("import sys; from enf_git.entry import main; main(); "
+             "print(sorted(m for m in ('pygit2', 'click', 'yaml') if m in sys.modules), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", probe, "recall", *args], cwd=repo_dir, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == full
+    assert proc.stderr.strip() == "[]"  # answered on the stdlib-only path
