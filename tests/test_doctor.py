@@ -20,6 +20,7 @@ import enf_git
 from enf_git.cli.app import main
 from enf_git.install import claude
 from enf_git.memory import install_checks
+from enf_git.plumbing import search
 from gitfixtures import Git
 
 Run = Callable[..., tuple[int, str]]
@@ -271,7 +272,7 @@ def test_an_unreadable_or_old_recall_index_is_a_warning(run: Run, repo_dir: Path
     with sqlite3.connect(db) as con:
         con.execute("UPDATE meta SET value='1' WHERE key='schema'")
     con.close()
-    assert problems(run)[0]["what"] == f"the recall index {db} has schema 1, this version reads schema 3"
+    assert problems(run)[0]["what"] == f"the recall index {db} has schema 1, this version reads schema {search.SCHEMA}"
 
 
 def test_a_manifest_whose_base_is_gone_is_a_warning_that_commit_fixes(run: Run, repo_dir: Path) -> None:
