@@ -81,7 +81,7 @@ class Query:
 class Answer:
     stems: list[str]  # deduped, best first
     weak: bool
-    strength: dict[str, int] = field(default_factory=dict)  # enf's counts behind `weak`
+    strength: dict[str, Any] = field(default_factory=dict)  # enf's counts behind `weak`
 
 
 @dataclass
@@ -257,7 +257,9 @@ def sensitivity(rows: list[Scored]) -> list[dict[str, Any]]:
     for share in SHARES:
         def flagged(r: Scored) -> float:
             st = r.answer.strength
-            return float(search.is_weak(st["terms"], st["matched"], st["unknown"], share))
+            # The name rule does not depend on the share: it stays on at every value.
+            return float(bool(st.get("unknown_names")) or search.is_weak(st["terms"], st["matched"], st["unknown"],
+                                                                           share))
         out.append({"share": round(share, 3), "current": abs(share - search.WEAK_SHARE) < 1e-9,
                     "none_flagged": mean(flagged(r) for r in rows if r.query.kind == "none"),
                     "answerable_flagged": mean(flagged(r) for r in rows if r.query.kind != "none")})

@@ -162,9 +162,11 @@ def test_history_hits_only_for_text_the_tip_no_longer_has(enf, repo_dir: Path) -
 def test_weak_matches_are_said_to_be_weak(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     two_sessions(enf, repo_dir)
     strong = json.loads(enf("recall", "postgres", "fts", "--json"))
-    assert strong["weak"] is False and strong["strength"] == {"terms": 2, "matched": 2, "unknown": 0}
+    assert strong["weak"] is False and strong["strength"] == {"terms": 2, "matched": 2, "unknown": 0,
+                                                                 "unknown_names": []}
     weak = json.loads(enf("recall", "kafka", "event", "bus", "search", "--json"))
-    assert weak["weak"] is True and weak["strength"] == {"terms": 4, "matched": 1, "unknown": 3}
+    assert weak["weak"] is True and weak["strength"] == {"terms": 4, "matched": 1, "unknown": 3,
+                                                             "unknown_names": []}
     assert weak["results"]  # still shown: the closest there is
     out = enf("recall", "kafka", "event", "bus", "search")
     assert out.startswith("no strong match for 'kafka event bus search'; closest:\n")
@@ -204,7 +206,28 @@ def test_without_fts5_the_same_ranking_is_computed_in_python(enf, repo_dir: Path
     db.execute("DROP TABLE fts")
     answer = search.query(db, "elasticsearch cost", 10)
     assert [h.path for h in answer.hits][:2] == [r["path"] for r in with_fts][:2]
-    assert answer.strength() == {"terms": 2, "matched": 2, "unknown": 0}
+    assert answer.strength() == {"terms": 2, "matched": 2, "unknown": 0, "unknown_names": []}
+
+
+def test_a_name_memory_never_saw_makes_an_answer_weak(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    # "search engine" matches strongly by the word counts; "Kafka", spelled as a name,
+    # is in no record: the question is about something memory does not hold.
+    named = json.loads(enf("recall", "Kafka", "search", "engine", "cluster", "--json"))
+    assert named["weak"] is True and named["strength"]["unknown_names"] == ["Kafka"]
+    plain = json.loads(enf("recall", "kafka", "search", "engine", "cluster", "--json"))
+    assert plain["weak"] is False  # the same words in lower case: only the counts decide
+    assert json.loads(enf("recall", "Postgres", "search", "--json"))["weak"] is False  # a name it knows
+
+
+def test_a_synonym_finds_a_session_written_in_other_words(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    write(repo_dir, "2026-04-23-error-tracking", session_text(
+        session_id="c3d4e5f6", date="2026-04-23", summary="Exceptions from production go to the tracker",
+        tags="[observability]"))
+    enf("commit", "-m", "tracking")
+    rows = json.loads(enf("recall", "who", "hears", "about", "crashes", "--json"))["results"]
+    assert rows[0]["path"] == "sessions/2026-04-23-error-tracking.md"
 
 
 @pytest.mark.parametrize("args", [["kafka", "event", "bus", "search"], ["algolia"], ["algolia", "--json"]])

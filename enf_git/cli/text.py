@@ -20,7 +20,7 @@ def envelope(command: str, **payload: object) -> str:
 
 
 def recall_json(rows: list[dict[str, object]], query: str, weak: bool = False,
-                strength: dict[str, int] | None = None) -> str:
+                strength: dict[str, object] | None = None) -> str:
     """`git enf recall --json`, shared by the CLI and the warm fast path in entry.py.
 
     `weak`: even the best result is not a strong match. `strength`: the counts it was

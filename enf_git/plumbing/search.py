@@ -24,6 +24,8 @@ query's terms (after stopwords): the result holds fewer than WEAK_SHARE of them,
 more than WEAK_SHARE of them are words memory has never seen (a name like "Kafka" that
 no record mentions says the topic is not there, whatever else matched). The share is
 one third: a paraphrase shares few words with its answer, but rarely fewer than that.
+And a name the query spells with a capital (Kafka, gRPC, GDPR) that no record mentions
+makes it weak on its own: names carry a question's topic, and memory never saw this one.
 
 This module is stdlib-only so a warm `git enf recall` (index tip == branch tip) never
 imports pygit2 or click; indexer.py builds and updates the index.
@@ -85,20 +87,23 @@ class Hit:
 class Answer:
     """The ranked hits, and how strongly the best of them matches (see the module docstring)."""
 
-    __slots__ = ("hits", "terms", "matched", "unknown")
+    __slots__ = ("hits", "terms", "matched", "unknown", "unknown_names")
 
-    def __init__(self, hits: list[Hit], terms: int, matched: int, unknown: int) -> None:
+    def __init__(self, hits: list[Hit], terms: int, matched: int, unknown: int,
+                 unknown_names: list[str] | None = None) -> None:
         self.hits = hits
         self.terms = terms  # query terms after stopwords
         self.matched = matched  # of them in the best result
         self.unknown = unknown  # of them in no document at all
+        self.unknown_names = unknown_names or []  # capitalized query words no document holds
 
     @property
     def weak(self) -> bool:
-        return is_weak(self.terms, self.matched, self.unknown)
+        return bool(self.unknown_names) or is_weak(self.terms, self.matched, self.unknown)
 
-    def strength(self) -> dict[str, int]:
-        return {"terms": self.terms, "matched": self.matched, "unknown": self.unknown}
+    def strength(self) -> dict[str, object]:
+        return {"terms": self.terms, "matched": self.matched, "unknown": self.unknown,
+                "unknown_names": self.unknown_names}
 
 
 def is_weak(terms: int, matched: int, unknown: int, share: float = WEAK_SHARE) -> bool:
@@ -165,8 +170,9 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
     q = list(dict.fromkeys(analysis.analyze(text)))  # unique, in the query's order
     if not q:
         return Answer([], 0, 0, 0)
-    idf, unknown = _idf(db, q)
+    idf, unseen = _idf(db, q)
     groups = _rank(db, q, idf)
+    names = _unknown_names(text, unseen)
     hits: list[Hit] = []
     placed: set[str] = set()
     for group in groups:
@@ -181,11 +187,23 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
         if replacement is not None and len(hits) < limit:
             hits.append(replacement)
             placed.add(replacement.path)
-    return Answer(hits, len(q), len(groups[0].matched()) if groups else 0, unknown)
+    return Answer(hits, len(q), len(groups[0].matched()) if groups else 0, len(unseen), names)
 
 
-def _idf(db: sqlite3.Connection, q: list[str]) -> tuple[dict[str, float], int]:
-    """BM25's idf per query term (a term no document holds gets the largest), and how many those are."""
+def _unknown_names(text: str, unseen: set[str]) -> list[str]:
+    """The query's names (words with a capital letter) whose every term no record holds."""
+    out = []
+    for word in text.split():
+        if not any(c.isupper() for c in word):
+            continue
+        found = analysis.analyze(word)
+        if found and all(t in unseen for t in found):
+            out.append(word.strip(".,;:!?\"'()"))
+    return out
+
+
+def _idf(db: sqlite3.Connection, q: list[str]) -> tuple[dict[str, float], set[str]]:
+    """BM25's idf per query term (a term no document holds gets the largest), and those terms."""
     n = _doc_count(db)
     marks = ",".join("?" * len(q))
     try:
@@ -193,7 +211,7 @@ def _idf(db: sqlite3.Connection, q: list[str]) -> tuple[dict[str, float], int]:
     except sqlite3.OperationalError:  # no FTS5: count the documents holding each term
         df = {t: _count_like(db, t) for t in q}
     idf = {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in q}
-    return idf, sum(1 for t in q if not df.get(t))
+    return idf, {t for t in q if not df.get(t)}
 
 
 def _doc_count(db: sqlite3.Connection) -> int:
@@ -249,7 +267,12 @@ _ROW = "d.id, d.kind, d.ref, d.path, d.date, d.rev"
 
 
 def _rank(db: sqlite3.Connection, q: list[str], idf: dict[str, float]) -> list[_Group]:
-    rows = _fts(db, q) if has_fts(db) else _scan(db, q, idf)
+    # Candidates match the query or a synonym of its terms; what a result holds (the
+    # weak rule, the best line) is still counted in the query's own terms.
+    wide = _expand(q)
+    if len(wide) > len(q):
+        idf = {**idf, **_idf(db, [t for t in wide if t not in idf])[0]}
+    rows = _fts(db, wide) if has_fts(db) else _scan(db, wide, idf)
     groups: dict[str, _Group] = {}
     for row in rows:
         group = groups.setdefault(row.path, _Group(row.path))
@@ -293,6 +316,24 @@ def _fts(db: sqlite3.Connection, q: list[str]) -> list[_Row]:
     sql = (f"SELECT {_ROW}, s.score FROM (SELECT rowid, -bm25(fts, {weights}) AS score FROM fts WHERE fts MATCH ? "
            "ORDER BY score DESC LIMIT ?) s JOIN docs d ON d.id = s.rowid ORDER BY s.score DESC")
     return [_Row(*r) for r in db.execute(sql, (match, _CANDIDATES))]
+
+
+_SYNONYMS: dict[str, tuple[str, ...]] | None = None
+
+
+def _expand(q: list[str]) -> list[str]:
+    """`q` and the synonyms of its terms (thesaurus.py), analyzed like the index."""
+    global _SYNONYMS
+    if _SYNONYMS is None:
+        from . import thesaurus
+
+        table: dict[str, tuple[str, ...]] = {}
+        for group in thesaurus.GROUPS:
+            terms = tuple(dict.fromkeys(t for w in group.split() for t in analysis.analyze(w)))
+            for t in terms:
+                table[t] = table.get(t, ()) + terms
+        _SYNONYMS = table
+    return list(dict.fromkeys(t for term in q for t in (term, *_SYNONYMS.get(term, ()))))
 
 
 def _scan(db: sqlite3.Connection, q: list[str], idf: dict[str, float]) -> list[_Row]:
