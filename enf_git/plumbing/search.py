@@ -19,8 +19,9 @@ result shows its best line (a decision line wins a tie, and then says whether th
 decision still stands); a superseded decision is followed by the decision that
 replaced it. The seed's order (decisions, sessions, history) only breaks ties.
 
-A query is weak when the best result cannot be its answer, by two counts of the
-query's terms (after stopwords): the result holds fewer than WEAK_SHARE of them, or
+A query is weak when no first result can be its answer, by two counts of the
+query's terms (after stopwords): each of the first WEAK_TOP results holds fewer than
+WEAK_SHARE of them, or
 more than WEAK_SHARE of them are words memory has never seen (a name like "Kafka" that
 no record mentions says the topic is not there, whatever else matched). The share is
 one third: a paraphrase shares few words with its answer, but rarely fewer than that.
@@ -51,6 +52,7 @@ COLUMNS = ("decided", "summary", "tags", "body")
 WEIGHTS = (2.0, 2.0, 2.0, 1.0)
 LINE_WEIGHTS = {"decision": 2.0, "summary": 2.0, "tags": 2.0, "body": 1.0}
 WEAK_SHARE = 1 / 3  # see the module docstring; bench/recall_quality.py reports the sensitivity
+WEAK_TOP = 3  # results the weak rule looks at: the answer is often second or third, rarely further
 _CANDIDATES = 50  # rows ranked by FTS5 before fusion (history rows may share a file)
 _FTS_TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '-._'"  # terms are pre-analyzed
 
@@ -93,7 +95,7 @@ class Answer:
                  unknown_names: list[str] | None = None) -> None:
         self.hits = hits
         self.terms = terms  # query terms after stopwords
-        self.matched = matched  # of them in the best result
+        self.matched = matched  # of them in the first results (the most any of them holds)
         self.unknown = unknown  # of them in no document at all
         self.unknown_names = unknown_names or []  # capitalized query words no document holds
 
@@ -171,7 +173,10 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
     if not q:
         return Answer([], 0, 0, 0)
     idf, unseen = _idf(db, q)
-    groups = _rank(db, q, idf)
+    # The pieces of the query's compounds ("copy-pasting" is also "copy" and "pasting")
+    # widen the candidates, as the index holds the pieces of the documents' compounds.
+    pieces = [t for t in analysis.analyze(text, parts=True) if t not in idf]
+    groups = _rank(db, q, idf, tuple(pieces))
     names = _unknown_names(text, unseen)
     hits: list[Hit] = []
     placed: set[str] = set()
@@ -187,7 +192,8 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
         if replacement is not None and len(hits) < limit:
             hits.append(replacement)
             placed.add(replacement.path)
-    return Answer(hits, len(q), len(groups[0].matched()) if groups else 0, len(unseen), names)
+    matched = max((len(g.matched()) for g in groups[:WEAK_TOP]), default=0)
+    return Answer(hits, len(q), matched, len(unseen), names)
 
 
 def _unknown_names(text: str, unseen: set[str]) -> list[str]:
@@ -266,10 +272,11 @@ class _Group:
 _ROW = "d.id, d.kind, d.ref, d.path, d.date, d.rev"
 
 
-def _rank(db: sqlite3.Connection, q: list[str], idf: dict[str, float]) -> list[_Group]:
-    # Candidates match the query or a synonym of its terms; what a result holds (the
-    # weak rule, the best line) is still counted in the query's own terms.
-    wide = _expand(q)
+def _rank(db: sqlite3.Connection, q: list[str], idf: dict[str, float], pieces: tuple[str, ...] = ()) -> list[_Group]:
+    # Candidates match the query, the pieces of its compounds, or a synonym of its
+    # terms; what a result holds (the weak rule, the best line) is still counted in the
+    # query's own terms.
+    wide = _expand([*q, *pieces])
     if len(wide) > len(q):
         idf = {**idf, **_idf(db, [t for t in wide if t not in idf])[0]}
     rows = _fts(db, wide) if has_fts(db) else _scan(db, wide, idf)
@@ -290,9 +297,9 @@ def _rank(db: sqlite3.Connection, q: list[str], idf: dict[str, float]) -> list[_
     order = {k: i for i, k in enumerate(KINDS)}
     ranked = [g for g in groups.values() if g.score > 0]
     ranked.sort(key=lambda g: (-round(g.score, 9), order.get(g.kind, 9), _neg_date(_date_of(g)), g.path))
-    if ranked:  # the weak rule reads what the best result holds
-        best = ranked[0]
-        _fetch(db, [r for r in (best.tip, best.best_history) if r is not None and r.terms is None], qset)
+    # The weak rule reads what the first results hold.
+    _fetch(db, [r for g in ranked[:WEAK_TOP] for r in (g.tip, g.best_history) if r is not None and r.terms is None],
+           qset)
     return ranked
 
 
