@@ -30,9 +30,12 @@ Ship it.
 
 
 def yaml_view(header_lines: list[str]) -> dict | str:
-    """What yaml.safe_load makes of a header, normalized like fm; "ERROR" if it refuses."""
+    """What yaml.safe_load makes of a header, normalized like fm; "ERROR" if it refuses,
+    or if the header uses an alias (fm refuses those: see test_hostile.py)."""
     try:
         data = yaml.safe_load("\n".join(header_lines))
+        if any(isinstance(e, yaml.AliasEvent) for e in yaml.parse("\n".join(header_lines))):
+            return "ERROR"
     except (yaml.YAMLError, ValueError):
         return "ERROR"
     if data is None:
