@@ -178,6 +178,7 @@ def _is_real_date(raw: str) -> bool:
 def _full(lines: list[str]) -> dict[str, Any]:
     import yaml  # deferred: see module docstring
 
+    _check_flow_depth(lines)
     try:
         data = yaml.load("\n".join(lines), Loader=_bounded_loader())
     except yaml.YAMLError as exc:
@@ -197,6 +198,20 @@ def _full(lines: list[str]) -> dict[str, Any]:
     return {str(k): v for k, v in data.items()}
 
 
+def _check_flow_depth(lines: list[str]) -> None:
+    """Refuse `[[[[…` before PyYAML sees it: its scanner keeps every open bracket as a
+    possible key and rescans them on each token, so 30,000 of them take minutes even
+    though the composer would stop at MAX_DEPTH. Quotes are not parsed here: a header
+    that really holds 17 unclosed brackets in its strings is refused too."""
+    depth = 0
+    for n, line in enumerate(lines, 2):
+        for m in _BRACKETS.finditer(line):
+            depth = depth + 1 if m.group() in "[{" else max(depth - 1, 0)
+            if depth > MAX_DEPTH:
+                raise FrontmatterError(n, f"invalid YAML frontmatter: nested deeper than {MAX_DEPTH} levels")
+
+
+_BRACKETS = re.compile(r"[\[\]{}]")
 _LOADER: Any = None
 
 
@@ -206,7 +221,8 @@ def _bounded_loader() -> Any:
     Always the pure loader: libyaml's CSafeLoader disagrees with it on edge cases
     (tabs, `[a:]`), which would make two clones render different views from the same
     bytes. The bounds sit in compose_node, the one recursive step, so they hold before
-    any recursion or expansion happens; the error carries the line of the offending node.
+    any recursion or expansion happens; the error carries the line of the offending node,
+    as does a constructor's (a ValueError for `2026-02-30` carries none of its own).
     """
     global _LOADER
     if _LOADER is not None:
@@ -214,8 +230,20 @@ def _bounded_loader() -> Any:
     import yaml
     from yaml.composer import ComposerError
 
+    from yaml.constructor import ConstructorError
+
     class BoundedLoader(yaml.SafeLoader):
         _depth = 0
+
+        def construct_object(self, node: Any, deep: bool = False) -> Any:
+            try:
+                return super().construct_object(node, deep)
+            except (ValueError, OverflowError) as exc:
+                # `date: 2026-02-30`: the constructor knows no position; the node does.
+                raise ConstructorError(None, None, str(exc) or type(exc).__name__, node.start_mark) from exc
+            except (TypeError, AttributeError) as exc:  # `!!timestamp soon`: PyYAML trips on its own tag
+                raise ConstructorError(None, None, f"the value does not match its tag {node.tag}",
+                                       node.start_mark) from exc
 
         def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
