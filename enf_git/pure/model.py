@@ -50,7 +50,7 @@ _Y_HEAD = re.compile(
     r"^(?:In (?:the )?context of (?P<context>.+?),\s*)?"
     r"(?:facing (?P<facing>.+?),\s*)?"
     r"decided (?P<decided>.+?)"
-    r"(?:\s+over (?P<over>.+?))?"
+    r"(?:(?<!\s)\s+over (?P<over>.+?))?"  # only from a run's start: linear on long runs of spaces
     r"(?:,\s*to achieve (?P<achieve>.+?))?"
     r"(?:,\s*accepting (?P<accepting>.+?))?$",
     re.IGNORECASE,
@@ -69,11 +69,11 @@ _CUT_SHORT = re.compile(r"(?:\b(?:over|decided|facing|of|to|achieve|accepting|an
                         re.IGNORECASE)
 _REVERSAL = re.compile(
     r"^-\s*\[(?P<stamp>[^\]]+)\]\s*REVERSED\s+(?P<ref>.+?):\s*"
-    r"Changed from (?P<old>.+?) to (?P<new>.+?)(?:\s+because (?P<reason>.+?))?$",
+    r"Changed from (?P<old>.+?) to (?P<new>.+?)(?:(?<!\s)\s+because (?P<reason>.+?))?$",
     re.IGNORECASE,
 )
 _STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})?\s*(\d{1,2}:\d{2})?$")
-_MISSING_STAMP = re.compile(r"^[-*]\s*(?:\[\s*\])?\s*(?:Y:|REVERSED\b)", re.IGNORECASE)
+_MISSING_STAMP = re.compile(r"^[-*]\s*(?:\[\s*\]\s*)?(?:Y:|REVERSED\b)", re.IGNORECASE)
 _REVERSAL_FORMAT = "write - [HH:MM] REVERSED <decision id>: Changed from <old> to <new> because <reason>"
 _Y_FORMAT = "write - [HH:MM] Y: In the context of …, facing …, decided … over …, to achieve …, accepting …"
 
