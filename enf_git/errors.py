@@ -29,13 +29,24 @@ class ConcurrencyError(EnfError):
 
 
 class RecordError(EnfError):
-    """A record file is malformed; carries where and why, and is never rewritten."""
+    """A record file is malformed; carries where and why, and is never rewritten.
 
-    def __init__(self, path: str, line: int, reason: str) -> None:
-        super().__init__(f"{path}:{line}: {reason}", hint="fix the file by hand, then run: git enf doctor")
+    `problems` holds every (line, reason) found in the file, first one first; `path`,
+    `line` and `reason` are the first. Line 0 means the file as a whole (a folder where
+    a file belongs). The message is one line: "path:line: reason; path:line: reason".
+    """
+
+    def __init__(self, path: str, line: int, reason: str,
+                 problems: tuple[tuple[int, str], ...] | None = None) -> None:
         self.path = path
-        self.line = line
-        self.reason = reason
+        self.problems = problems or ((line, reason),)
+        self.line, self.reason = self.problems[0]
+        super().__init__("; ".join(self.locations), hint="fix the file by hand, then run: git enf doctor")
+
+    @property
+    def locations(self) -> list[str]:
+        """Each problem as "path:line: reason" (or "path: reason" for the whole file)."""
+        return [f"{self.path}:{line}: {reason}" if line else f"{self.path}: {reason}" for line, reason in self.problems]
 
 
 class SchemaTooNew(EnfError):

@@ -292,7 +292,7 @@ def test_yaml_error_points_at_its_line() -> None:
 
 def test_impossible_date_is_a_record_error() -> None:
     err = record_error("---\nsession_id: a1b2c3d4\ndate: 2026-02-30\n---\n")
-    assert err.line == 2 and err.reason.startswith("invalid YAML frontmatter: ")
+    assert err.line == 3 and err.reason.startswith("invalid YAML frontmatter: ")  # the date's own line
 
 
 def test_non_utf8_names_the_line() -> None:

@@ -145,6 +145,10 @@ def resolve_target(repo: store.Repo, commit: store.Commit, recs: records.Records
             raise NotFound(f"no decision {target}", hint="git enf log --decisions --oneline lists decision ids")
     if store.read_path(repo, commit.tree, target) is not None:
         return Target(target)
+    # A malformed session is in no view, but recall still finds it by its name: show it as written.
+    malformed = f"{model.SESSIONS_DIR}/{target.removeprefix(model.SESSIONS_DIR + '/').removesuffix('.md')}.md"
+    if malformed in recs.problems:
+        return Target(malformed)
     try:
         return Target(find_session(recs, target).path)
     except NotFound:

@@ -1,11 +1,18 @@
-"""Doctor's checks of the records on the branch: malformed files, names, ids, links."""
+"""Doctor's checks of the records on the branch: malformed files, names, ids, links.
+
+Severities: a file left out of the views (malformed: its header, a field, a folder or
+symlink in its place) is an error, one problem per line at fault. A session that is in
+the views but holds a line off the format (a decision that is no Y-statement, a bad
+time stamp, a REVERSED line that names nothing) or shares its session_id with another
+file is a warning: nothing is lost, but a view shows less than the file says.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 
 from .. import paths
+from ..errors import RecordError
 from ..plumbing import store
 from ..pure import model, render
 from . import records
@@ -14,22 +21,35 @@ from .workspace import Context
 
 
 def malformed(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
-    return [Problem("error", f"{str(err).splitlines()[0]} (committed as-is; left out of the views until fixed)",
-                    f"edit {paths.WC_DIR}/{path} and run git enf commit") for path, err in sorted(recs.problems.items())]
+    out = []
+    for path, err in sorted(recs.problems.items()):
+        fix = f"edit {paths.WC_DIR}/{path} and run git enf commit"
+        if isinstance(err, RecordError) and err.line == 0 and len(err.problems) == 1 and "belongs" in err.reason:
+            fix = f"replace {path} on {paths.BRANCH} with a file (git enf restore, then rewrite it) and git enf commit"
+        locations = err.locations if isinstance(err, RecordError) else [f"{path}: {err.message}"]
+        out += [Problem("error", f"{where} (committed as-is; left out of the views until fixed)", fix)
+                for where in locations]
+    return out
+
+
+def lines(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
+    return [Problem("warning", f"{s.path}:{line}: {reason}", f"edit {paths.WC_DIR}/{s.path} and run git enf commit")
+            for s in sorted(recs.sessions.values(), key=lambda s: s.path) for line, reason in s.problems]
 
 
 def names(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
     out = []
-    ids: Counter[str] = Counter()
-    for s in recs.sessions.values():
+    ids: dict[str, list[str]] = {}
+    for s in sorted(recs.sessions.values(), key=lambda s: s.path):
         reason = model.check_stem(s.stem)
         if reason:
             out.append(Problem("warning", f"{s.path}: {reason}", "rename it to YYYY-MM-DD-<slug>.md and git enf commit"))
-        ids[s.session_id] += 1
-    for sid, n in sorted(ids.items()):
-        if n > 1:
-            out.append(Problem("warning", f"{n} session files share session_id {sid}",
-                               "a resumed session should keep one file; merge them"))
+        ids.setdefault(s.session_id, []).append(s.path)
+    for sid, shared in sorted(ids.items()):
+        for path in shared if len(shared) > 1 else ():
+            others = ", ".join(p for p in shared if p != path)
+            out.append(Problem("warning", f"{path}: session_id {sid} is also the session_id of {others}",
+                               "a resumed session should keep one file: merge them, or give each its own session_id"))
     return out
 
 
@@ -50,6 +70,7 @@ def conflict_copies(ctx: Context, tip: store.Commit, recs: records.Records) -> l
 
 CHECKS: tuple[tuple[str, Callable[[Context, store.Commit, records.Records], list[Problem]]], ...] = (
     ("records parse", malformed),
+    ("decision and reversal lines", lines),
     ("session names and ids", names),
     ("reversal links", reversals),
     ("conflict copies", conflict_copies),

@@ -17,7 +17,7 @@ from ..pure import model
 from ..plumbing import atomic, store
 from ..errors import EnfError, RecordError
 
-CACHE_VERSION = 3  # bump whenever parsing results change for the same bytes
+CACHE_VERSION = 4  # bump whenever parsing results change for the same bytes
 
 
 class Records:
@@ -26,7 +26,7 @@ class Records:
     def __init__(self) -> None:
         self.sessions: dict[str, model.Session] = {}  # path -> session
         self.decisions: dict[str, list[model.Decision]] = {}  # path -> decisions
-        self.problems: dict[str, EnfError] = {}  # path -> why it was skipped
+        self.problems: dict[str, EnfError] = {}  # path -> why it is left out of the views
 
     def all_sessions(self) -> list[model.Session]:
         return list(self.sessions.values())
@@ -87,6 +87,8 @@ def parse_blob(path: str, data: bytes) -> model.Session | list[model.Decision] |
         return model.parse_decision_file(path, data)
     except EnfError as exc:
         return exc
+    except Exception as exc:  # noqa: BLE001 - a parser bug must cost one file, never the commit or a read
+        return RecordError(path, 0, f"could not be read ({type(exc).__name__}); please report this file")
 
 
 def load(repo: store.Repo, tree: store.Tree | None, cache: Cache, overlay: dict[str, bytes | None] | None = None) -> Records:
@@ -94,9 +96,12 @@ def load(repo: store.Repo, tree: store.Tree | None, cache: Cache, overlay: dict[
     overlay = overlay or {}
     out = Records()
     for folder in (model.SESSIONS_DIR, model.DECISIONS_DIR):
-        for name, oid in _entries(repo, tree, folder):
+        for name, oid, kind in store.folder_entries(repo, tree, folder, links=True):
             path = f"{folder}/{name}"
             if path in overlay or not name.endswith(".md"):
+                continue
+            if kind != "blob":  # a teammate's push can put anything where a record belongs
+                _add(out, path, RecordError(path, 0, _NOT_A_FILE.get(kind, f"a {kind} where a record file belongs")))
                 continue
             _add(out, path, load_blob_record(cache, path, oid, lambda oid=oid: store.blob_data(repo, oid)))
     for path, data in overlay.items():
@@ -105,8 +110,8 @@ def load(repo: store.Repo, tree: store.Tree | None, cache: Cache, overlay: dict[
     return out
 
 
-def _entries(repo: store.Repo, tree: store.Tree | None, folder: str) -> list[tuple[str, str]]:
-    return [(name, oid) for name, oid, kind in store.folder_entries(repo, tree, folder) if kind == "blob"]
+_NOT_A_FILE = {"tree": "a folder where a record file belongs", "link": "a symlink where a record file belongs",
+               "commit": "a submodule where a record file belongs"}
 
 
 def _add(out: Records, path: str, record: model.Session | list[model.Decision] | EnfError) -> None:
@@ -120,7 +125,7 @@ def _add(out: Records, path: str, record: model.Session | list[model.Decision] |
 
 def _to_json(record: model.Session | list[model.Decision] | EnfError) -> dict[str, Any]:
     if isinstance(record, RecordError):
-        return {"kind": "error", "path": record.path, "line": record.line, "reason": record.reason}
+        return {"kind": "error", "path": record.path, "problems": [list(p) for p in record.problems]}
     if isinstance(record, EnfError):
         return {"kind": "fatal", "message": record.message, "hint": record.hint}
     if isinstance(record, model.Session):
@@ -133,7 +138,8 @@ def _to_json(record: model.Session | list[model.Decision] | EnfError) -> dict[st
 def _from_json(raw: dict[str, Any]) -> model.Session | list[model.Decision] | EnfError:
     kind = raw["kind"]
     if kind == "error":
-        return RecordError(raw["path"], raw["line"], raw["reason"])
+        problems = tuple((int(line), str(reason)) for line, reason in raw["problems"])
+        return RecordError(raw["path"], 0, "", problems)
     if kind == "fatal":
         return EnfError(raw["message"], raw.get("hint"))
     if kind == "decisions":
@@ -142,4 +148,5 @@ def _from_json(raw: dict[str, Any]) -> model.Session | list[model.Decision] | En
     data["tags"] = tuple(data["tags"])
     data["decisions"] = tuple(model.Decision(**d) for d in data["decisions"])
     data["reversals"] = tuple(model.Reversal(**r) for r in data["reversals"])
+    data["problems"] = tuple((int(line), str(reason)) for line, reason in data["problems"])
     return model.Session(**data)

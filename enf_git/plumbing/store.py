@@ -437,8 +437,10 @@ def commit_at(repo: pygit2.Repository, oid: str | None) -> pygit2.Commit | None:
     return obj if isinstance(obj, pygit2.Commit) else None
 
 
-def folder_entries(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str) -> list[tuple[str, str, str]]:
-    """(name, hex OID, type) of each entry directly under `folder` (empty if no such folder)."""
+def folder_entries(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str,
+                   links: bool = False) -> list[tuple[str, str, str]]:
+    """(name, hex OID, type) of each entry directly under `folder` (empty if no such folder);
+    with `links`, a symlink's type is "link" rather than "blob"."""
     if tree is None:
         return []
     try:
@@ -447,7 +449,8 @@ def folder_entries(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: st
         return []
     if not isinstance(sub, pygit2.Tree):
         return []
-    return [(e.name, str(e.id), e.type_str) for e in sub if e.name is not None]
+    return [(e.name, str(e.id), "link" if links and e.filemode == pygit2.enums.FileMode.LINK else e.type_str)
+            for e in sub if e.name is not None]
 
 
 def changed_paths(old: pygit2.Tree, new: pygit2.Tree) -> dict[str, str | None]:

@@ -4,8 +4,14 @@ Session files carry a small, flat header (`key: scalar` and `tags: [a, b]`). Ful
 YAML costs ~30 ms of import per process, which matters on commit and hook paths,
 so a strict stdlib parser handles exactly that subset and hands anything else
 (nesting, anchors, block scalars, escapes, booleans, and any bare value YAML 1.1
-would type, such as `14:30` or `017`) to python-frontmatter/PyYAML. Dates are
-normalized to ISO text, so on the subset the two paths give identical results.
+would type, such as `14:30` or `017`) to PyYAML. Dates are normalized to ISO text,
+so on the subset the two paths give identical results.
+
+Headers come from teammates' pushes too, so YAML is bounded: at most MAX_HEADER
+characters, MAX_DEPTH levels of nesting (PyYAML composes recursively: thousands of
+`[` were a RecursionError), and no aliases (a "billion laughs" bomb of nine aliases
+per level grew past 1 GiB). Each limit is a FrontmatterError with a line, like any
+other YAML error. No regex here backtracks on a long run of spaces.
 """
 
 from __future__ import annotations
@@ -13,7 +19,10 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(?:\s+(.*?))?\s*$")
+MAX_HEADER = 64 * 1024  # characters: a real header is a few hundred
+MAX_DEPTH = 16  # nested collections; a session header uses at most two
+# The value is stripped in Python: a lazy `(.*?)\s*$` is quadratic on a run of spaces.
+_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(?:\s+(.*))?$")
 # A plain scalar the fast path may take as written: no indicator first ('@' and '`'
 # are reserved in YAML), no comment, no ': ' or trailing ':' (a nested mapping), no
 # '- ' / lone '-' (a block sequence).
@@ -91,6 +100,9 @@ def parse(text: str) -> Parsed:
     if parts is None:
         return Parsed({}, text, 1)
     header, body, body_line = parts
+    size = sum(map(len, header)) + len(header)
+    if size > MAX_HEADER:
+        raise FrontmatterError(2, f"frontmatter is {size // 1024} KiB; at most {MAX_HEADER // 1024} KiB is read")
     meta = _fast(header)
     if meta is None:
         meta = _full(header)
@@ -107,7 +119,7 @@ def _fast(lines: list[str]) -> dict[str, Any] | None:
         m = _KEY.match(line)
         if m is None or m.group(1) in out or m.group(1).lower() in _AMBIGUOUS:
             return None  # `on:` / `null:` are keys True / None to YAML
-        value = _scalar_or_list(m.group(2) or "")
+        value = _scalar_or_list((m.group(2) or "").rstrip())
         if value is _FALLBACK:
             return None
         out[m.group(1)] = value
@@ -143,7 +155,8 @@ def _scalar(raw: str) -> Any:
     if raw.lower() in _AMBIGUOUS:
         return _FALLBACK
     if _INT.match(raw):
-        return int(raw)
+        # Past 4300 digits int() refuses (CPython's limit): YAML's error then stands.
+        return int(raw) if len(raw) <= 4000 else _FALLBACK
     if _DATE.match(raw):
         # YAML makes a date of it, which normalize() turns back into the same text,
         # unless it is no real date (2026-02-30): then YAML's error stands.
@@ -164,28 +177,89 @@ def _is_real_date(raw: str) -> bool:
 
 def _full(lines: list[str]) -> dict[str, Any]:
     import yaml  # deferred: see module docstring
-    from frontmatter.default_handlers import YAMLHandler
 
+    _check_flow_depth(lines)
     try:
-        # The pure-Python SafeLoader, always: python-frontmatter would pick libyaml's
-        # CSafeLoader where it is installed, and the two disagree on edge cases (tabs,
-        # `[a:]`), which would make two clones render different views from the same bytes.
-        data = YAMLHandler().load("\n".join(lines), Loader=yaml.SafeLoader)
+        data = yaml.load("\n".join(lines), Loader=_bounded_loader())
     except yaml.YAMLError as exc:
         # context_mark points at the construct that was left open (where a person looks).
         mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         line = (mark.line + 2) if mark is not None else 1
         reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise FrontmatterError(line, f"invalid YAML frontmatter: {reason}") from exc
-    except (ValueError, OverflowError) as exc:
-        # PyYAML's constructors raise these for values its resolvers accepted, e.g.
-        # `date: 2026-02-30`; they carry no position, so point at the header.
-        raise FrontmatterError(2, f"invalid YAML frontmatter: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - any bytes reach here; PyYAML's constructors raise
+        # ValueError/OverflowError (`date: 2026-02-30`) and, on odd explicit tags, TypeError or
+        # AttributeError. None carries a position, so point at the header.
+        raise FrontmatterError(2, f"invalid YAML frontmatter: {exc or type(exc).__name__}") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise FrontmatterError(2, "frontmatter must be a mapping of key: value lines")
     return {str(k): v for k, v in data.items()}
+
+
+def _check_flow_depth(lines: list[str]) -> None:
+    """Refuse `[[[[…` before PyYAML sees it: its scanner keeps every open bracket as a
+    possible key and rescans them on each token, so 30,000 of them take minutes even
+    though the composer would stop at MAX_DEPTH. Quotes are not parsed here: a header
+    that really holds 17 unclosed brackets in its strings is refused too."""
+    depth = 0
+    for n, line in enumerate(lines, 2):
+        for m in _BRACKETS.finditer(line):
+            depth = depth + 1 if m.group() in "[{" else max(depth - 1, 0)
+            if depth > MAX_DEPTH:
+                raise FrontmatterError(n, f"invalid YAML frontmatter: nested deeper than {MAX_DEPTH} levels")
+
+
+_BRACKETS = re.compile(r"[\[\]{}]")
+_LOADER: Any = None
+
+
+def _bounded_loader() -> Any:
+    """PyYAML's pure-Python SafeLoader, bounded in depth and refusing aliases.
+
+    Always the pure loader: libyaml's CSafeLoader disagrees with it on edge cases
+    (tabs, `[a:]`), which would make two clones render different views from the same
+    bytes. The bounds sit in compose_node, the one recursive step, so they hold before
+    any recursion or expansion happens; the error carries the line of the offending node,
+    as does a constructor's (a ValueError for `2026-02-30` carries none of its own).
+    """
+    global _LOADER
+    if _LOADER is not None:
+        return _LOADER
+    import yaml
+    from yaml.composer import ComposerError
+
+    from yaml.constructor import ConstructorError
+
+    class BoundedLoader(yaml.SafeLoader):
+        _depth = 0
+
+        def construct_object(self, node: Any, deep: bool = False) -> Any:
+            try:
+                return super().construct_object(node, deep)
+            except (ValueError, OverflowError) as exc:
+                # `date: 2026-02-30`: the constructor knows no position; the node does.
+                raise ConstructorError(None, None, str(exc) or type(exc).__name__, node.start_mark) from exc
+            except (TypeError, AttributeError) as exc:  # `!!timestamp soon`: PyYAML trips on its own tag
+                raise ConstructorError(None, None, f"the value does not match its tag {node.tag}",
+                                       node.start_mark) from exc
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise ComposerError(None, None, "aliases (*name) are not allowed in a header",
+                                    self.peek_event().start_mark)  # type: ignore[no-untyped-call]
+            if self._depth >= MAX_DEPTH:
+                raise ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels",
+                                    self.peek_event().start_mark)  # type: ignore[no-untyped-call]
+            self._depth += 1
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+    _LOADER = BoundedLoader
+    return _LOADER
 
 
 def normalize(value: Any) -> Any:
