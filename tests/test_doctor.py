@@ -25,7 +25,7 @@ from gitfixtures import Git
 
 Run = Callable[..., tuple[int, str]]
 CLEAN_CHECKS = ["hook commands", "hook scopes", "skill", "exclude entry", "writer lock", "ref lock", "recall index",
-                "memory branch", "branch objects", "manifest", "working copy", "records parse",
+                "memory branch", "branch objects", "manifest", "working copy", "records parse", "decision and reversal lines",
                 "session names and ids", "reversal links", "conflict copies"]
 
 

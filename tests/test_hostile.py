@@ -310,5 +310,5 @@ def test_a_recall_hit_on_a_malformed_file_points_to_a_command_that_works(cli, re
     cli("commit")
     hits = json.loads(cli("recall", "walrus", "--json"))
     [hit] = [h for h in hits["results"] if h["path"] == "sessions/2026-04-14-broken.md"]
-    assert hit["command"] == "git enf show 2026-04-14-broken"
+    assert hit["command"] == "git enf show sessions/2026-04-14-broken.md"
     assert "the walrus plan" in cli(*hit["command"].split()[2:])
