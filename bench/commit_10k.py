@@ -29,7 +29,7 @@ def main() -> int:
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     from enf_git import memory
-from enf_git.plumbing import store
+    from enf_git.plumbing import store
 
     common.header("commit_10k", sessions=n, repetitions=reps, objects="loose" if args.loose else "packed",
                   git_enf=common.GIT_ENF)
