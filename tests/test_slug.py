@@ -139,3 +139,16 @@ def test_a_badly_named_new_session_is_committed_with_a_rename_hint(repo_dir: Pat
 def test_a_suggested_rename_never_takes_a_name_in_use() -> None:
     taken = {"2026-04-13-bad-name.md"}
     assert suggested_name("2026-04-13-Bad_Name", "2026-01-01", "a1b2c3d4", taken) == "2026-04-13-bad-name-a1b2"
+
+
+def test_doctor_names_the_file_to_rename_to(repo_dir: Path) -> None:
+    from enf_git import memory
+    from enf_git.memory import doctor
+
+    ctx = memory.Context.open(repo_dir)
+    memory.init(ctx)
+    (ctx.root / "sessions" / "2026-04-13-Bad_Name.md").write_text(session_text())
+    memory.commit(ctx, "bad name")
+    found = [p for p in doctor.run(ctx, repo_dir.parent).problems if "Bad_Name" in p.what]
+    assert [(p.severity, p.fix) for p in found] == [
+        ("warning", "rename it to sessions/2026-04-13-bad-name.md in .claude-sessions/, then git enf commit")]

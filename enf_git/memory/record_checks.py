@@ -14,7 +14,7 @@ from collections.abc import Callable
 from .. import paths
 from ..errors import RecordError
 from ..plumbing import store
-from ..pure import model, render
+from ..pure import model, render, slug
 from . import records
 from .doctor import Problem
 from .workspace import Context
@@ -43,7 +43,9 @@ def names(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Proble
     for s in sorted(recs.sessions.values(), key=lambda s: s.path):
         reason = model.check_stem(s.stem)
         if reason:
-            out.append(Problem("warning", f"{s.path}: {reason}", "rename it to YYYY-MM-DD-<slug>.md and git enf commit"))
+            better = slug.suggested_name(s.stem, s.date, s.session_id, {p.rsplit("/", 1)[-1] for p in recs.sessions})
+            out.append(Problem("warning", f"{s.path}: {reason}",
+                               f"rename it to {paths.SESSIONS_DIR}/{better}.md in {paths.WC_DIR}/, then git enf commit"))
         ids.setdefault(s.session_id, []).append(s.path)
     for sid, shared in sorted(ids.items()):
         for path in shared if len(shared) > 1 else ():

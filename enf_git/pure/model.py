@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from .. import paths
-from . import fm
+from . import fm, slug
 from ..errors import RecordError, SchemaTooNew
 
 SCHEMA = 1
@@ -42,7 +42,6 @@ _TEXT_FIELDS = ("session_id", "date", "start_time", "status", "summary")
 _SECTION = re.compile(r"^## +([^\n]+)", re.MULTILINE)
 # ASCII digits and \Z: `\d` takes any script's digits and `$` accepts a trailing newline.
 _DECISION_ID = re.compile(r"^d[0-9a-f]{7}\Z")
-_STEM = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)\Z")
 _DATE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt ][0-9][0-9:.+Zz -]*)?\Z")
 _Y_LINE = re.compile(r"^\s*-\s*\[(?P<stamp>[^\]]+)\]\s*Y:(?P<body>.*)$")
 # The clauses of a Y-statement whose trailer (Confidence, Session, id) is already off.
@@ -504,14 +503,8 @@ def is_decision_path(path: str) -> bool:
 
 
 def check_stem(stem: str) -> str | None:
-    """Why a session file name breaks the seed's rules, or None if it is fine."""
-    m = _STEM.match(stem)
-    if m is None:
-        return "name must be YYYY-MM-DD-<slug> with [a-z0-9-] only"
-    slug = m.group(2)
-    if len(slug) > 45:  # 40 for the slug + "-xxxx" collision suffix
-        return f"slug is {len(slug)} chars; keep it to 40"
-    return None
+    """Why a session file name breaks Elephants Never Forget's naming rules, or None."""
+    return slug.name_problem(stem)
 
 
 def _check_schema(path: str, text: str, meta: dict[str, object], fatal: list[tuple[int, str]]) -> None:

@@ -8,7 +8,6 @@ has an ASCII form and dropped otherwise; a same-day collision gets
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Container
 
 MAX_SLUG = 40
@@ -22,6 +21,8 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # fullmatch: `\d` and `$` wou
 
 def slugify(text: str) -> str:
     """2-5 meaningful words of `text`, kebab-case, <= 40 chars; 'session' pads a lone word."""
+    import unicodedata  # only a rename hint needs it: model imports this module on every commit
+
     ascii_text = unicodedata.normalize("NFKD", text.translate(_FOLD)).encode("ascii", "ignore").decode("ascii")
     words = re.findall(r"[a-z0-9]+", ascii_text.lower())
     words = ([w for w in words if w not in _STOP] or words)[:MAX_WORDS] or ["session"]
