@@ -8,7 +8,7 @@ The cold run (index build, full CLI) is reported once.
 It measures the enf_git beside this script (first on PYTHONPATH, byte-compiled), not
 whatever the venv has installed: a worktree's benchmark measures that worktree.
 
-Run: /work/main/.venv/bin/python bench/recall_10k.py [--quick] [--keep]
+Run: .venv/bin/python bench/recall_10k.py [--quick] [--keep]
 """
 
 from __future__ import annotations

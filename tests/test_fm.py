@@ -56,7 +56,7 @@ def took_fast_path(header_lines: list[str]) -> bool:
     return fm._fast(header_lines) is not None
 
 
-# -- splitting and the seed's header ------------------------------------------------
+# -- splitting and the Elephants Never Forget header ------------------------------------------------
 
 
 def test_seed_header_parses_on_the_fast_path() -> None:

@@ -1,4 +1,4 @@
-"""model: session files, Y-statements and reversals as records (seed 000 formats)."""
+"""model: session files, Y-statements and reversals as records (the Elephants Never Forget formats)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Register the hooks (and the skill) with Claude Code; remove exactly what we added.
 
-Scopes (CLAUDE-CODE.md): `local` writes `.claude/settings.local.json` (per user,
+Scopes (docs/claude-code.md): `local` writes `.claude/settings.local.json` (per user,
 not committed) and `user` writes `~/.claude/settings.json`; both call the
 interpreter by absolute path (`python -c "...; from enf_git.hook import main; main()"`),
 the fastest form. `project` writes

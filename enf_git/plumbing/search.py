@@ -17,7 +17,7 @@ fused into one result per file: a session's decisions, summary, tags and body ar
 document, and its history counts only for query terms the tip no longer has. The
 result shows its best line (a decision line wins a tie, and then says whether that
 decision still stands); a superseded decision is followed by the decision that
-replaced it. The seed's order (decisions, sessions, history) only breaks ties.
+replaced it. Elephants Never Forget's recall order (decisions, sessions, history) only breaks ties.
 
 A query is weak when no first result can be its answer, by two counts of the
 query's terms (after stopwords): each of the first WEAK_TOP results holds fewer than
@@ -43,7 +43,7 @@ TYPE_CHECKING = False  # the warm recall path avoids typing/pathlib/dataclasses 
 if TYPE_CHECKING:
     from pathlib import Path
 
-KINDS = ("decision", "session", "history")  # tie-break order (the seed's recall order)
+KINDS = ("decision", "session", "history")  # tie-break order (Elephants Never Forget's recall order)
 SCHEMA = 4
 COLUMNS = ("decided", "summary", "tags", "body")
 # bm25() column weights: the decided clause, the summary and the tags say what a session
@@ -418,7 +418,7 @@ def _best_line(text: str, decisions: list[tuple[str, ...]], q: list[str],
     """(the decision row or None, the line) that carries the most query weight.
 
     Decisions go first and a later line must weigh strictly more, so a tie goes to the
-    decision (the seed's order); the decision's own line in the body weighs half of it.
+    decision (Elephants Never Forget's order); the decision's own line in the body weighs half of it.
     """
     best: tuple[float, tuple[str, ...] | None, str] = (0.0, None, "")
     qset = set(q)

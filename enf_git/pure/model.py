@@ -1,7 +1,7 @@
 """Records: what the memory branch holds, parsed from the markdown the assistant writes.
 
 A *session* is `sessions/YYYY-MM-DD-<slug>.md`: a flat YAML header (session_id, date,
-start_time, tags, status, summary, schema) and `## ` sections (seed 000). Inside the
+start_time, tags, status, summary, schema) and `## ` sections (the Elephants Never Forget format). Inside the
 `## Decisions` section each Y-statement line is a *decision*; each `REVERSED` line in
 `## Reversals` is a *reversal*. Standalone decisions (imported from a hand edit of
 `decisions.md`) live one per file in `decisions/`, so two people adding decisions at
@@ -167,7 +167,7 @@ def parse_session(path: str, data: bytes) -> Session:
         status=fields["status"] or "active",
         summary=fields["summary"].strip(),
         sections=split_sections(body),
-        # The warm tier (seed 000) rewrites `## Decisions` as `## Decisions Taken`: same records.
+        # Elephants Never Forget's warm tier rewrites `## Decisions` as `## Decisions Taken`: same records.
         decisions=tuple(scan.decisions["Decisions"] + scan.decisions["Decisions Taken"]),
         reversals=tuple(scan.reversals),
         problems=tuple(scan.problems),
