@@ -83,6 +83,10 @@ def stop(project: Path) -> None:
 def enf_commit(project: Path) -> None:
     proc = subprocess.run([GIT_ENF, "commit"], cwd=project, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+    # Every file it brought back is counted: the 7 sessions (and the views, log.md and
+    # meta.json when the whole folder went).
+    restored = int(proc.stdout.split("restored ")[1].split()[0])
+    assert restored >= len(DATES), proc.stdout
 
 
 LOSSES = [lose_everything, lose_sessions, git_clean]

@@ -99,6 +99,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
     manifest = ctx.manifest()  # loaded once, saved once by materialize: it is large on big branches
     start = store.tip(ctx.repo)
     found = pending(ctx, manifest, start)
+    lost = {*found.vanished, *(v for v in render.VIEWS if v in manifest.files and not (ctx.root / v).is_file())}
     changes = found.changes
     report.refused = _refuse_binary_records(changes)
     report.redacted = _redact_in_place(ctx, changes)
@@ -132,7 +133,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
     report.commit = store.commit(ctx.repo, build, full, when=now)
     cache.save()
     report.materialized = _refresh(ctx, manifest, report, found, written)
-    report.restored = [p for p in report.materialized if p in set(found.vanished)]
+    report.restored = [p for p in report.materialized if p in lost]
     return report
 
 
