@@ -30,7 +30,7 @@ def main() -> None:
             _exit_now(_fast_commit(message))
     from .cli.app import main as cli_main
 
-    cli_main()
+    cli_main(prog_name="git enf")  # as users type it; git runs us as git-enf
 
 
 def _exit_now(code: int) -> None:
