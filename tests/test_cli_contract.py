@@ -333,7 +333,7 @@ def test_help_lists_commands_and_helps_one(memory: Run) -> None:
     assert memory("help", "log") == memory("log", "--help")
     assert memory("help", "log").startswith("Usage: git-enf log [OPTIONS]")
     proc = subprocess.run([SCRIPT, "help", "show"], capture_output=True, text=True)
-    assert proc.returncode == 0 and proc.stdout.startswith("Usage: git-enf show [OPTIONS] TARGET")
+    assert proc.returncode == 0 and proc.stdout.startswith("Usage: git enf show [OPTIONS] TARGET")
 
 
 # --- show by decision-id prefix ------------------------------------------------------
