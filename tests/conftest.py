@@ -7,7 +7,7 @@ objects with the real `git` binary through `git(...)`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pygit2
@@ -57,3 +57,21 @@ def git(repo_dir: Path) -> Git:
     def _git(*args: str, cwd: Path | None = None, check: bool = True) -> str:
         return run_git(cwd or repo_dir, *args, check=check)
     return _git
+
+
+@pytest.fixture
+def run_cli(repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., str]:
+    """`git enf ARGS` through click's runner, in repo_dir: its output, with the exit code checked."""
+    from click.testing import CliRunner
+
+    from enf_git.cli.app import main
+
+    monkeypatch.chdir(repo_dir)
+    runner = CliRunner()
+
+    def run(*args: str, code: int = 0) -> str:
+        result = runner.invoke(main, list(args), catch_exceptions=False)
+        assert result.exit_code == code, result.output
+        return result.output
+
+    return run

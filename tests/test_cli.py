@@ -24,16 +24,8 @@ REVERSAL = ("\n## Decisions\n- [09:30] Y: In the context of search engine, facin
 
 
 @pytest.fixture
-def cli(repo_dir: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    monkeypatch.chdir(repo_dir)
-    runner = CliRunner()
-
-    def run(*args: str, code: int = 0) -> str:
-        result = runner.invoke(main, list(args), catch_exceptions=False)
-        assert result.exit_code == code, result.output
-        return result.output
-
-    return run
+def cli(run_cli):  # type: ignore[no-untyped-def]
+    return run_cli
 
 
 @pytest.fixture

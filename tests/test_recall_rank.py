@@ -13,9 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from enf_git.cli.app import main
 from enf_git.plumbing import search, stem
 from gitfixtures import session_text
 
@@ -81,17 +79,9 @@ def test_weak_rule_counts_terms() -> None:
 # --- through the CLI ----------------------------------------------------------------
 
 @pytest.fixture
-def enf(repo_dir: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    monkeypatch.chdir(repo_dir)
-    runner = CliRunner()
-
-    def run(*args: str, code: int = 0) -> str:
-        result = runner.invoke(main, list(args), catch_exceptions=False)
-        assert result.exit_code == code, result.output
-        return result.output
-
-    run("init", "--no-hooks")
-    return run
+def enf(run_cli):  # type: ignore[no-untyped-def]
+    run_cli("init", "--no-hooks")
+    return run_cli
 
 
 def write(repo_dir: Path, stem_name: str, text: str) -> Path:
