@@ -203,3 +203,17 @@ def test_a_recreated_log_keeps_the_branch_history(project: Path, git: Git) -> No
     enf_commit(project)
     after = git("show", "claude-memory:log.md")
     assert after.startswith(before) and after.endswith("- a line written after the loss\n")
+
+
+def test_session_start_restores_refused_deletions_from_any_folder(project: Path, git: Git) -> None:
+    """The hook's own restore names exact branch paths: a cwd inside the working copy
+    (where a user's relative name would point elsewhere) changes nothing."""
+    root = project / paths.WC_DIR
+    for date in DATES:
+        (root / session(date)).unlink()
+    payload = json.dumps({"session_id": SID, "cwd": str(root / "sessions"), "hook_event_name": "SessionStart",
+                          "source": "startup"})
+    proc = subprocess.run([sys.executable, "-c", paths.LAUNCH, "SessionStart"], input=payload, capture_output=True,
+                          text=True, cwd=root / "sessions", timeout=60)
+    assert proc.returncode == 0 and "Work 6" in proc.stdout
+    assert all((root / session(d)).is_file() for d in DATES)

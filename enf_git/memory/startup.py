@@ -15,7 +15,15 @@ from .working_set import restore
 from .workspace import Context, require_branch
 
 
-def prepare(ctx: Context, message: str, now: int | None = None) -> Report:
+class Prepared:  # a plain class: see workspace.Settings
+    """What SessionStart's preparation did."""
+
+    def __init__(self, commit: Report, restored: list[str]) -> None:
+        self.commit = commit  # the commit of what earlier sessions left
+        self.restored = restored  # files brought back into the working copy since
+
+
+def prepare(ctx: Context, message: str, now: int | None = None) -> Prepared:
     """Commit what an earlier session left (it crashed, or SessionEnd ran out of time),
     then set up and restore the working copy.
 
@@ -24,12 +32,11 @@ def prepare(ctx: Context, message: str, now: int | None = None) -> Report:
     """
     if store.tip(ctx.repo) is None:
         init(ctx, now)
-        return commit(ctx, message, now)
+        return Prepared(commit(ctx, message, now), [])
     report = commit(ctx, message, now)
-    if report.held_deletions:
-        report.restored += restore(ctx, report.held_deletions).written
-    report.restored += init(ctx, now).materialized
-    return report
+    restored = restore(ctx, report.held_deletions, paths_on_branch=True).written if report.held_deletions else []
+    restored += init(ctx, now).materialized
+    return Prepared(report, [*report.restored, *restored])
 
 
 def context_text(ctx: Context, situation: briefing.Situation) -> str:

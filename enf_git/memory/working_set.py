@@ -147,12 +147,14 @@ class Restored:  # a plain class: see workspace.Settings
         self.kept: list[str] = []  # differ from the branch; left alone (no --force)
 
 
-def restore(ctx: Context, names: Iterable[str] = (), force: bool = False) -> Restored:
+def restore(ctx: Context, names: Iterable[str] = (), force: bool = False, *, paths_on_branch: bool = False) -> Restored:
     """Rebuild the working copy (or the named paths) from the branch.
 
     A missing file is written; a file equal to the branch's is only re-recorded; a
     file that differs is a local edit and is kept unless `force`. Named paths may be
-    below the working set's floor. Files the branch lacks are never touched.
+    below the working set's floor. Files the branch lacks are never touched. Names are
+    what a user typed (relative to the current folder or the working copy), or, with
+    `paths_on_branch`, exact paths on the branch (callers inside enf-git).
     """
     tip = require_branch(ctx)
     ensure_folders(ctx)
@@ -160,23 +162,32 @@ def restore(ctx: Context, names: Iterable[str] = (), force: bool = False) -> Res
         manifest = ctx.manifest()
         files = store.list_files(ctx.repo, tip.tree)
         floor, _ = _working_set(ctx, tip.tree)
-        wanted = _named(ctx, files, list(names)) if names else {
-            p: oid for p, oid in files.items() if in_working_set(p, floor) or p in manifest.files}
-        out = Restored()
-        for path, oid in sorted(wanted.items()):
-            have = manifest.local_oid(ctx.root, path, store.hash_bytes)
-            if have == oid:
-                manifest.record(ctx.root, path, oid)
-                continue
-            if have is not None and not force:
-                out.kept.append(path)
-                continue
-            workcopy.write_file(ctx.root, path, store.blob_data(ctx.repo, oid))
-            manifest.record(ctx.root, path, oid)
-            out.written.append(path)
+        if paths_on_branch:
+            wanted = {p: files[p] for p in names if p in files}
+        elif names:
+            wanted = _named(ctx, files, list(names))
+        else:
+            wanted = {p: oid for p, oid in files.items() if in_working_set(p, floor) or p in manifest.files}
+        out = _write_back(ctx, manifest, wanted, force)
         if manifest.base is None:
             manifest.base, manifest.floor = str(tip.id), floor
         manifest.save(ctx.manifest_path)
+    return out
+
+
+def _write_back(ctx: Context, manifest: Manifest, wanted: Mapping[str, str], force: bool) -> Restored:
+    out = Restored()
+    for path, oid in sorted(wanted.items()):
+        have = manifest.local_oid(ctx.root, path, store.hash_bytes)
+        if have == oid:
+            manifest.record(ctx.root, path, oid)
+            continue
+        if have is not None and not force:
+            out.kept.append(path)
+            continue
+        workcopy.write_file(ctx.root, path, store.blob_data(ctx.repo, oid))
+        manifest.record(ctx.root, path, oid)
+        out.written.append(path)
     return out
 
 
