@@ -20,6 +20,7 @@ WORKTREE_LOCK_WAIT = 30.0  # seconds; a commit that renders every view at 10,000
 WORKING_SET_KEY = "enf.workingSet"
 WORKING_SET_DEFAULT = 500
 AUTOINIT_KEY = "enf.autoinit"
+REMOTE_KEY = "enf.remote"  # the one remote memory is pushed to: a remote's name or a URL
 _FALSE = ("false", "no", "off", "0")
 
 
@@ -28,20 +29,23 @@ _FALSE = ("false", "no", "off", "0")
 class Settings:
     """The `enf.*` configuration, as read once when the workspace is opened."""
 
-    __slots__ = ("autoinit", "working_set")
+    __slots__ = ("autoinit", "remote", "working_set")
 
-    def __init__(self, working_set: int | None = WORKING_SET_DEFAULT, autoinit: bool = True) -> None:
+    def __init__(self, working_set: int | None = WORKING_SET_DEFAULT, autoinit: bool = True,
+                 remote: str | None = None) -> None:
         # How many of the newest sessions the working copy holds (None: all). Older
         # ones stay on the branch, where `git enf show` and `recall` read them: every
         # commit checks each working-copy file for edits, and at 10,000 files that
         # check alone costs more than the rest of a commit.
         self.working_set = working_set
         self.autoinit = autoinit  # SessionStart may set up a repository that lacks the branch
+        self.remote = remote  # enf.remote: where memory is shared (None: not shared)
 
     @classmethod
     def read(cls, repo: store.Repo) -> Settings:
+        remote = (store.config_value(repo, REMOTE_KEY) or "").strip() or None
         return cls(_working_set(store.config_value(repo, WORKING_SET_KEY)),
-                   (store.config_value(repo, AUTOINIT_KEY) or "true").strip().lower() not in _FALSE)
+                   (store.config_value(repo, AUTOINIT_KEY) or "true").strip().lower() not in _FALSE, remote)
 
 
 def _working_set(raw: str | None) -> int | None:

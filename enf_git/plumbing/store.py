@@ -509,6 +509,15 @@ def config_value(repo: pygit2.Repository, key: str) -> str | None:
         return None
 
 
+def set_config(repo: pygit2.Repository, key: str, value: str) -> None:
+    """Set a key in this repository's own config (.git/config)."""
+    repo.config[key] = value
+
+
+def remote_names(repo: pygit2.Repository) -> list[str]:
+    return sorted(r.name for r in repo.remotes if r.name)
+
+
 def remote_url(repo: pygit2.Repository, name: str) -> str | None:
     try:
         return repo.remotes[name].url
