@@ -38,7 +38,7 @@ Run = Callable[..., str]
 # --- the pinned envelope -------------------------------------------------------------
 SCHEMA = 1
 ENVELOPE = {"schema", "command"}
-STATUS_KEYS = ENVELOPE | {"branch", "tip", "working_set_floor", "behind", "changes", "edited_views", "missing",
+STATUS_KEYS = ENVELOPE | {"branch", "tip", "working_set_floor", "behind", "changes", "edited_views", "missing", "remote",
                           "conflicts"}
 CHANGE_KEYS = {"path", "state"}
 LOG_KEYS = ENVELOPE | {"sessions"}

@@ -28,11 +28,12 @@ def status(as_json: bool) -> None:
     # A file deleted on purpose is a change to commit, not one to restore.
     lacking = [p for p in working_set.missing(ctx, tip) if p not in found.changes]
     conflicts = sorted(p for p in store.list_files(ctx.repo, tip.tree) if p.startswith(paths.CONFLICTS))
+    remote = _remote_state(ctx, str(tip.id))
     state: dict[str, Any] = {
         "branch": paths.BRANCH, "tip": str(tip.id),
         "working_set_floor": manifest.floor, "behind": bool(manifest.base and manifest.base != str(tip.id)),
         "changes": [{"path": p, "state": "deleted" if d is None else "changed"} for p, d in sorted(found.changes.items())],
-        "edited_views": sorted(found.views), "missing": lacking, "conflicts": conflicts,
+        "edited_views": sorted(found.views), "missing": lacking, "conflicts": conflicts, "remote": remote,
     }
     if as_json:
         click.echo(envelope("status", **state))
@@ -40,10 +41,30 @@ def status(as_json: bool) -> None:
     emit(ctx, "\n".join(_status_lines(state, found.views)))
 
 
+def _remote_state(ctx: Context, tip: str) -> dict[str, Any] | None:
+    """Where the branch stands against what was last fetched from its remote (no network)."""
+    from ..plumbing import store
+
+    name = ctx.settings.remote
+    if name is None:
+        return None
+    theirs = store.ref_target(ctx.repo, f"refs/remotes/{name}/{paths.BRANCH}")
+    if theirs is None:
+        return {"name": name, "fetched": False, "ahead": None, "behind": None}
+    ahead, behind = store.ahead_behind(ctx.repo, tip, theirs)
+    return {"name": name, "fetched": True, "ahead": ahead, "behind": behind}
+
+
 def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
     from .. import memory
 
     lines = [f"branch {paths.BRANCH} at {str(state['tip'])[:12]}"]
+    remote = state["remote"]
+    if remote is not None and remote["fetched"]:
+        lines.append(f"{remote['ahead']} ahead, {remote['behind']} behind {remote['name']}/{paths.BRANCH} "
+                     "(as last fetched)")
+    elif remote is not None:
+        lines.append(f"{remote['name']} has no {paths.BRANCH} fetched yet")
     floor = state["working_set_floor"]
     if isinstance(floor, str):
         since = floor.removeprefix("sessions/").removesuffix(".md")

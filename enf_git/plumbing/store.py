@@ -509,6 +509,12 @@ def config_value(repo: pygit2.Repository, key: str) -> str | None:
         return None
 
 
+def ahead_behind(repo: pygit2.Repository, local: str, upstream: str) -> tuple[int, int]:
+    """(commits `local` has that `upstream` lacks, and the reverse)."""
+    ahead, behind = repo.ahead_behind(local, upstream)
+    return int(ahead), int(behind)
+
+
 def set_config(repo: pygit2.Repository, key: str, value: str) -> None:
     """Set a key in this repository's own config (.git/config)."""
     repo.config[key] = value
