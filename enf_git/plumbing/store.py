@@ -593,3 +593,11 @@ def commit_merge(repo: pygit2.Repository, ours: pygit2.Commit, theirs: pygit2.Co
     if not move_branch(repo, ours, str(oid), reflog):
         return None
     return CommitResult(str(oid), str(ours.id), 1, tuple(sorted(changes)), blobs)
+
+
+def is_blob(repo: pygit2.Repository, oid: str) -> bool:
+    """Whether this repository holds `oid` as a blob (a submodule's commit id is not held)."""
+    try:
+        return isinstance(repo.get(oid), pygit2.Blob)
+    except (ValueError, pygit2.GitError):
+        return False
