@@ -286,3 +286,17 @@ def test_after_a_criss_cross_both_directions_still_give_one_tree(ctx: memory.Con
     assert {S1, S2, S3} <= set(files(git))
     assert show(git, S1) == session_text("aaaa1111", summary="Edited after")
     assert_views_are_a_full_render(ctx, git)
+
+
+def test_a_submodule_in_a_hand_made_push_is_left_out_not_a_crash(ctx: memory.Context, git: Git) -> None:
+    a, _ = fork(ctx, git, {S1: session_text("aaaa1111")}, {S2: session_text("bbbb2222", date="2026-04-14")})
+    listing = git("ls-tree", "claude-memory")
+    tree = run_git(ctx.root.parent, "mktree", input=(listing + "160000 commit " + "1" * 40 + "\tvendored\n").encode())
+    hostile = git("commit-tree", "-p", "claude-memory", "-m", "hand-made", tree.strip()).strip()
+    theirs = store.commit_at(ctx.repo, hostile)
+    assert theirs is not None
+    git("update-ref", "refs/heads/claude-memory", str(a.id))
+    result = sync_merge.merge_tips(ctx.repo, a, theirs, records.Cache(None))
+    assert result.outcome == "merged" and result.skipped == ["vendored"]
+    assert {S1, S2} <= set(files(git)) and "vendored" not in files(git)
+    git("fsck", "--strict", "--no-dangling")

@@ -55,6 +55,7 @@ class Plan:
         self.changes: dict[str, bytes | None] = {}  # path -> bytes (None: delete), relative to ours
         self.conflicts: list[tuple[str, str]] = []  # (path, where the other version went)
         self.kept: list[str] = []  # deleted on one side, edited on the other: the edit stayed
+        self.skipped: list[str] = []  # not a file on one side (a submodule): ours left as it is
 
 
 Rule = Callable[[Sides, Plan], None]  # called only for paths both sides changed, differently
@@ -72,6 +73,7 @@ class MergeResult:  # a plain class: see workspace.Settings
         self.commit = commit  # the merge commit (None unless outcome == "merged")
         self.conflicts = plan.conflicts if plan else []
         self.kept = plan.kept if plan else []
+        self.skipped = plan.skipped if plan else []
         self.written: tuple[str, ...] = commit.paths if commit else ()  # paths the merge commit changed
         self.problems = problems or {}  # malformed records, left out of the views
 
@@ -124,12 +126,20 @@ def plan_merge(repo: store.Repo, base: store.Tree | None, ours: store.Tree, thei
     for path in sorted(yours):
         if path in render.VIEWS:
             continue  # rendered from the merged records afterwards
+        if not _is_blob(repo, yours[path]) or not _is_blob(repo, mine.get(path)):
+            plan.skipped.append(path)  # a submodule or folder from a hand-made push: leave ours as it is
+            continue
         if path not in mine:
             plan.changes[path] = read(yours[path]) if yours[path] else None
         elif mine[path] != yours[path]:
             sides = Sides(path, store.blob_oid(repo, base, path), mine[path], yours[path], read)
             rule_for(path)(sides, plan)
     return plan
+
+
+def _is_blob(repo: store.Repo, oid: str | None) -> bool:
+    """Absent, or a blob this repository holds (a gitlink's commit is not in it)."""
+    return oid is None or store.is_blob(repo, oid)
 
 
 def _changed(repo: store.Repo, base: store.Tree | None, tree: store.Tree) -> dict[str, str | None]:
