@@ -1,11 +1,17 @@
-"""Three-way merging of working-copy changes onto the branch tip, path by path.
+"""Three-way merging, path by path: the working copy onto the branch tip
+(`merge_onto`), and one tip onto another (`merge_tips`, for team sharing).
 
-The merge base of each path is the blob the working copy last synced from the
-branch (the manifest). Records are one file per thing, so different paths never
-conflict; the same path changed on both sides keeps both versions: the branch's
-stays in place, ours is stored under `conflicts/` and reported, never dropped.
-Append-only files (`log.md`) merge as a union of lines. Pure apart from reading
-blobs.
+Records are one file per thing, so different paths never conflict. The same path
+changed on both sides keeps both versions: one in place, the other under
+`conflicts/`, reported, never dropped. Append-only files (`log.md`) merge as a
+union of lines. Derived views are never merged as text: a merge of tips renders
+them again from the merged records. Pure apart from reading blobs (and, in
+`merge_tips`, writing the result).
+
+Merging tips is symmetric: which version stays in place, the conflict copy's name
+and the order of a union's lines depend on blob ids and line text, never on which
+tip is "ours", so two clones merging the same two tips in either direction get the
+same tree (the commits differ: parents, time).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .. import paths
+from ..errors import EnfError
 from ..plumbing import store
 
 
@@ -60,3 +67,73 @@ def union(base: bytes, theirs: bytes, ours: bytes) -> bytes:
     if fresh and theirs and not theirs.endswith(b"\n"):
         theirs += b"\n"
     return theirs + b"".join(fresh)
+
+
+def union_of(a: bytes, b: bytes) -> bytes:
+    """Append-only merge of two tips' versions, the same bytes whichever comes first.
+
+    The lines both files start with stay as they are (the shared history: the header,
+    everything up to where they diverged); after them come the remaining lines of
+    both, each once, blank lines dropped, sorted. log.md lines start with their time
+    (`- 2026-04-13T14:30 …`) and each flush appends them sorted, so sorting keeps
+    time order where it matters and makes the result independent of merge direction.
+    """
+    if a == b:
+        return a
+    la, lb = _bare_lines(a), _bare_lines(b)
+    shared = 0
+    while shared < min(len(la), len(lb)) and la[shared] == lb[shared]:
+        shared += 1
+    head = la[:shared]
+    known = set(head)
+    tail = sorted({line for line in (*la[shared:], *lb[shared:]) if line.strip() and line not in known})
+    return b"".join(line + b"\n" for line in (*head, *tail))
+
+
+def _bare_lines(data: bytes) -> list[bytes]:
+    return [line.rstrip(b"\r") for line in data.split(b"\n")[:-1 if data.endswith(b"\n") else None]]
+
+
+_FENCES = (b"```", b"~~~")
+
+
+def marker_line(data: bytes) -> int | None:
+    """The line number of an unresolved git conflict (a `<<<<<<<` line closed by a later
+    `>>>>>>>` line), or None. Lines inside a fenced code block are quoted text, not a
+    failed merge: a session about resolving a conflict may show one."""
+    if b"<<<<<<<" not in data or b"\x00" in data:
+        return None  # the common case costs one scan; binary files hold no text markers
+    fenced = False
+    opened = 0
+    for number, line in enumerate(data.split(b"\n"), 1):
+        if line.lstrip().startswith(_FENCES):
+            fenced = not fenced
+        elif fenced:
+            continue
+        elif _is_marker(line, b"<<<<<<<"):
+            opened = opened or number
+        elif opened and _is_marker(line, b">>>>>>>"):
+            return opened
+    return None
+
+
+def _is_marker(line: bytes, marker: bytes) -> bool:
+    line = line.rstrip(b"\r")
+    return line == marker or line.startswith(marker + b" ")
+
+
+def refuse_markers(changes: Mapping[str, bytes | None]) -> None:
+    """Raise EnfError if the change set would put a git conflict marker on the branch.
+
+    Every commit through enf calls this on its change set (merges of tips included):
+    nothing enf writes contains one, so a marker can only come from a hand-resolved
+    `git merge` or a teammate's push, and the branch is where everyone reads from.
+    """
+    for path in sorted(changes):
+        data = changes[path]
+        line = marker_line(data) if data is not None else None
+        if line is not None:
+            raise EnfError(
+                f"refusing to commit {path}: line {line} starts an unresolved git conflict (<<<<<<< … >>>>>>>)",
+                hint=f"edit {path}: keep the text you want, delete the <<<<<<<, ======= and >>>>>>> lines, "
+                     "then run the command again")

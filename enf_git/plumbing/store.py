@@ -548,3 +548,71 @@ def create_branch(repo: pygit2.Repository, oid: str, message: str) -> bool:
             return False
         raise
     return True
+
+
+# --- merging two tips (team sharing): the base, and moving the branch by CAS ---------
+
+def merge_base(repo: pygit2.Repository, a: pygit2.Commit, b: pygit2.Commit) -> pygit2.Commit | None:
+    """The best common ancestor of `a` and `b`; None when their histories are unrelated
+    (two clones that each ran init before either pushed).
+
+    Asked with the two ids in a fixed order: after a criss-cross merge there are several
+    best ancestors, and which one comes back must not depend on the merge's direction.
+    """
+    first, second = sorted((a.id, b.id), key=str)
+    oid = repo.merge_base(first, second)
+    return commit_at(repo, str(oid)) if oid is not None else None
+
+
+def move_branch(repo: pygit2.Repository, expected: pygit2.Commit | None, target: str, message: str) -> bool:
+    """Point the memory branch at `target` if it still points at `expected` (None: if it
+    does not exist yet). False when another writer moved it first: the caller re-reads
+    the tip and decides again. A fast-forward is this with `target` = their tip."""
+    oid = pygit2.Oid(hex=target)
+    with _writer_lock(repo):
+        ref = repo.references.get(REF)
+        try:
+            if ref is None:
+                if expected is not None:
+                    return False
+                repo.create_reference_direct(REF, oid, False, message=message)
+                return True
+            if expected is None or ref.target != expected.id:
+                return False
+            ref.set_target(oid, message)  # libgit2 compares against the value `ref` was read with
+        except (pygit2.GitError, OSError) as exc:
+            if _is_race(exc):
+                return False
+            raise RepoError(f"could not move {BRANCH}: {exc}", hint=f"git fsck --no-dangling {BRANCH}; then retry") from exc
+    return True
+
+
+def commit_merge(repo: pygit2.Repository, ours: pygit2.Commit, theirs: pygit2.Commit, changes: Changes,
+                 message: str, when: int | None = None) -> CommitResult | None:
+    """A commit whose parents are `ours` then `theirs` and whose tree is ours + `changes`,
+    put on the branch only if the branch still points at `ours`.
+
+    None: the branch moved (a local commit landed meanwhile); nothing was lost, and the
+    caller merges again onto the new tip. Unlike `commit`, there is no retry here: the
+    change set was computed against `ours`, so only the caller can recompute it.
+    """
+    blobs: dict[str, str | None] = {}
+    try:
+        tree = write_tree(repo, ours.tree, changes, blobs)
+        sig = signature(repo, when)
+        oid = repo.create_commit(None, sig, sig, message, tree, [ours.id, theirs.id])
+    except (pygit2.GitError, OSError) as exc:
+        raise RepoError(f"could not write the merge onto {BRANCH}: {exc}",
+                        hint=f"git fsck --no-dangling {BRANCH}; then retry") from exc
+    reflog = f"enf: {message.splitlines()[0] if message else 'merge'}"
+    if not move_branch(repo, ours, str(oid), reflog):
+        return None
+    return CommitResult(str(oid), str(ours.id), 1, tuple(sorted(changes)), blobs)
+
+
+def is_blob(repo: pygit2.Repository, oid: str) -> bool:
+    """Whether this repository holds `oid` as a blob (a submodule's commit id is not held)."""
+    try:
+        return isinstance(repo.get(oid), pygit2.Blob)
+    except (ValueError, pygit2.GitError):
+        return False

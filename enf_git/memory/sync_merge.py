@@ -1,0 +1,207 @@
+"""Merging two tips of the memory branch (ours, and a teammate's fetched one) into one.
+
+The data model: each tip's tree is bytes at paths, and the merge base (the newest
+common ancestor; an empty tree when the two histories are unrelated, as when two
+clones each ran init before either pushed) says which side changed what. Per path:
+
+- changed on one side only: that side's version;
+- changed on both sides to the same bytes: that version;
+- deleted on one side, unchanged on the other: deleted;
+- deleted on one side, edited on the other: the edit, reported in `kept`;
+- edited differently on both sides: a true conflict, both kept — the version with the
+  smaller blob id in place, the other at `conflicts/<path>.<kept8>-<moved8>`, reported;
+- an append-only file (`log.md`) edited on both sides: the union of its lines.
+
+A path's rule is looked up in RULES, first match wins; the default is the list above.
+The next issue's compression adds a rule there (a session compressed on one side and
+edited on the other keeps the edit) without touching the rest.
+
+Derived views are then rendered from the merged records, as a full render (never a
+patch of either side's views, which could differ), and the change set is checked for
+conflict markers before anything is written. The merge commit has both tips as
+parents; the branch moves by compare-and-swap, and when a local commit lands in the
+meantime the merge is computed again on the new tip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+from .. import paths
+from ..errors import ConcurrencyError, EnfError
+from ..plumbing import store
+from ..pure import render
+from . import merge, records, views
+
+MAX_ATTEMPTS = 50
+Outcome = Literal["up-to-date", "fast-forward", "merged"]
+
+
+class Sides:
+    """One path's blob ids in the base and both tips (None: absent), and a blob reader."""
+
+    __slots__ = ("base", "ours", "path", "read", "theirs")
+
+    def __init__(self, path: str, base: str | None, ours: str | None, theirs: str | None,
+                 read: Callable[[str | None], bytes]) -> None:
+        self.path, self.base, self.ours, self.theirs, self.read = path, base, ours, theirs, read
+
+
+class Plan:
+    """What merging `theirs` into `ours` changes in ours' tree, and what it must report."""
+
+    def __init__(self) -> None:
+        self.changes: dict[str, bytes | None] = {}  # path -> bytes (None: delete), relative to ours
+        self.conflicts: list[tuple[str, str]] = []  # (path, where the other version went)
+        self.kept: list[str] = []  # deleted on one side, edited on the other: the edit stayed
+        self.skipped: list[str] = []  # not a file on one side (a submodule): ours left as it is
+
+
+Rule = Callable[[Sides, Plan], None]  # called only for paths both sides changed, differently
+
+
+class MergeResult:  # a plain class: see workspace.Settings
+    """What `merge_tips` did, for the edges to print."""
+
+    def __init__(self, outcome: Outcome, tip: str, base: str | None = None, plan: Plan | None = None,
+                 commit: store.CommitResult | None = None,
+                 problems: dict[str, EnfError] | None = None) -> None:
+        self.outcome = outcome
+        self.tip = tip  # the branch's commit afterwards
+        self.base = base  # the merge base (None: unrelated histories, or no merge made)
+        self.commit = commit  # the merge commit (None unless outcome == "merged")
+        self.conflicts = plan.conflicts if plan else []
+        self.kept = plan.kept if plan else []
+        self.skipped = plan.skipped if plan else []
+        self.written: tuple[str, ...] = commit.paths if commit else ()  # paths the merge commit changed
+        self.problems = problems or {}  # malformed records, left out of the views
+
+
+def merge_tips(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, cache: records.Cache,
+               now: int | None = None) -> MergeResult:
+    """Bring `theirs` into the branch, whose tip was `ours` when the caller read it.
+
+    If the branch moves meanwhile, the merge is redone onto where it points then.
+    """
+    for _ in range(MAX_ATTEMPTS):
+        result = _attempt(repo, ours, theirs, cache, now)
+        if result is not None:
+            return result
+        ours = store.tip(repo)
+    raise ConcurrencyError(f"{paths.REF} kept moving while merging {str(theirs.id)[:8]}; gave up "
+                           f"after {MAX_ATTEMPTS} attempts", hint="retry the command")
+
+
+def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, cache: records.Cache,
+             now: int | None) -> MergeResult | None:
+    """One try; None when the branch no longer points at `ours`."""
+    if ours is None or store.descends_from(repo, theirs, ours):
+        if ours is not None and ours.id == theirs.id:
+            return MergeResult("up-to-date", str(ours.id))
+        moved = store.move_branch(repo, ours, str(theirs.id), f"enf: fast-forward to {str(theirs.id)[:8]}")
+        return MergeResult("fast-forward", str(theirs.id)) if moved else None
+    if store.descends_from(repo, ours, theirs):
+        return MergeResult("up-to-date", str(ours.id))
+    base = store.merge_base(repo, ours, theirs)
+    plan = plan_merge(repo, base.tree if base else None, ours.tree, theirs.tree)
+    rendered, problems = render_views(repo, ours.tree, plan.changes, cache)
+    plan.changes.update(rendered)
+    merge.refuse_markers(plan.changes)
+    done = store.commit_merge(repo, ours, theirs, plan.changes, merge_message(ours, theirs, plan), now)
+    cache.save()
+    if done is None:
+        return None
+    return MergeResult("merged", done.oid, str(base.id) if base else None, plan, done, problems)
+
+
+def plan_merge(repo: store.Repo, base: store.Tree | None, ours: store.Tree, theirs: store.Tree) -> Plan:
+    """The per-path merge of two trees against `base` (None: an empty tree)."""
+    mine, yours = _changed(repo, base, ours), _changed(repo, base, theirs)
+    plan = Plan()
+
+    def read(oid: str | None) -> bytes:
+        return store.blob_data(repo, oid) if oid else b""
+
+    for path in sorted(yours):
+        if path in render.VIEWS:
+            continue  # rendered from the merged records afterwards
+        if not _is_blob(repo, yours[path]) or not _is_blob(repo, mine.get(path)):
+            plan.skipped.append(path)  # a submodule or folder from a hand-made push: leave ours as it is
+            continue
+        if path not in mine:
+            plan.changes[path] = read(yours[path]) if yours[path] else None
+        elif mine[path] != yours[path]:
+            sides = Sides(path, store.blob_oid(repo, base, path), mine[path], yours[path], read)
+            rule_for(path)(sides, plan)
+    return plan
+
+
+def _is_blob(repo: store.Repo, oid: str | None) -> bool:
+    """Absent, or a blob this repository holds (a gitlink's commit is not in it)."""
+    return oid is None or store.is_blob(repo, oid)
+
+
+def _changed(repo: store.Repo, base: store.Tree | None, tree: store.Tree) -> dict[str, str | None]:
+    """Path -> blob id in `tree` (None: deleted) for every path that differs from `base`."""
+    if base is None:
+        return dict(store.list_files(repo, tree))
+    return store.changed_paths(base, tree)
+
+
+def three_way(sides: Sides, plan: Plan) -> None:
+    """The default rule: a deletion yields to an edit; two edits are both kept."""
+    if sides.ours is None or sides.theirs is None:
+        kept = sides.ours or sides.theirs
+        if kept != sides.ours:
+            plan.changes[sides.path] = sides.read(kept)
+        plan.kept.append(sides.path)
+        return
+    keep, move = sorted((sides.ours, sides.theirs))  # by blob id: the same in either direction
+    if keep != sides.ours:
+        plan.changes[sides.path] = sides.read(keep)
+    saved = f"{paths.CONFLICTS}{sides.path}.{keep[:8]}-{move[:8]}"
+    plan.changes[saved] = sides.read(move)
+    plan.conflicts.append((sides.path, saved))
+
+
+def append_only(sides: Sides, plan: Plan) -> None:
+    """log.md and its kind: the union of both sides' lines (a deletion is a plain three-way)."""
+    if sides.ours is None or sides.theirs is None:
+        three_way(sides, plan)
+        return
+    merged = merge.union_of(sides.read(sides.ours), sides.read(sides.theirs))
+    if store.hash_bytes(merged) != sides.ours:
+        plan.changes[sides.path] = merged
+
+
+# First match wins; three_way when none matches.
+RULES: tuple[tuple[Callable[[str], bool], Rule], ...] = (
+    (lambda path: path in paths.APPEND_ONLY, append_only),
+)
+
+
+def rule_for(path: str) -> Rule:
+    return next((rule for matches, rule in RULES if matches(path)), three_way)
+
+
+def render_views(repo: store.Repo, tree: store.Tree, overlay: dict[str, bytes | None],
+                 cache: records.Cache) -> tuple[dict[str, bytes | None], dict[str, EnfError]]:
+    """(every view whose full render from `tree` + `overlay` differs from `tree`'s, malformed records)."""
+    recs = records.load(repo, tree, cache, overlay)
+    project = views.project_of(repo, tree, overlay)
+    out: dict[str, bytes | None] = {}
+    for path, data in render.render_all(project, recs.all_sessions(), recs.extra_decisions()).items():
+        if store.blob_oid(repo, tree, path) != (store.hash_bytes(data) if data is not None else None):
+            out[path] = data
+    return out, recs.problems
+
+
+def merge_message(ours: store.Commit, theirs: store.Commit, plan: Plan) -> str:
+    """`enf: merge <theirs> into <ours>`, then what needs a person's eye."""
+    lines = [f"enf: merge {str(theirs.id)[:8]} into {str(ours.id)[:8]}"]
+    notes = [f"conflict: {path} changed on both sides; the other version is at {saved}"
+             for path, saved in plan.conflicts]
+    notes += [f"kept: {path} was deleted on one side and edited on the other; the edit stays"
+              for path in plan.kept]
+    return "\n\n".join([lines[0], "\n".join(notes)]) + "\n" if notes else lines[0] + "\n"

@@ -1,0 +1,302 @@
+"""Merging two tips of the memory branch (team sharing), on real repositories.
+
+Each test builds two diverged tips with store.commit in one repository, then merges
+them both ways (A into B, B into A) and checks the trees with the real git binary:
+the same tree OID either way, every record of both sides, no conflict marker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from enf_git import memory
+from enf_git.errors import EnfError
+from enf_git.memory import merge, records, sync_merge
+from enf_git.plumbing import store
+from enf_git.pure import render
+from gitfixtures import Git, run_git, session_text
+
+S1 = "sessions/2026-04-13-search-api.md"
+S2 = "sessions/2026-04-14-billing-work.md"
+S3 = "sessions/2026-04-15-auth-flow.md"
+LOG_HEAD = "# Log\n\nAppend-only record of sessions (written by hooks).\n"
+
+
+@pytest.fixture
+def ctx(repo_dir: Path) -> memory.Context:
+    c = memory.Context.open(repo_dir)
+    memory.init(c, now=1_776_000_000)
+    return c
+
+
+def put(ctx: memory.Context, changes: Mapping[str, str | None], message: str = "edit") -> store.Commit:
+    """Commit `changes` onto the branch tip as it stands; the new tip."""
+    data = {p: (t.encode() if t is not None else None) for p, t in changes.items()}
+    store.commit(ctx.repo, lambda _tip: data, message)
+    tip = store.tip(ctx.repo)
+    assert tip is not None
+    return tip
+
+
+def fork(ctx: memory.Context, git: Git, a: Mapping[str, str | None],
+         b: Mapping[str, str | None]) -> tuple[store.Commit, store.Commit]:
+    """Two tips diverged from the current tip: one with `a` committed, one with `b`."""
+    base = git("rev-parse", "claude-memory").strip()
+    tip_a = put(ctx, a, "side a")
+    git("update-ref", "refs/heads/claude-memory", base)
+    tip_b = put(ctx, b, "side b")
+    return tip_a, tip_b
+
+
+def merge_both_ways(ctx: memory.Context, git: Git, a: store.Commit,
+                    b: store.Commit) -> tuple[sync_merge.MergeResult, sync_merge.MergeResult]:
+    """Merge b into a, then (from scratch) a into b; both results, tree OIDs asserted equal."""
+    results = []
+    for ours, theirs in ((a, b), (b, a)):
+        git("update-ref", "refs/heads/claude-memory", str(ours.id))
+        results.append(sync_merge.merge_tips(ctx.repo, ours, theirs, records.Cache(None), now=1_776_100_000))
+        git("fsck", "--strict", "--no-dangling")
+        assert git("rev-list", "--parents", "-n1", "claude-memory").split()[1:] == [str(ours.id), str(theirs.id)]
+    one, two = results
+    assert one.outcome == two.outcome == "merged"
+    assert store.commit_at(ctx.repo, one.tip).tree.id == store.commit_at(ctx.repo, two.tip).tree.id  # type: ignore[union-attr]
+    return one, two
+
+
+def show(git: Git, path: str) -> str:
+    return git("show", f"claude-memory:{path}")
+
+
+def files(git: Git) -> list[str]:
+    return git("ls-tree", "-r", "--name-only", "claude-memory").split()
+
+
+def assert_views_are_a_full_render(ctx: memory.Context, git: Git) -> None:
+    tip = store.tip(ctx.repo)
+    assert tip is not None
+    recs = records.load(ctx.repo, tip.tree, records.Cache(None))
+    want = render.render_all(memory.project_of(ctx.repo, tip.tree, {}), recs.all_sessions(), recs.extra_decisions())
+    for view, data in want.items():
+        assert (git("show", f"claude-memory:{view}", check=False).encode() or None) == data, view
+
+
+def assert_no_markers(ctx: memory.Context, git: Git) -> None:
+    for path in files(git):
+        assert merge.marker_line(show(git, path).encode()) is None, path
+        assert "<<<<<<<" not in show(git, path), path
+
+
+def test_different_files_on_each_side_both_land(ctx: memory.Context, git: Git) -> None:
+    a, b = fork(ctx, git, {S1: session_text("aaaa1111")}, {S2: session_text("bbbb2222", date="2026-04-14")})
+    one, _ = merge_both_ways(ctx, git, a, b)
+    assert {S1, S2} <= set(files(git))
+    assert one.conflicts == [] and one.kept == []
+    assert show(git, S1) == session_text("aaaa1111")
+    assert show(git, S2) == session_text("bbbb2222", date="2026-04-14")
+    assert "2026-04-13-search-api" in show(git, "index.md") and "2026-04-14-billing-work" in show(git, "index.md")
+    assert_views_are_a_full_render(ctx, git)
+
+
+def test_same_session_edited_on_both_sides_keeps_both_the_same_way_in_either_direction(
+        ctx: memory.Context, git: Git) -> None:
+    put(ctx, {S1: session_text(summary="Base")})
+    text_a, text_b = session_text(summary="Edited on A"), session_text(summary="Edited on B")
+    a, b = fork(ctx, git, {S1: text_a}, {S1: text_b})
+    one, two = merge_both_ways(ctx, git, a, b)
+    oid_a, oid_b = store.hash_bytes(text_a.encode()), store.hash_bytes(text_b.encode())
+    keep, move = sorted((oid_a, oid_b))
+    saved = f"conflicts/{S1}.{keep[:8]}-{move[:8]}"
+    assert one.conflicts == two.conflicts == [(S1, saved)]
+    by_oid = {oid_a: text_a, oid_b: text_b}
+    assert show(git, S1) == by_oid[keep] and show(git, saved) == by_oid[move]
+    assert_views_are_a_full_render(ctx, git)
+    assert_no_markers(ctx, git)
+    assert "conflict: " + S1 in git("log", "-1", "--format=%B", "claude-memory")
+
+
+def test_deletion_against_an_unchanged_side_wins(ctx: memory.Context, git: Git) -> None:
+    put(ctx, {S1: session_text(), S2: session_text("bbbb2222", date="2026-04-14")})
+    a, b = fork(ctx, git, {S1: None}, {S3: session_text("cccc3333", date="2026-04-15")})
+    one, _ = merge_both_ways(ctx, git, a, b)
+    assert S1 not in files(git) and {S2, S3} <= set(files(git))
+    assert one.kept == [] and "2026-04-13-search-api" not in show(git, "index.md")
+    assert_views_are_a_full_render(ctx, git)
+
+
+def test_deletion_against_an_edit_keeps_the_edit_and_reports_it(ctx: memory.Context, git: Git) -> None:
+    put(ctx, {S1: session_text(summary="Base")})
+    a, b = fork(ctx, git, {S1: None}, {S1: session_text(summary="Still working")})
+    one, two = merge_both_ways(ctx, git, a, b)
+    assert show(git, S1) == session_text(summary="Still working")
+    assert one.kept == two.kept == [S1] and one.conflicts == []
+    assert "kept: " + S1 in git("log", "-1", "--format=%B", "claude-memory")
+
+
+def test_log_md_merges_as_a_union_without_duplicates_in_either_direction(ctx: memory.Context, git: Git) -> None:
+    put(ctx, {"log.md": LOG_HEAD + "- 2026-04-13T10:00 base\n"})
+    both = "- 2026-04-13T11:00 flushed on both\n"
+    a, b = fork(ctx, git, {"log.md": LOG_HEAD + "- 2026-04-13T10:00 base\n" + both + "- 2026-04-13T12:30 a\n"},
+                {"log.md": LOG_HEAD + "- 2026-04-13T10:00 base\n- 2026-04-13T09:00 b late flush\n" + both
+                 + "- 2026-04-13T12:00 b\n"})
+    merge_both_ways(ctx, git, a, b)
+    assert show(git, "log.md") == (LOG_HEAD + "- 2026-04-13T10:00 base\n" "- 2026-04-13T09:00 b late flush\n"
+                                   + both + "- 2026-04-13T12:00 b\n- 2026-04-13T12:30 a\n")
+    assert show(git, "log.md").count(both) == 1
+
+
+def test_union_of_is_symmetric_and_keeps_every_line_once() -> None:
+    a = b"# Log\n\n- 1 x\n- 3 z\n"
+    b = b"# Log\n\n- 2 y\n- 1 x\n"
+    assert merge.union_of(a, b) == merge.union_of(b, a) == b"# Log\n\n- 1 x\n- 2 y\n- 3 z\n"
+    assert merge.union_of(a, a) == a
+    assert merge.union_of(b"", a) == b"# Log\n- 1 x\n- 3 z\n"  # no shared head: blank lines carry nothing
+
+
+def test_views_are_rerendered_not_merged_even_when_a_side_edited_one(ctx: memory.Context, git: Git) -> None:
+    put(ctx, {S1: session_text()})
+    a, b = fork(ctx, git, {"index.md": "hand edit on A\n", S2: session_text("bbbb2222", date="2026-04-14")},
+                {"index.md": "another hand edit on B\n", S3: session_text("cccc3333", date="2026-04-15")})
+    one, _ = merge_both_ways(ctx, git, a, b)
+    assert one.conflicts == []
+    assert not [p for p in files(git) if p.startswith("conflicts/")]
+    assert_views_are_a_full_render(ctx, git)
+
+
+def test_two_unrelated_roots_merge_into_one_history(tmp_path: Path, repo_dir: Path) -> None:
+    clones = []
+    for i, name in enumerate(("alice", "bob")):
+        path = tmp_path / name
+        run_git(tmp_path, "clone", "-q", str(repo_dir), str(path))  # the same origin: the same project name
+        c = memory.Context.open(path)
+        memory.init(c, now=1_776_000_000 + i)  # each clone's own first commit: no common ancestor
+        clones.append(c)
+    alice, bob = clones
+    put(alice, {S1: session_text("aaaa1111"), "log.md": LOG_HEAD + "- 2026-04-13T10:00 alice\n"})
+    put(bob, {S2: session_text("bbbb2222", date="2026-04-14"), "log.md": LOG_HEAD + "- 2026-04-14T10:00 bob\n"})
+    for ours, other in ((alice, bob), (bob, alice)):  # exchange tips before either merges
+        run_git(ours.root.parent, "fetch", "-q", str(other.root.parent), "claude-memory:refs/remotes/peer/claude-memory")
+    trees = []
+    for ours in (alice, bob):
+        mine, theirs = store.tip(ours.repo), store.resolve(ours.repo, "refs/remotes/peer/claude-memory")
+        assert mine is not None and store.merge_base(ours.repo, mine, theirs) is None
+        result = sync_merge.merge_tips(ours.repo, mine, theirs, ours.cache(), now=1_776_100_000)
+        assert result.outcome == "merged" and result.base is None and result.conflicts == []
+        run_git(ours.root.parent, "fsck", "--strict", "--no-dangling")
+        tip = store.tip(ours.repo)
+        assert tip is not None
+        trees.append(str(tip.tree.id))
+        git_files = run_git(ours.root.parent, "ls-tree", "-r", "--name-only", "claude-memory").split()
+        assert {S1, S2, "meta.json", "log.md", "index.md"} <= set(git_files)
+        assert run_git(ours.root.parent, "show", "claude-memory:log.md") == (
+            LOG_HEAD + "- 2026-04-13T10:00 alice\n- 2026-04-14T10:00 bob\n")
+        roots = run_git(ours.root.parent, "rev-list", "--max-parents=0", "claude-memory").split()
+        assert len(roots) == 2
+    assert trees[0] == trees[1]
+
+
+def test_nothing_new_writes_nothing(ctx: memory.Context, git: Git) -> None:
+    old = put(ctx, {S1: session_text()})
+    new = put(ctx, {S2: session_text("bbbb2222", date="2026-04-14")})
+    before = git("rev-parse", "claude-memory").strip()
+    objects = git("count-objects", "-v")
+    for theirs in (old, new):
+        result = sync_merge.merge_tips(ctx.repo, new, theirs, records.Cache(None))
+        assert result.outcome == "up-to-date" and result.commit is None and result.tip == before
+    assert git("rev-parse", "claude-memory").strip() == before
+    assert git("count-objects", "-v") == objects
+
+
+def test_fast_forward_moves_the_ref_to_theirs_without_a_merge_commit(ctx: memory.Context, git: Git) -> None:
+    old = put(ctx, {S1: session_text()})
+    new = put(ctx, {S2: session_text("bbbb2222", date="2026-04-14")})
+    git("update-ref", "refs/heads/claude-memory", str(old.id))
+    result = sync_merge.merge_tips(ctx.repo, old, new, records.Cache(None))
+    assert result.outcome == "fast-forward" and result.commit is None
+    assert git("rev-parse", "claude-memory").strip() == str(new.id) == result.tip
+    assert "fast-forward" in git("reflog", "-1", "--format=%gs", "claude-memory")
+
+
+def test_fast_forward_creates_a_missing_branch(repo_dir: Path, git: Git) -> None:
+    repo = store.open_repo(repo_dir)
+    store.commit(repo, lambda _t: {"meta.json": b"{}\n"}, "theirs")
+    theirs = store.tip(repo)
+    assert theirs is not None
+    git("update-ref", "-d", "refs/heads/claude-memory")
+    result = sync_merge.merge_tips(repo, None, theirs, records.Cache(None))
+    assert result.outcome == "fast-forward" and git("rev-parse", "claude-memory").strip() == str(theirs.id)
+
+
+def test_a_branch_that_moved_during_the_merge_is_merged_again_on_its_new_tip(
+        ctx: memory.Context, git: Git, monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = fork(ctx, git, {S1: session_text("aaaa1111")}, {S2: session_text("bbbb2222", date="2026-04-14")})
+    git("update-ref", "refs/heads/claude-memory", str(a.id))
+    real = store.commit_merge
+    raced = []
+
+    def racing(*args: object, **kwargs: object) -> store.CommitResult | None:
+        if not raced:  # a local session commits between our read of the tip and our CAS
+            raced.append(put(ctx, {S3: session_text("cccc3333", date="2026-04-15")}))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "commit_merge", racing)
+    result = sync_merge.merge_tips(ctx.repo, a, b, records.Cache(None))
+    assert result.outcome == "merged"
+    assert git("rev-list", "--parents", "-n1", "claude-memory").split()[1:] == [str(raced[0].id), str(b.id)]
+    assert {S1, S2, S3} <= set(files(git))
+    assert_views_are_a_full_render(ctx, git)
+
+
+def test_a_merge_that_would_bring_conflict_markers_is_refused(ctx: memory.Context, git: Git) -> None:
+    bad = session_text(body="<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> origin/claude-memory\n")
+    a, b = fork(ctx, git, {S1: session_text()}, {S2: bad.replace("a1b2c3d4", "bbbb2222")})
+    git("update-ref", "refs/heads/claude-memory", str(a.id))
+    with pytest.raises(EnfError, match=rf"refusing to commit {S2}: line \d+ starts an unresolved git conflict"):
+        sync_merge.merge_tips(ctx.repo, a, b, records.Cache(None))
+    assert git("rev-parse", "claude-memory").strip() == str(a.id)
+
+
+def test_marker_guard_flags_real_markers_only() -> None:
+    assert merge.marker_line(b"a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n") == 2
+    assert merge.marker_line(b"<<<<<<<\nx\n>>>>>>>\n") == 1
+    assert merge.marker_line(b"<<<<<<< HEAD\nno closing line\n") is None
+    assert merge.marker_line(b"text\n```\n<<<<<<< HEAD\nx\n>>>>>>> b\n```\n") is None  # quoted in a code block
+    assert merge.marker_line(b"  <<<<<<< indented\n>>>>>>> b\n") is None
+    assert merge.marker_line(b"<<<<<<<< eight\n>>>>>>> b\n") is None
+    assert merge.marker_line(b"\x00<<<<<<< HEAD\n>>>>>>> b\n") is None  # binary: passes through untouched
+    with pytest.raises(EnfError, match="delete the <<<<<<<, ======= and >>>>>>> lines"):
+        merge.refuse_markers({"sessions/ok.md": b"fine\n", "gone.md": None, "log.md": b"<<<<<<< a\n>>>>>>> b\n"})
+    merge.refuse_markers({"sessions/ok.md": b"fine\n", "gone.md": None})
+
+
+
+def test_after_a_criss_cross_both_directions_still_give_one_tree(ctx: memory.Context, git: Git) -> None:
+    """Each side merged the other, then both moved on: there are two best bases now,
+    and merging the two new tips either way must still give one tree."""
+    a1, b1 = fork(ctx, git, {S1: session_text("aaaa1111")}, {S2: session_text("bbbb2222", date="2026-04-14")})
+    tips = []
+    for ours, theirs, more in ((a1, b1, {S3: session_text("cccc3333", date="2026-04-15")}),
+                               (b1, a1, {S1: session_text("aaaa1111", summary="Edited after")})):
+        git("update-ref", "refs/heads/claude-memory", str(ours.id))
+        sync_merge.merge_tips(ctx.repo, ours, theirs, records.Cache(None), now=1_776_100_000 + len(tips))
+        tips.append(put(ctx, more))
+    merge_both_ways(ctx, git, tips[0], tips[1])
+    assert {S1, S2, S3} <= set(files(git))
+    assert show(git, S1) == session_text("aaaa1111", summary="Edited after")
+    assert_views_are_a_full_render(ctx, git)
+
+
+def test_a_submodule_in_a_hand_made_push_is_left_out_not_a_crash(ctx: memory.Context, git: Git) -> None:
+    a, _ = fork(ctx, git, {S1: session_text("aaaa1111")}, {S2: session_text("bbbb2222", date="2026-04-14")})
+    listing = git("ls-tree", "claude-memory")
+    tree = run_git(ctx.root.parent, "mktree", input=(listing + "160000 commit " + "1" * 40 + "\tvendored\n").encode())
+    hostile = git("commit-tree", "-p", "claude-memory", "-m", "hand-made", tree.strip()).strip()
+    theirs = store.commit_at(ctx.repo, hostile)
+    assert theirs is not None
+    git("update-ref", "refs/heads/claude-memory", str(a.id))
+    result = sync_merge.merge_tips(ctx.repo, a, theirs, records.Cache(None))
+    assert result.outcome == "merged" and result.skipped == ["vendored"]
+    assert {S1, S2} <= set(files(git)) and "vendored" not in files(git)
+    git("fsck", "--strict", "--no-dangling")
