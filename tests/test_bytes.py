@@ -100,3 +100,16 @@ def test_status_reports_a_refused_file_as_still_pending(ctx: memory.Context) -> 
     memory.commit(ctx, "try")
     assert "sessions/2026-04-13-bad.md" in memory.pending(memory.Context.open(ctx.top)).changes
     assert (ctx.root / paths.SESSIONS_DIR / "2026-04-13-bad.md").read_bytes() == LATIN1
+
+
+def test_a_file_with_conflict_markers_waits_and_the_rest_lands(ctx: memory.Context, git: Git) -> None:
+    good = ctx.root / "sessions" / "2026-04-14-good.md"
+    good.write_text(session_text(date="2026-04-14", summary="Good one"))
+    torn = ctx.root / "sessions" / "2026-04-13-torn.md"
+    torn.write_text(session_text(body="\n<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> other\n"))
+    report = memory.commit(ctx, "mixed")
+    assert report.commit is not None and "sessions/2026-04-14-good.md" in report.commit.paths
+    assert "sessions/2026-04-13-torn.md" not in git("ls-tree", "-r", "--name-only", "claude-memory")
+    [(path, why)] = report.refused
+    assert path == "sessions/2026-04-13-torn.md" and "unresolved git conflict" in why
+    assert "<<<<<<<" not in git("log", "-p", "claude-memory")

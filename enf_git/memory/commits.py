@@ -101,7 +101,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
     found = pending(ctx, manifest, start)
     lost = {*found.vanished, *(v for v in render.VIEWS if v in manifest.files and not (ctx.root / v).is_file())}
     changes = found.changes
-    report.refused = _refuse_binary_records(changes)
+    report.refused = _refuse_binary_records(changes) + _refuse_conflict_markers(changes)
     report.redacted = _redact_in_place(ctx, changes)
     if not allow_deletions:
         report.held_deletions = _mass_deletion(ctx.repo, start, changes)
@@ -125,6 +125,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
         merged, report.conflicts = merge.merge_onto(ctx.repo, tree, manifest.files, changes)
         rendered, report.problems = views.views_for(ctx.repo, tip, merged, cache, (ctx.root, manifest))
         merged.update(rendered)
+        merge.refuse_markers(merged)  # nothing enf renders holds one; a last guard before the branch
         written.clear()
         written.update({p: d for p, d in merged.items() if d is not None})
         return merged
@@ -191,6 +192,19 @@ def _refuse_binary_records(changes: dict[str, bytes | None]) -> list[tuple[str, 
             del changes[path]
             refused.append((path, f"{why}; left as it is: save it as UTF-8 text "
                                   f"(or move it out of {path.split('/')[0]}/), then git enf commit"))
+    return refused
+
+
+def _refuse_conflict_markers(changes: dict[str, bytes | None]) -> list[tuple[str, str]]:
+    """Take out files holding an unresolved git conflict: the branch is where everyone
+    reads from, so no marker goes there. Only that file waits; the rest of the commit lands."""
+    refused = []
+    for path, data in list(changes.items()):
+        line = merge.marker_line(data) if data is not None else None
+        if line is not None:
+            del changes[path]
+            refused.append((path, f"line {line} starts an unresolved git conflict (<<<<<<< … >>>>>>>); keep the text "
+                                  "you want, delete the <<<<<<<, ======= and >>>>>>> lines, then git enf commit"))
     return refused
 
 
