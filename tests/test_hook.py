@@ -275,3 +275,16 @@ def test_session_start_initializes_a_new_repo_unless_turned_off(repo_dir: Path, 
     reply = call("SessionStart", repo_dir, source="startup")
     assert reply is not None and git("rev-parse", "--verify", "claude-memory").strip()
     assert (repo_dir / ".claude-sessions" / "sessions").is_dir()
+
+
+def test_session_start_names_conflict_copies(project: Path) -> None:
+    from enf_git.plumbing import store
+
+    repo = store.open_repo(project)
+    store.commit(repo, lambda tip: {"conflicts/sessions/2026-04-13-x.md.1a2b3c4d-5e6f7a8b": b"their version\n"},
+                 "a conflict copy")
+    out = call("SessionStart", project, source="startup")
+    assert out is not None
+    text = out["hookSpecificOutput"]["additionalContext"]  # type: ignore[index]
+    assert "Conflict copies (a record was changed on two sides; both versions are kept): " \
+           "conflicts/sessions/2026-04-13-x.md.1a2b3c4d-5e6f7a8b." in text

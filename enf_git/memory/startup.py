@@ -3,6 +3,7 @@ build the context the assistant sees before its first step."""
 
 from __future__ import annotations
 
+from .. import paths
 from ..errors import EnfError
 from ..plumbing import store
 from ..pure import briefing, model, render
@@ -47,8 +48,20 @@ def context_text(ctx: Context, situation: briefing.Situation) -> str:
     ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
     situation = briefing.Situation(project=project_of(ctx.repo, tip.tree, {}), session_id=situation.session_id,
                                    today=situation.today, yesterday=situation.yesterday, source=situation.source,
-                                   own_file=situation.own_file, opted_out=situation.opted_out)
+                                   own_file=situation.own_file, opted_out=situation.opted_out,
+                                   conflicts=tuple(_conflict_copies(ctx, tip)))
     return briefing.build(situation, sessions, ledger)
+
+
+def _conflict_copies(ctx: Context, tip: store.Commit) -> list[str]:
+    """The paths under conflicts/ on the branch (read folder by folder: no full tree walk)."""
+    out: list[str] = []
+    folders = [paths.CONFLICTS.rstrip("/")]
+    while folders:
+        folder = folders.pop()
+        for name, _oid, kind in store.folder_entries(ctx.repo, tip.tree, folder):
+            (folders if kind == "tree" else out).append(f"{folder}/{name}")
+    return sorted(out)
 
 
 def _with_sections(ctx: Context, sessions: list[model.Session]) -> list[model.Session]:

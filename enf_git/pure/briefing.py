@@ -33,6 +33,7 @@ class Situation:
     source: str  # startup | resume | clear | compact | fork
     own_file: str | None  # this session's file, if it exists
     opted_out: bool
+    conflicts: tuple[str, ...] = ()  # conflict copies on the branch: a record changed on two sides
 
 
 def build(situation: Situation, sessions: Sequence[Session], ledger: ledger_mod.Ledger,
@@ -88,6 +89,10 @@ def _header(s: Situation) -> str:
                      f".claude-sessions/sessions/{s.today}-<slug>.md with frontmatter session_id: {s.session_id} "
                      f"(or the empty file .claude-sessions/.opt-out/{s.session_id} if the user asked not to be "
                      f"tracked). Until then other tools are denied.")
+    if s.conflicts:
+        shown = ", ".join(s.conflicts[:5]) + (f" and {len(s.conflicts) - 5} more" if len(s.conflicts) > 5 else "")
+        lines.append(f"Conflict copies (a record was changed on two sides; both versions are kept): {shown}. "
+                     "Merge each into the file it names (the path after conflicts/), delete the copy, and say so.")
     return "\n".join(lines)
 
 
