@@ -11,10 +11,10 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
-from conftest import GitDaemon, free_port
 from enf_git import paths
 from enf_git.errors import EnfError
 from enf_git.plumbing import gitcli
@@ -22,6 +22,21 @@ from enf_git.plumbing.gitcli import Outcome, Remote, State
 from gitfixtures import run_git
 
 ORIGIN = Remote("origin", is_url=False)
+
+
+class GitDaemon(Protocol):
+    """What the `git_daemon` fixture yields (conftest.py: test modules must not import it,
+    since tests/e2e has a conftest of the same module name)."""
+
+    def url(self, name: str) -> str: ...
+    def create(self, name: str) -> Path: ...
+
+
+def free_port() -> int:
+    """A port nobody listens on (bound, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def memory_commit(repo: Path, message: str, parent: str | None = None) -> str:
@@ -94,7 +109,8 @@ def test_presence_unknown_never_allows_creating(repo_dir: Path, tmp_path: Path, 
     start = time.monotonic()
     answer = gitcli.remote_branch(str(repo_dir), Remote(url, is_url=True))
     assert answer.state is State.UNKNOWN and not answer.may_create
-    expected = {"missing path": Outcome.NOT_FOUND, "dead port": Outcome.OFFLINE, "missing on the server": Outcome.NOT_FOUND}
+    expected = {"missing path": Outcome.NOT_FOUND, "dead port": Outcome.OFFLINE,
+                "missing on the server": Outcome.NOT_FOUND}
     assert answer.reason is expected[where], answer.message
     assert "memory stays committed locally" in answer.message
     assert time.monotonic() - start < 10
@@ -425,3 +441,42 @@ def test_messages_never_show_a_token_from_the_url(repo_dir: Path, http_401: str)
     assert not result.ok
     assert "s3cret-token" not in result.message and "s3cret-token" not in result.stderr
     assert gitcli._redact_url("see https://u:p@h/x and git://h/y") == "see https://***@h/x and git://h/y"
+
+
+# --- what servers say --------------------------------------------------------------------
+
+@pytest.mark.parametrize(("stderr", "outcome"), [
+    ("fatal: unable to access 'https://github.com/t/m.git/': The requested URL returned error: 403", Outcome.NO_RIGHTS),
+    ("remote: Permission to t/m.git denied to bob.\nfatal: unable to access 'https://github.com/t/m.git/': "
+     "The requested URL returned error: 403", Outcome.NO_RIGHTS),
+    ("git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
+     Outcome.NO_RIGHTS),
+    ("fatal: could not read Username for 'https://github.com': terminal prompts disabled", Outcome.NO_RIGHTS),
+    ("Host key verification failed.\nfatal: Could not read from remote repository.", Outcome.NO_RIGHTS),
+    ("remote: Repository not found.\nfatal: repository 'https://github.com/t/m.git/' not found", Outcome.NOT_FOUND),
+    ("fatal: unable to access 'https://github.com/t/m.git/': Could not resolve host: github.com", Outcome.OFFLINE),
+    ("ssh: Could not resolve hostname github.com: Temporary failure in name resolution", Outcome.OFFLINE),
+    ("ssh: connect to host github.com port 22: Network is unreachable", Outcome.OFFLINE),
+    ("fatal: unable to access 'https://h/m.git/': Failed to connect to h port 443: Connection refused",
+     Outcome.OFFLINE),
+    ("error: object file is empty", Outcome.UNKNOWN),
+])
+def test_failures_are_sorted_by_what_the_server_said(stderr: str, outcome: Outcome) -> None:
+    assert gitcli._classify(gitcli._Run(128, "", stderr)) is outcome
+
+
+@pytest.mark.parametrize(("summary", "outcome"), [
+    ("[rejected] (fetch first)", Outcome.NON_FAST_FORWARD),
+    ("[rejected] (non-fast-forward)", Outcome.NON_FAST_FORWARD),
+    ("[rejected] (stale info)", Outcome.NON_FAST_FORWARD),
+    ("[remote rejected] (protected branch hook declined)", Outcome.NO_RIGHTS),  # GitHub
+    ("[remote rejected] (pre-receive hook declined)", Outcome.NO_RIGHTS),  # GitLab, Gitea
+    ("[remote rejected] (permission denied)", Outcome.NO_RIGHTS),
+    ("[remote rejected] (failed to update ref)", Outcome.UNKNOWN),
+])
+def test_push_rejections_are_sorted(summary: str, outcome: Outcome) -> None:
+    assert gitcli._classify_rejection(summary) is outcome
+
+
+def test_a_timeout_is_offline_whatever_was_printed() -> None:
+    assert gitcli._classify(gitcli._Run(-9, "", "remote: Permission denied", timed_out=True)) is Outcome.OFFLINE

@@ -28,6 +28,7 @@ import codecs
 import os
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -153,6 +154,12 @@ class _Run:
     out: str
     err: str
     timed_out: bool = False
+
+
+def terminal_progress() -> IO[str] | None:
+    """Where a long transfer shows git's progress: stderr when it is a terminal, else nowhere
+    (a hook's or a pipe's stderr would fill with carriage returns). For the CLI edge to pass in."""
+    return sys.stderr if sys.stderr.isatty() else None
 
 
 def tracking_ref(remote_name: str, branch: str = paths.BRANCH) -> str:
@@ -489,8 +496,9 @@ _NOT_FOUND_WORDS = ("does not appear to be a git repository", "repository not fo
                     "could not be found", "no such repository", "not exported")
 _OFFLINE_WORDS = ("could not resolve host", "could not resolve hostname", "connection refused",
                   "connection timed out", "network is unreachable", "no route to host", "unable to connect",
-                  "failed to connect", "operation timed out", "connection reset", "temporary failure in name resolution",
-                  "unable to look up", "name or service not known", "the remote end hung up unexpectedly",
+                  "failed to connect", "operation timed out", "connection reset", "unable to look up",
+                  "temporary failure in name resolution", "name or service not known",
+                  "the remote end hung up unexpectedly",
                   "couldn't connect", "from proxy", "ssl_connect", "gnutls_handshake")
 
 
