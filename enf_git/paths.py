@@ -57,3 +57,9 @@ LAUNCH = "import sys; sys.path[:] = [p for p in sys.path if p]; from enf_git.hoo
 def state_dir(common_git_dir: str) -> str:
     """`.git/enf` for a common git dir (not created here)."""
     return os.path.join(common_git_dir, STATE_DIR)
+
+
+# --- sharing (sync) --------------------------------------------------------------------
+# The remote-tracking name for a memory remote given as a URL (enf.remote = URL), which
+# has no remote name of its own: its branch is tracked at refs/remotes/enf-memory/claude-memory.
+URL_REMOTE_NAME = "enf-memory"

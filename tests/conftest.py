@@ -7,7 +7,12 @@ objects with the real `git` binary through `git(...)`.
 from __future__ import annotations
 
 import os
+import signal
+import socket
+import subprocess
+import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
@@ -75,3 +80,70 @@ def run_cli(repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., st
         return result.output
 
     return run
+
+
+@pytest.fixture
+def bare_remote(repo_dir: Path, tmp_path: Path) -> Path:
+    """A bare repository in tmp_path, added to repo_dir as `origin` (nothing pushed yet)."""
+    path = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(path))
+    run_git(repo_dir, "remote", "add", "origin", str(path))
+    return path
+
+
+@dataclass(frozen=True)
+class GitDaemon:
+    """A real git server on loopback: `url(name)` for a bare repo `base / name`."""
+
+    base: Path
+    port: int
+
+    def url(self, name: str) -> str:
+        return f"git://127.0.0.1:{self.port}/{name}"
+
+    def create(self, name: str) -> Path:
+        """A new exported bare repository `name` under the served folder."""
+        path = self.base / name
+        run_git(self.base, "init", "-q", "--bare", "-b", "main", str(path))
+        return path
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def git_daemon(tmp_path: Path) -> Iterator[GitDaemon]:
+    """`git daemon` serving tmp_path/served over git:// on 127.0.0.1, push enabled."""
+    base = tmp_path / "served"
+    base.mkdir()
+    port = free_port()
+    # The daemon itself, not `git daemon`: killing that wrapper would orphan the server.
+    daemon = os.path.join(run_git(tmp_path, "--exec-path").strip(), "git-daemon")
+    proc = subprocess.Popen(
+        [daemon, "--reuseaddr", f"--base-path={base}", "--export-all", "--enable=receive-pack",
+         "--listen=127.0.0.1", f"--port={port}", "--informative-errors", str(base)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        _wait_for_port(port, proc)
+        yield GitDaemon(base, port)
+    finally:  # the daemon forks a child per connection: end the whole group
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen[bytes], wait: float = 10.0) -> None:
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"git daemon exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"git daemon did not listen on port {port} within {wait} s")

@@ -1,0 +1,570 @@
+"""Fetch and push `claude-memory` with the `git` binary (stdlib only).
+
+pygit2 ignores the user's ssh config, `GIT_SSH_COMMAND`, credential helpers and
+proxies, so transport goes through `git`; merging and the compare-and-swap of the
+local branch stay in pygit2 (docs/design.md §7). This module only moves objects and
+one remote-tracking ref; it never writes the local branch, the remote's config, or
+anything the user's own `git fetch` depends on.
+
+Every call:
+- runs `git` in `repo_dir` with the repository-locating variables a hook inherits
+  (`git rev-parse --local-env-vars`: GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, ...)
+  removed, so a call from inside a pre-push hook still targets `repo_dir`;
+- keeps the user's transport settings (GIT_SSH_COMMAND, GIT_SSH, GIT_ASKPASS,
+  SSH_ASKPASS, proxies, `git -c` config) and never prompts: stdin is /dev/null,
+  GIT_TERMINAL_PROMPT=0, no controlling terminal (a new session, POSIX), and ssh
+  in batch mode when the ssh command is ours to choose (see `env_for_git`);
+- has a timeout, after which the whole process group is killed;
+- sorts failures into `Outcome`s, each with a message saying what happened and what
+  to type next. Messages are parsed in the C locale (LC_ALL=C).
+
+Three answers to "does the remote have it": PRESENT (with its OID), ABSENT, UNKNOWN
+(with the reason). Only ABSENT may lead to creating the branch there.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from functools import lru_cache
+from typing import IO
+
+from enf_git import paths
+from enf_git.errors import EnfError
+
+LS_REMOTE_TIMEOUT = 30.0
+FETCH_TIMEOUT = 600.0
+PUSH_TIMEOUT = 600.0
+LOCAL_TIMEOUT = 15.0
+# ssh we start ourselves: never ask (password, passphrase, unknown host key), and give
+# up on a dead host long before our own timeout would.
+BATCH_SSH = "ssh -o BatchMode=yes -o ConnectTimeout=20"
+# git's local_repo_env (environment.c), for a git too old or too broken to print it.
+LOCAL_ENV_FALLBACK = (
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+    "GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE",
+    "GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_PREFIX",
+    "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE", "GIT_COMMON_DIR",
+)
+# Not in local_repo_env but set around hooks and able to redirect what we read or write:
+# a namespace would push into refs/namespaces/..., a quarantine path hides new objects.
+EXTRA_SCRUB = ("GIT_NAMESPACE", "GIT_QUARANTINE_PATH", "GIT_PUSH_OPTION_COUNT", "GIT_REFLOG_ACTION")
+# What `git -c key=value enf sync` passes down: the user's own config, kept (git keeps
+# these too when it runs a command in another repository, run-command.c
+# prepare_other_repo_env).
+KEEP = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+
+
+class Outcome(str, Enum):
+    OK = "ok"  # fetched / pushed
+    UP_TO_DATE = "up-to-date"
+    ABSENT = "absent"  # the remote has no claude-memory (fetch)
+    NON_FAST_FORWARD = "non-fast-forward"
+    NO_RIGHTS = "no-rights"  # 403, protected branch, a hook declined, credentials needed
+    NOT_FOUND = "not-found"  # no repository at that URL/path (or not readable)
+    OFFLINE = "offline"  # DNS, refused, unreachable, timed out
+    UNKNOWN = "unknown"
+
+
+class State(str, Enum):
+    PRESENT = "present"
+    ABSENT = "absent"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Remote:
+    """What to hand to git (`arg`: a remote name or a URL) and where its branch is tracked."""
+
+    arg: str
+    is_url: bool
+
+    @property
+    def label(self) -> str:
+        return _redact_url(self.arg)
+
+    @property
+    def tracking_ref(self) -> str:
+        return tracking_ref(paths.URL_REMOTE_NAME if self.is_url else self.arg)
+
+
+@dataclass(frozen=True)
+class Presence:
+    state: State
+    oid: str | None = None  # PRESENT: the remote's OID
+    reason: Outcome | None = None  # UNKNOWN: why we could not tell
+    message: str = ""
+    names: tuple[str, ...] = ()  # remote_has_code_branches: the branches found
+
+    @property
+    def may_create(self) -> bool:
+        """Only a definite "absent" allows creating the branch there; "could not tell" never."""
+        return self.state is State.ABSENT
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    outcome: Outcome
+    ref: str  # the remote-tracking ref written
+    before: str | None  # its OID before the fetch
+    after: str | None  # and after
+    message: str
+    stderr: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome in (Outcome.OK, Outcome.UP_TO_DATE, Outcome.ABSENT)
+
+
+@dataclass(frozen=True)
+class PushResult:
+    outcome: Outcome
+    message: str
+    summary: str = ""  # git's per-ref status line ("[new branch]", "[rejected] (fetch first)", ...)
+    stderr: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome in (Outcome.OK, Outcome.UP_TO_DATE)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a sync would move, read without writing anything (`--dry-run`)."""
+
+    remote: Presence  # the remote's claude-memory
+    local: str | None  # refs/heads/claude-memory
+    tracking: str | None  # refs/remotes/<remote>/claude-memory
+    fetch: str  # "nothing", "new", "update", "unknown"
+    push: str  # "nothing", "create", "fast-forward", "merge first", "fetch first", "unknown"
+    ahead: int | None  # local commits the remote lacks (when known)
+    behind: int | None  # remote commits we lack (when known)
+
+
+@dataclass(frozen=True)
+class _Run:
+    code: int
+    out: str
+    err: str
+    timed_out: bool = False
+
+
+def terminal_progress() -> IO[str] | None:
+    """Where a long transfer shows git's progress: stderr when it is a terminal, else nowhere
+    (a hook's or a pipe's stderr would fill with carriage returns). For the CLI edge to pass in."""
+    return sys.stderr if sys.stderr.isatty() else None
+
+
+def tracking_ref(remote_name: str, branch: str = paths.BRANCH) -> str:
+    return f"refs/remotes/{remote_name}/{branch}"
+
+
+# --- environment ---------------------------------------------------------------------
+
+def env_for_git(base_env: Mapping[str, str], ssh_configured: bool = False) -> dict[str, str]:
+    """`base_env` made safe for a git subprocess that must target an explicit repository.
+
+    Removed: every variable in git's local_repo_env (from `git rev-parse
+    --local-env-vars`, static fallback) except the `git -c` ones, plus EXTRA_SCRUB.
+    Kept: everything else, notably GIT_SSH_COMMAND, GIT_SSH, GIT_ASKPASS, SSH_ASKPASS,
+    *_proxy, GIT_CONFIG_GLOBAL/NOSYSTEM, GIT_TRACE*.
+    Set: GIT_TERMINAL_PROMPT=0, LC_ALL=C (messages are classified by their text),
+    GCM_INTERACTIVE=never unless the user chose otherwise, and GIT_SSH_COMMAND=BATCH_SSH
+    only when the user set no ssh command at all (no GIT_SSH_COMMAND, no GIT_SSH, and
+    `ssh_configured` False, i.e. no core.sshCommand): appending options to a user's
+    command is not safe (it may be plink or a wrapper script), so theirs runs as is;
+    it still cannot prompt, because it gets no terminal and no stdin.
+    """
+    drop = (set(local_env_vars()) - set(KEEP)) | set(EXTRA_SCRUB)
+    env = {k: v for k, v in base_env.items() if k not in drop}
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["LC_ALL"] = "C"
+    env.setdefault("GCM_INTERACTIVE", "never")
+    if not (env.get("GIT_SSH_COMMAND") or env.get("GIT_SSH") or ssh_configured):
+        env["GIT_SSH_COMMAND"] = BATCH_SSH
+    return env
+
+
+@lru_cache(maxsize=1)
+def local_env_vars() -> tuple[str, ...]:
+    """git's own list of the variables that locate a repository (cached per process)."""
+    try:
+        proc = subprocess.run(["git", "rev-parse", "--local-env-vars"], capture_output=True,
+                              stdin=subprocess.DEVNULL, timeout=LOCAL_TIMEOUT, cwd=os.path.sep)
+        names = tuple(proc.stdout.decode("ascii", "replace").split())
+    except (OSError, subprocess.SubprocessError):
+        names = ()
+    return tuple(sorted(set(names) | set(LOCAL_ENV_FALLBACK)))
+
+
+def _env(repo_dir: str, env: Mapping[str, str] | None) -> dict[str, str]:
+    base = os.environ if env is None else env
+    plain = env_for_git(base, ssh_configured=True)  # without our ssh default, to read the user's config
+    configured = _run(repo_dir, ["config", "--get", "core.sshCommand"], plain, LOCAL_TIMEOUT).code == 0
+    return env_for_git(base, ssh_configured=configured)
+
+
+# --- running git -----------------------------------------------------------------------
+
+def _run(repo_dir: str, args: list[str], env: Mapping[str, str], timeout: float,
+         progress: IO[str] | None = None) -> _Run:
+    """`git args` in repo_dir: no stdin, no terminal, killed (with its children) at `timeout`.
+
+    stderr is copied to `progress` as it arrives (for a terminal) and kept for classifying.
+    """
+    posix = os.name == "posix"
+    proc = subprocess.Popen(["git", *args], cwd=repo_dir, env=dict(env), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=posix)
+    out: list[bytes] = []
+    err: list[bytes] = []
+    readers = [threading.Thread(target=_drain, args=(proc.stdout, out, None), daemon=True),
+               threading.Thread(target=_drain, args=(proc.stderr, err, progress), daemon=True)]
+    for reader in readers:
+        reader.start()
+    timed_out = False
+    try:
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill(proc, posix)
+        code = proc.wait()
+    except BaseException:  # Ctrl-C: the child is in its own session and did not get it
+        _kill(proc, posix)
+        raise
+    for reader in readers:  # an ssh master that outlives git may hold a pipe open
+        reader.join(timeout=2.0)
+    return _Run(code, b"".join(out).decode("utf-8", "replace"), b"".join(err).decode("utf-8", "replace"),
+                timed_out)
+
+
+def _drain(pipe: IO[bytes] | None, sink: list[bytes], echo: IO[str] | None) -> None:
+    if pipe is None:
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    while chunk := pipe.read1(8192) if hasattr(pipe, "read1") else pipe.read(8192):
+        sink.append(chunk)
+        if echo is not None:
+            try:
+                echo.write(decoder.decode(chunk))
+                echo.flush()
+            except (OSError, ValueError):
+                echo = None  # the terminal went away: keep collecting
+    pipe.close()
+
+
+def _kill(proc: subprocess.Popen[bytes], posix: bool) -> None:
+    try:
+        if posix:
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except OSError:
+        pass
+
+
+@lru_cache(maxsize=1)
+def git_version() -> tuple[int, ...]:
+    proc = subprocess.run(["git", "version"], capture_output=True, stdin=subprocess.DEVNULL,
+                          timeout=LOCAL_TIMEOUT, cwd=os.path.sep)
+    words = proc.stdout.decode("ascii", "replace").split()
+    digits = words[2].split(".") if len(words) > 2 else []
+    return tuple(int(d) for d in digits[:3] if d.isdigit())
+
+
+def _rev(repo_dir: str, ref: str, env: Mapping[str, str]) -> str | None:
+    run = _run(repo_dir, ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], env, LOCAL_TIMEOUT)
+    return (run.out.strip() or None) if run.code == 0 else None
+
+
+# --- remotes ---------------------------------------------------------------------------
+
+def remote_names(repo_dir: str, env: Mapping[str, str] | None = None) -> list[str]:
+    run = _run(repo_dir, ["remote"], env_for_git(os.environ if env is None else env), LOCAL_TIMEOUT)
+    if run.code != 0:
+        raise EnfError(f"could not list the remotes of {repo_dir}: {run.err.strip()}",
+                       hint="git remote -v")
+    return run.out.split()
+
+
+def remote_exists(repo_dir: str, name: str, env: Mapping[str, str] | None = None) -> bool:
+    return name in remote_names(repo_dir, env)
+
+
+def looks_like_url(text: str) -> bool:
+    """A URL or path git would accept in place of a remote name (`scheme://`, scp-like
+    `host:path`, an absolute or ./ ../ ~ path)."""
+    if "://" in text or text.startswith(("/", "./", "../", "~")):
+        return True
+    if len(text) > 2 and text[0].isalpha() and text[1:3] in (":\\", ":/"):  # C:\path
+        return True
+    colon, slash = text.find(":"), text.find("/")
+    return colon > 0 and (slash < 0 or colon < slash)
+
+
+def resolve_remote(repo_dir: str, configured: str, env: Mapping[str, str] | None = None) -> Remote:
+    """The memory remote from a setting (enf.remote) that may be a remote name or a URL.
+
+    A configured remote name wins, as in git. A name that is not a remote fails closed:
+    git would take it for a path and we would push memory somewhere nobody meant.
+    """
+    if not configured.strip():
+        raise EnfError("the memory remote setting is empty", hint="git config enf.remote origin")
+    if remote_exists(repo_dir, configured, env):
+        return Remote(configured, is_url=False)
+    if looks_like_url(configured):
+        return Remote(configured, is_url=True)
+    raise EnfError(f"'{configured}' is not a remote of this repository, so memory was not synced",
+                   hint="git remote -v  (then: git config enf.remote <name or URL>)")
+
+
+# --- presence --------------------------------------------------------------------------
+
+def remote_branch(repo_dir: str, remote: Remote, ref: str = paths.REF, env: Mapping[str, str] | None = None,
+                  timeout: float = LS_REMOTE_TIMEOUT) -> Presence:
+    """Whether `remote` has `ref`: PRESENT (with its OID), ABSENT, or UNKNOWN (with why)."""
+    run = _run(repo_dir, ["ls-remote", "--exit-code", remote.arg, ref], _env(repo_dir, env), timeout)
+    if run.code == 2 and not run.timed_out:
+        return Presence(State.ABSENT, message=f"{remote.label} has no {_short(ref)} yet")
+    if run.code != 0:
+        outcome = _classify(run)
+        return Presence(State.UNKNOWN, reason=outcome, message=_message(outcome, remote, "read", run))
+    for line in run.out.splitlines():  # ls-remote matches patterns by their tail: keep the exact ref
+        oid, _, name = line.partition("\t")
+        if name == ref:
+            return Presence(State.PRESENT, oid=oid)
+    return Presence(State.ABSENT, message=f"{remote.label} has no {_short(ref)} yet")
+
+
+def remote_has_code_branches(repo_dir: str, remote: Remote, env: Mapping[str, str] | None = None,
+                             timeout: float = LS_REMOTE_TIMEOUT) -> Presence:
+    """Whether the remote has any branch besides claude-memory (PRESENT, with their names).
+
+    ABSENT means an empty repository (or one holding only memory): a first push of
+    claude-memory there would become its default branch, so the caller must not create it.
+    """
+    run = _run(repo_dir, ["ls-remote", "--heads", remote.arg], _env(repo_dir, env), timeout)
+    if run.code != 0:
+        outcome = _classify(run)
+        return Presence(State.UNKNOWN, reason=outcome, message=_message(outcome, remote, "read", run))
+    names = tuple(n for line in run.out.splitlines() if (n := line.partition("\t")[2]) and n != paths.REF)
+    if names:
+        return Presence(State.PRESENT, names=names)
+    return Presence(State.ABSENT, message=f"{remote.label} has none of the code's branches yet: "
+                    "push your code first, then run git enf sync")
+
+
+# --- fetch -----------------------------------------------------------------------------
+
+def fetch(repo_dir: str, remote: Remote, branch: str = paths.BRANCH, env: Mapping[str, str] | None = None,
+          progress: IO[str] | None = None, timeout: float = FETCH_TIMEOUT) -> FetchResult:
+    """The remote's branch into its remote-tracking ref, never into the local branch.
+
+    The refspec is given on the command line only (a configured one for a branch the
+    remote lacks would break the user's every `git fetch`); `--refmap=` stops git from
+    also updating the configured tracking refs, so exactly one ref moves. No tags, no
+    pruning, no submodules, no FETCH_HEAD (a user's pending `git merge FETCH_HEAD` stays
+    theirs), no auto-gc (a gc during our pygit2 writes is unsafe, design §7).
+    `progress`: a stream to copy git's progress to (pass sys.stderr when it is a tty).
+    """
+    full_env = _env(repo_dir, env)
+    ref = tracking_ref(paths.URL_REMOTE_NAME if remote.is_url else remote.arg, branch)
+    before = _rev(repo_dir, ref, full_env)
+    args = ["fetch", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap="]
+    args += _version_flags()
+    args += ["--progress"] if progress is not None else ["--quiet"]
+    run = _run(repo_dir, [*args, remote.arg, f"+refs/heads/{branch}:{ref}"], full_env, timeout, progress)
+    after = _rev(repo_dir, ref, full_env)
+    if run.code == 0:
+        outcome = Outcome.UP_TO_DATE if after == before else Outcome.OK
+        text = (f"{remote.label}: {branch} is unchanged" if outcome is Outcome.UP_TO_DATE
+                else f"fetched {branch} from {remote.label} into {ref}")
+        return FetchResult(outcome, ref, before, after, text, run.err)
+    if "couldn't find remote ref" in run.err and not run.timed_out:
+        return FetchResult(Outcome.ABSENT, ref, before, after, f"{remote.label} has no {branch} yet", run.err)
+    outcome = _classify(run)
+    return FetchResult(outcome, ref, before, after, _message(outcome, remote, "fetch", run), _redact_url(run.err))
+
+
+def _version_flags() -> list[str]:
+    version = git_version()
+    flags = ["--no-write-fetch-head"] if version >= (2, 29) else []
+    return flags + (["--no-auto-maintenance"] if version >= (2, 29) else ["--no-auto-gc"])
+
+
+# --- push ------------------------------------------------------------------------------
+
+def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = None, no_verify: bool = False,
+         env: Mapping[str, str] | None = None, progress: IO[str] | None = None,
+         timeout: float = PUSH_TIMEOUT) -> PushResult:
+    """Push `oid_or_ref` to the remote's claude-memory, never forced.
+
+    `expect`: what we last saw there. "" = absent: the push only creates the branch and
+    is refused if it appeared meanwhile. An OID: the push goes only if the remote still
+    has it, and only if ours descends from it (checked here first), so the lease is a
+    compare-and-swap of a fast-forward, never an overwrite. None: a plain push, which
+    the remote refuses unless it is a fast-forward.
+    `no_verify`: skip the user's pre-push hook (set when called from inside it).
+    """
+    full_env = _env(repo_dir, env)
+    if expect:
+        ancestor = _run(repo_dir, ["merge-base", "--is-ancestor", expect, oid_or_ref], full_env, LOCAL_TIMEOUT)
+        if ancestor.code == 1:
+            return PushResult(Outcome.NON_FAST_FORWARD, _message(Outcome.NON_FAST_FORWARD, remote, "push", ancestor))
+        if ancestor.code != 0:
+            return PushResult(Outcome.UNKNOWN, f"could not compare {oid_or_ref} with {expect}: "
+                              f"{ancestor.err.strip()}; run git enf sync again", stderr=ancestor.err)
+    args = ["push", "--porcelain", "--no-follow-tags", "--recurse-submodules=no"]
+    args += ["--no-verify"] if no_verify else []
+    args += [f"--force-with-lease={paths.REF}:{expect}"] if expect is not None else []
+    args += ["--progress"] if progress is not None else []
+    run = _run(repo_dir, [*args, remote.arg, f"{oid_or_ref}:{paths.REF}"], full_env, timeout, progress)
+    return _push_result(run, remote)
+
+
+def _push_result(run: _Run, remote: Remote) -> PushResult:
+    status = next((line for line in run.out.splitlines() if line.count("\t") >= 2), "")
+    flag, summary = (status[:1], status.split("\t", 2)[2]) if status else ("", "")
+    err = _redact_url(run.err)
+    if run.code == 0 and flag == "=":
+        return PushResult(Outcome.UP_TO_DATE, f"{remote.label} already has this memory", summary, err)
+    if run.code == 0 and flag in (" ", "*", "+"):
+        return PushResult(Outcome.OK, f"pushed {paths.BRANCH} to {remote.label}", summary, err)
+    if flag == "!":
+        outcome = _classify_rejection(summary)
+    else:
+        outcome = _classify(run)
+    return PushResult(outcome, _message(outcome, remote, "push", run, summary), summary, err)
+
+
+def _classify_rejection(summary: str) -> Outcome:
+    text = summary.lower()
+    behind = ("non-fast-forward", "fetch first", "stale info", "already exists")
+    if "[rejected]" in text and any(w in text for w in behind):
+        return Outcome.NON_FAST_FORWARD
+    if "[remote rejected]" in text and any(w in text for w in _RIGHTS_WORDS + ("hook declined", "denied")):
+        return Outcome.NO_RIGHTS
+    return Outcome.UNKNOWN
+
+
+# --- dry run ---------------------------------------------------------------------------
+
+def plan(repo_dir: str, remote: Remote, env: Mapping[str, str] | None = None,
+         timeout: float = LS_REMOTE_TIMEOUT) -> Plan:
+    """What fetch and push would move, from ls-remote and local refs; writes nothing."""
+    full_env = _env(repo_dir, env)
+    there = remote_branch(repo_dir, remote, env=env, timeout=timeout)
+    local, tracking = _rev(repo_dir, paths.REF, full_env), _rev(repo_dir, remote.tracking_ref, full_env)
+    if there.state is State.UNKNOWN:
+        return Plan(there, local, tracking, "unknown", "unknown", None, None)
+    if there.state is State.ABSENT:
+        ahead = _count(repo_dir, None, local, full_env)
+        return Plan(there, local, tracking, "nothing", "create" if local else "nothing", ahead, 0)
+    assert there.oid is not None
+    fetch_move = "nothing" if there.oid == tracking else ("new" if tracking is None else "update")
+    known = _rev(repo_dir, there.oid, full_env) is not None  # do we have the remote's commit?
+    if local is None:
+        behind = _count(repo_dir, None, there.oid, full_env) if known else None
+        return Plan(there, local, tracking, fetch_move, "nothing", 0, behind)
+    if not known:
+        return Plan(there, local, tracking, fetch_move, "fetch first", None, None)
+    ahead, behind = _count(repo_dir, there.oid, local, full_env), _count(repo_dir, local, there.oid, full_env)
+    push_move = "nothing" if not ahead else ("fast-forward" if not behind else "merge first")
+    return Plan(there, local, tracking, fetch_move, push_move, ahead, behind)
+
+
+def _count(repo_dir: str, base: str | None, tip: str | None, env: Mapping[str, str]) -> int | None:
+    if tip is None:
+        return 0
+    run = _run(repo_dir, ["rev-list", "--count", tip, *([f"^{base}"] if base else [])], env, LOCAL_TIMEOUT)
+    return int(run.out.strip()) if run.code == 0 and run.out.strip().isdigit() else None
+
+
+# --- classifying failures --------------------------------------------------------------
+
+_RIGHTS_WORDS = ("returned error: 403", "returned error: 401", "permission denied", "protected branch",
+                 "authentication failed", "could not read username", "could not read password",
+                 "terminal prompts disabled", "host key verification failed", "not authorized",
+                 "access denied", "pre-receive hook declined", "you are not allowed", "forbidden")
+_NOT_FOUND_WORDS = ("does not appear to be a git repository", "repository not found", "returned error: 404",
+                    "could not be found", "no such repository", "not exported")
+_OFFLINE_WORDS = ("could not resolve host", "could not resolve hostname", "connection refused",
+                  "connection timed out", "network is unreachable", "no route to host", "unable to connect",
+                  "failed to connect", "operation timed out", "connection reset", "unable to look up",
+                  "temporary failure in name resolution", "name or service not known",
+                  "the remote end hung up unexpectedly",
+                  "couldn't connect", "from proxy", "ssl_connect", "gnutls_handshake")
+
+
+def _classify(run: _Run) -> Outcome:
+    if run.timed_out:
+        return Outcome.OFFLINE
+    text = run.err.lower()
+    # An access refusal is often worded as "repository not found" (GitHub, git daemon), so
+    # credentials are looked at first, then absence, then the network.
+    for outcome, words in ((Outcome.NO_RIGHTS, _RIGHTS_WORDS), (Outcome.NOT_FOUND, _NOT_FOUND_WORDS),
+                           (Outcome.OFFLINE, _OFFLINE_WORDS)):
+        if any(w in text for w in words):
+            return outcome
+    return Outcome.UNKNOWN
+
+
+def _message(outcome: Outcome, remote: Remote, verb: str, run: _Run, summary: str = "") -> str:
+    name, branch = remote.label, paths.BRANCH
+    kept = "memory stays committed locally; "
+    if outcome is Outcome.NON_FAST_FORWARD:
+        return (f"{name} has memory you do not have yet ({summary or 'not a fast-forward'}): "
+                f"{kept}run git enf sync again")
+    if outcome is Outcome.NO_RIGHTS:
+        if "terminal prompts disabled" in run.err or "could not read username" in run.err.lower():
+            return (f"{name} asked for credentials and enf-git never prompts: {kept}set up a credential "
+                    f"helper or an ssh key (try git fetch {remote.arg} by hand once), then run git enf sync")
+        if "host key verification failed" in run.err.lower():
+            return (f"ssh does not know {name}'s host key yet: {kept}connect once by hand "
+                    f"(git fetch {remote.arg}) to accept it, then run git enf sync")
+        what = "push to" if verb == "push" else "read"
+        return (f"you may not {what} {branch} on {name} ({_first_line(summary or run.err)}): {kept}"
+                "ask for access, or set enf.remote to a remote you can push to")
+    if outcome is Outcome.NOT_FOUND:
+        return (f"{name} was not found, or you may not read it ({_first_line(run.err)}): {kept}"
+                "check the URL with git remote -v, or set enf.remote")
+    if outcome is Outcome.OFFLINE:
+        why = "timed out" if run.timed_out else f"could not be reached (offline?): {_first_line(run.err)}"
+        return f"{name} {why}; {kept}it goes with the next sync"
+    return f"git {verb} {name} failed: {_first_line(summary or run.err) or 'no message'}; {kept}run git enf doctor"
+
+
+def _first_line(text: str) -> str:
+    """The most telling line of git's stderr: the first fatal/error one, else the first."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith(("fatal:", "error:", "remote: error", "! ")):
+            return _redact_url(line)
+    return _redact_url(lines[0]) if lines else ""
+
+
+def _short(ref: str) -> str:
+    return ref.removeprefix("refs/heads/")
+
+
+def _redact_url(text: str) -> str:
+    """Drop the user-info (user:token@) from every URL in `text`: messages must not leak it."""
+    out, start = [], 0
+    while (i := text.find("://", start)) >= 0:
+        end = i + 3
+        stop = end
+        while stop < len(text) and text[stop] not in " \t\n'\"/":
+            stop += 1
+        at = text.rfind("@", end, stop)
+        out.append(text[start:end])
+        start = at + 1 if at >= 0 else end
+        if at >= 0:
+            out.append("***@")
+    out.append(text[start:])
+    return "".join(out)
