@@ -10,7 +10,7 @@ from ..plumbing import store, workcopy
 from . import views
 from .report import Report
 from .working_set import ensure_folders, materialize
-from .workspace import Context
+from .workspace import REMOTE_KEY, Context
 
 ORIGIN_BRANCH = f"refs/remotes/origin/{paths.BRANCH}"
 
@@ -25,6 +25,11 @@ def init(ctx: Context, now: int | None = None) -> Report:
                 report.warnings.append(f"adopted origin/{paths.BRANCH}")
         else:
             report.commit = _create(ctx, now)
+    if ctx.settings.remote is None and "origin" in store.remote_names(ctx.repo):
+        # Memory travels with the code's own remote unless told otherwise (enf.remote).
+        store.set_config(ctx.repo, REMOTE_KEY, "origin")
+        ctx.settings.remote = "origin"
+        report.warnings.append(f"memory will be shared through origin (git config {REMOTE_KEY} to change it)")
     if workcopy.ensure_excluded(store.common_dir(ctx.repo)):
         report.warnings.append(f"added {paths.EXCLUDE_LINE} to .git/info/exclude")
     ensure_folders(ctx)

@@ -1,0 +1,133 @@
+"""`git enf sync`: share memory with its remote (fetch, merge, push), never forcing.
+
+One round: commit the working copy; fetch the remote's `claude-memory` into its
+remote-tracking ref (plumbing/gitcli, the `git` binary, so the user's ssh config and
+credential helpers apply); merge it into the local branch (memory/sync_merge, pure
+apart from reading blobs); refresh the working copy; push the local branch as a
+fast-forward of what was fetched. A push rejected because the remote moved meanwhile
+starts another round, a bounded number of times with a growing pause. Every other
+failure (no rights, offline, no such remote) ends the sync with gitcli's message;
+memory always stays committed locally, and goes with the next sync.
+
+The branch is created on the remote only when the remote certainly lacks it, and only
+when the remote already has some of the code's branches (memory must not become the
+default branch of an empty repository); a remote dedicated to memory (a URL, or
+`git config enf.memoryOnly true`) is exempt.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import IO
+
+from .. import paths
+from ..errors import EnfError
+from ..plumbing import gitcli, store
+from . import sync_merge
+from .commits import commit
+from .report import Report
+from .working_set import materialize
+from .workspace import REMOTE_KEY, Context
+
+MAX_ROUNDS = 5  # fetch-merge-push rounds when the remote keeps moving under us
+MEMORY_ONLY_KEY = "enf.memoryOnly"
+
+
+class Synced:  # a plain class: see workspace.Settings
+    """What a sync did, for the edges to print."""
+
+    def __init__(self, remote: str) -> None:
+        self.remote = remote  # the remote's label (a URL's credentials masked)
+        self.local: Report | None = None  # the commit of the working copy first
+        self.fetched: gitcli.FetchResult | None = None
+        self.merges: list[sync_merge.MergeResult] = []
+        self.pushed: gitcli.PushResult | None = None
+        self.plan: gitcli.Plan | None = None  # --dry-run
+        self.rounds = 0
+        self.messages: list[str] = []
+        self.ok = True
+
+    def fail(self, message: str) -> Synced:
+        self.ok = False
+        self.messages.append(message)
+        return self
+
+
+def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, now: int | None = None,
+         progress: IO[str] | None = None, in_hook: bool = False) -> Synced:
+    """Fetch, merge and push memory with `remote_arg` or the configured enf.remote."""
+    configured = remote_arg or ctx.settings.remote
+    if not configured:
+        raise EnfError("memory is not shared with any remote yet",
+                       hint=f"git config {REMOTE_KEY} origin  (or name one: git enf sync REMOTE)")
+    top = str(ctx.top)
+    remote = gitcli.resolve_remote(top, configured)
+    out = Synced(remote.label)
+    if dry_run:
+        out.plan = gitcli.plan(top, remote)
+        return out
+    out.local = commit(ctx, "enf: sync", now)
+    for out.rounds in range(1, MAX_ROUNDS + 1):
+        if not _round(ctx, remote, out, now, progress, in_hook):
+            return out
+        time.sleep(random.uniform(0.2, 0.5) * out.rounds)  # the remote moved: let it settle, then again
+    return out.fail(f"{remote.label} kept moving while memory was pushed ({MAX_ROUNDS} rounds): "
+                    "memory stays committed here; run git enf sync again")
+
+
+def _round(ctx: Context, remote: gitcli.Remote, out: Synced, now: int | None, progress: IO[str] | None,
+           in_hook: bool) -> bool:
+    """One fetch-merge-push; False when the sync is over (done or failed), True to go again."""
+    top = str(ctx.top)
+    fetched = out.fetched = gitcli.fetch(top, remote, progress=progress)
+    if not fetched.ok:
+        out.fail(fetched.message)
+        return False
+    absent = fetched.outcome is gitcli.Outcome.ABSENT
+    if not absent and fetched.after:
+        _merge(ctx, fetched.after, out, now)
+    if absent and not _may_create(ctx, remote, out):
+        return False
+    tip = store.tip(ctx.repo)
+    if tip is None or (not absent and str(tip.id) == fetched.after):
+        out.pushed = None
+        out.messages.append(f"{remote.label} has all of memory")
+        return False
+    expect = "" if absent else fetched.after
+    pushed = out.pushed = gitcli.push(top, remote, str(tip.id), expect=expect, no_verify=in_hook, progress=progress)
+    if pushed.ok:
+        out.messages.append(pushed.message)
+        return False
+    if pushed.outcome is gitcli.Outcome.NON_FAST_FORWARD:
+        return True
+    out.fail(pushed.message)
+    return False
+
+
+def _merge(ctx: Context, theirs_oid: str, out: Synced, now: int | None) -> None:
+    theirs = store.commit_at(ctx.repo, theirs_oid)
+    if theirs is None:
+        raise EnfError(f"the fetched {paths.BRANCH} ({theirs_oid[:12]}) is not in this repository",
+                       hint="git enf sync again; if it persists: git fsck")
+    merged = sync_merge.merge_tips(ctx.repo, store.tip(ctx.repo), theirs, ctx.cache(), now)
+    out.merges.append(merged)
+    if merged.outcome != "up-to-date":
+        with ctx.lock():
+            materialize(ctx)
+
+
+def _may_create(ctx: Context, remote: gitcli.Remote, out: Synced) -> bool:
+    """The remote lacks claude-memory: create it there only next to the code."""
+    if remote.is_url or (store.config_value(ctx.repo, MEMORY_ONLY_KEY) or "").strip().lower() == "true":
+        return True
+    code = gitcli.remote_has_code_branches(str(ctx.top), remote)
+    if code.state is gitcli.State.PRESENT:
+        return True
+    if code.state is gitcli.State.ABSENT:
+        out.messages.append(f"{remote.label} has none of the code's branches yet, so memory was not pushed there "
+                            "(it would become the default branch): it goes with the next push or sync once the "
+                            "code is there")
+        return False
+    out.fail(code.message or f"could not tell whether {remote.label} has the code's branches; memory was not pushed")
+    return False

@@ -1,0 +1,166 @@
+"""`git enf sync` between real clones of a bare remote, with the real git binary.
+
+Every record of every clone lands, trees end identical, nothing is forced (the
+remote's branch only moves forward), and each failure says what happened.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from enf_git import memory
+from gitfixtures import run_git, session_text
+
+GIT_ENF = str(Path(sys.executable).with_name("git-enf"))
+
+
+def enf(cwd: Path, *args: str, code: int = 0) -> str:
+    proc = subprocess.run([GIT_ENF, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == code, proc.stdout + proc.stderr
+    return proc.stdout + proc.stderr
+
+
+@pytest.fixture
+def origin(tmp_path: Path, repo_dir: Path) -> Path:
+    """A bare remote holding the code's main branch (repo_dir's first commit)."""
+    bare = tmp_path / "origin.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(bare))
+    run_git(repo_dir, "remote", "add", "origin", str(bare))
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    return bare
+
+
+def clone(tmp_path: Path, origin: Path, name: str) -> Path:
+    path = tmp_path / name
+    run_git(tmp_path, "clone", "-q", str(origin), str(path))
+    run_git(path, "config", "user.name", name)
+    run_git(path, "config", "user.email", f"{name}@example.com")
+    enf(path, "init", "--no-hooks")
+    return path
+
+
+def write(clone_dir: Path, date: str, sid: str, summary: str) -> None:
+    (clone_dir / ".claude-sessions" / "sessions" / f"{date}-{summary.lower().replace(' ', '-')}.md").write_text(
+        session_text(session_id=sid, date=date, summary=summary))
+
+
+def sessions_on(path: Path, ref: str = "claude-memory") -> list[str]:
+    out = run_git(path, "ls-tree", "--name-only", f"{ref}:sessions")
+    return sorted(out.split())
+
+
+def test_two_clones_share_every_record_and_end_identical(tmp_path: Path, origin: Path) -> None:
+    a, b = clone(tmp_path, origin, "alice"), clone(tmp_path, origin, "bob")
+    write(a, "2026-04-13", "a1a1a1a1", "Alice work")
+    enf(a, "sync")
+    assert sessions_on(origin) == ["2026-04-13-alice-work.md"]
+    write(b, "2026-04-14", "b2b2b2b2", "Bob work")
+    out = enf(b, "sync")
+    assert "merged" in out  # two roots: bob's init had made a branch of its own
+    enf(a, "sync")
+    expected = ["2026-04-13-alice-work.md", "2026-04-14-bob-work.md"]
+    assert sessions_on(a) == sessions_on(b) == sessions_on(origin) == expected
+    assert run_git(a, "rev-parse", "claude-memory^{tree}") == run_git(b, "rev-parse", "claude-memory^{tree}")
+    assert (a / ".claude-sessions" / "sessions" / "2026-04-14-bob-work.md").is_file()  # working copy refreshed
+    assert "Bob work" in (a / ".claude-sessions" / "index.md").read_text()
+    run_git(origin, "fsck", "--strict")
+    # The remote's branch only ever moved forward.
+    log = run_git(origin, "rev-list", "claude-memory")
+    for oid in (run_git(a, "rev-parse", "claude-memory~1"),):
+        assert oid.strip() in log
+
+
+def test_the_same_record_changed_on_both_sides_keeps_both(tmp_path: Path, origin: Path) -> None:
+    a, b = clone(tmp_path, origin, "alice"), clone(tmp_path, origin, "bob")
+    write(a, "2026-04-13", "a1a1a1a1", "Shared")
+    enf(a, "sync")
+    enf(b, "sync")
+    path = "sessions/2026-04-13-shared.md"
+    (a / ".claude-sessions" / path).write_text(session_text(session_id="a1a1a1a1", date="2026-04-13", summary="A"))
+    (b / ".claude-sessions" / path).write_text(session_text(session_id="a1a1a1a1", date="2026-04-13", summary="B"))
+    enf(a, "sync")
+    out = enf(b, "sync")
+    assert "conflict: sessions/2026-04-13-shared.md changed on both sides" in out
+    enf(a, "sync")
+    files = run_git(a, "ls-tree", "-r", "--name-only", "claude-memory").split()
+    copies = [f for f in files if f.startswith("conflicts/")]
+    assert len(copies) == 1 and path in files
+    texts = {run_git(a, "show", f"claude-memory:{p}") for p in (path, copies[0])}
+    assert any('summary: "A"' in t for t in texts) and any('summary: "B"' in t for t in texts)
+    assert "<<<<<<<" not in run_git(a, "log", "-p", "claude-memory")
+
+
+def test_a_remote_without_the_code_gets_no_memory(tmp_path: Path, repo_dir: Path) -> None:
+    empty = tmp_path / "empty.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(empty))
+    run_git(repo_dir, "remote", "add", "origin", str(empty))
+    enf(repo_dir, "init", "--no-hooks")
+    out = enf(repo_dir, "sync")
+    assert "has none of the code's branches yet, so memory was not pushed there" in out
+    assert run_git(empty, "branch", "--list").strip() == ""
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    enf(repo_dir, "sync")
+    assert run_git(empty, "branch", "--list", "claude-memory").strip()
+
+
+def test_a_remote_that_does_not_exist_fails_closed(repo_dir: Path) -> None:
+    enf(repo_dir, "init", "--no-hooks")
+    run_git(repo_dir, "config", "enf.remote", "nosuch")
+    out = enf(repo_dir, "sync", code=1)
+    assert "'nosuch' is not a remote of this repository, so memory was not synced" in out
+
+
+def test_offline_keeps_memory_committed_and_says_so(repo_dir: Path) -> None:
+    enf(repo_dir, "init", "--no-hooks")
+    run_git(repo_dir, "remote", "add", "origin", "git://127.0.0.1:1/nothing-listens-here")
+    run_git(repo_dir, "config", "enf.remote", "origin")
+    write(repo_dir, "2026-04-13", "a1a1a1a1", "Offline work")
+    out = enf(repo_dir, "sync", code=1)
+    assert "could not be reached" in out or "offline" in out.lower()
+    assert sessions_on(repo_dir) == ["2026-04-13-offline-work.md"]  # committed locally all the same
+
+
+def test_dry_run_changes_nothing_and_json_is_an_envelope(tmp_path: Path, origin: Path) -> None:
+    a = clone(tmp_path, origin, "alice")
+    write(a, "2026-04-13", "a1a1a1a1", "Alice work")
+    before = run_git(a, "for-each-ref")
+    plan = json.loads(enf(a, "sync", "--dry-run", "--json"))
+    assert plan["schema"] == 1 and plan["command"] == "sync" and plan["dry_run"] is True
+    assert plan["plan"]["push"] == "create" and plan["plan"]["remote"] == "absent"
+    assert run_git(a, "for-each-ref") == before and run_git(origin, "branch", "--list", "claude-memory") == ""
+    done = json.loads(enf(a, "sync", "--json"))
+    assert done["ok"] is True and done["pushed"] == "ok"
+    assert json.loads(enf(a, "sync", "--json"))["pushed"] is None  # nothing new: nothing pushed
+
+
+def test_three_clones_syncing_at_once_lose_nothing(tmp_path: Path, origin: Path) -> None:
+    clones = [clone(tmp_path, origin, name) for name in ("alice", "bob", "carol")]
+    expected = []
+    for round_ in range(3):
+        for n, c in enumerate(clones):
+            name = f"r{round_}-c{n}"
+            write(c, f"2026-05-{round_ + 1:02d}", f"{n}{round_}abcdef"[:8], name.replace("-", " "))
+            expected.append(f"2026-05-{round_ + 1:02d}-{name}.md")
+        procs = [subprocess.Popen([GIT_ENF, "sync"], cwd=c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True) for c in clones]
+        for p in procs:
+            out, _ = p.communicate(timeout=180)
+            assert p.returncode in (0, 1), out
+    for c in clones:  # settle: whoever lost a race above catches up now
+        enf(c, "sync")
+    for c in clones:
+        enf(c, "sync")
+    trees = {run_git(c, "rev-parse", "claude-memory^{tree}") for c in clones}
+    assert len(trees) == 1
+    assert sessions_on(origin) == sorted(expected)
+    run_git(origin, "fsck", "--strict")
+
+
+def test_memory_context_reads_the_remote_setting(repo_dir: Path, origin: Path) -> None:
+    enf(repo_dir, "init", "--no-hooks")
+    assert memory.Context.open(repo_dir).settings.remote == "origin"  # init elected origin
