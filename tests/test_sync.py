@@ -164,3 +164,17 @@ def test_three_clones_syncing_at_once_lose_nothing(tmp_path: Path, origin: Path)
 def test_memory_context_reads_the_remote_setting(repo_dir: Path, origin: Path) -> None:
     enf(repo_dir, "init", "--no-hooks")
     assert memory.Context.open(repo_dir).settings.remote == "origin"  # init elected origin
+
+
+def test_a_server_hook_that_declines_is_no_push_rights(tmp_path: Path, origin: Path) -> None:
+    hook = origin / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nwhile read old new ref; do\n"
+                    "  [ \"$ref\" = refs/heads/claude-memory ] && echo 'memory is read-only here' >&2 && exit 1\n"
+                    "done\nexit 0\n")
+    hook.chmod(0o755)
+    a = clone(tmp_path, origin, "alice")
+    write(a, "2026-04-13", "a1a1a1a1", "Alice work")
+    out = enf(a, "sync", code=1)
+    assert "you may not push to claude-memory on origin" in out
+    assert "memory stays committed locally" in out
+    assert sessions_on(a) == ["2026-04-13-alice-work.md"]
