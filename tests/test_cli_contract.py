@@ -39,12 +39,13 @@ Run = Callable[..., str]
 SCHEMA = 1
 ENVELOPE = {"schema", "command"}
 STATUS_KEYS = ENVELOPE | {"branch", "tip", "working_set_floor", "behind", "changes", "edited_views", "missing", "remote",
+                          "disagreements",
                           "conflicts"}
 CHANGE_KEYS = {"path", "state"}
 LOG_KEYS = ENVELOPE | {"sessions"}
 SESSION_ROW = {"session", "path", "session_id", "date", "start_time", "status", "tags", "summary", "author",
                "decisions"}
-DECISIONS_KEYS = ENVELOPE | {"decisions", "unresolved"}
+DECISIONS_KEYS = ENVELOPE | {"decisions", "unresolved", "disagreements"}
 DECISION_ROW = {"id", "topic", "date", "time", "decided", "over", "confidence", "source", "text", "author"}
 STANDING_ROW = DECISION_ROW | {"status", "supersedes"}
 SUPERSEDED_ROW = DECISION_ROW | {"status", "superseded_by", "reversed_on", "reversed_because"}

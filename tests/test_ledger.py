@@ -269,3 +269,45 @@ def test_large_ledger_resolves_every_reversal_to_its_designed_target() -> None:
     r.shuffle(decisions)
     r.shuffle(reversals)
     assert ledger.build(decisions, reversals) == led
+
+
+def _two_sides() -> tuple[model.Session, model.Session, str]:
+    rid = REST.decisions[0].id
+    alice = session("2026-04-05-graphql", "- [10:00] Y: In the context of api, decided GraphQL over REST, to achieve "
+                    "fewer round trips. Confidence: medium", f"- [10:01] REVERSED {rid}: Changed from REST to GraphQL "
+                    "because clients over-fetch", sid="a11ce000")
+    bob = session("2026-04-05-grpc", "- [11:00] Y: In the context of api, decided gRPC over REST, to achieve typed "
+                  "contracts. Confidence: medium", f"- [11:01] REVERSED {rid}: Changed from REST to gRPC because "
+                  "services talk to services", sid="b0b00000")
+    return alice, bob, rid
+
+
+def test_two_reversals_of_one_decision_are_an_open_disagreement() -> None:
+    alice, bob, rid = _two_sides()
+    led = build(REST, alice, bob)
+    [dis] = led.disagreements
+    assert dis.open and dis.decision.id == rid
+    assert [r.source for r in dis.reversals] == [alice.path, bob.path]
+    assert [d.decided for d in dis.replacements] == ["GraphQL", "gRPC"]
+    assert led.unresolved == ()  # not "matches no decision": it matched one already replaced
+    assert {c.current.decided for c in led.chains} == {"GraphQL", "gRPC"}  # both stand until settled
+    assert led.open_disagreements == (dis,)
+
+
+def test_a_later_reversal_of_either_replacement_settles_it() -> None:
+    alice, bob, _ = _two_sides()
+    grpc = next(d for d in bob.decisions if d.decided == "gRPC")
+    settle = session("2026-04-09-api-settled", "", f"- [09:00] REVERSED {grpc.id}: Changed from gRPC to GraphQL "
+                     "because one API style is enough", sid="c0ffee00")
+    led = build(REST, alice, bob, settle)
+    [dis] = led.disagreements
+    assert not dis.open and dis.settled_by is not None and dis.settled_by.source == settle.path
+    assert led.open_disagreements == ()
+
+
+def test_a_reversal_that_saw_the_first_one_is_no_disagreement() -> None:
+    alice, _, _ = _two_sides()
+    gql = next(d for d in alice.decisions if d.decided == "GraphQL")
+    later = session("2026-04-07-back-to-rest", "", f"- [09:00] REVERSED {gql.id}: Changed from GraphQL to REST "
+                    "because caching got hard", sid="d00d0000")
+    assert build(REST, alice, later).disagreements == ()

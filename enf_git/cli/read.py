@@ -9,7 +9,7 @@ import click
 from .. import paths
 from ..memory.workspace import Context
 from ..pure import model
-from ..pure.ledger import Chain
+from ..pure.ledger import Chain, Disagreement
 from .base import CONTEXT, JSON_OPTION, emit, parse_date, style, workspace
 from .text import envelope, recall_json
 
@@ -43,7 +43,10 @@ def log(since: str | None, until: str | None, tags: tuple[str, ...], status: str
     filters = queries.Filters(since=since, until=until, tags=tags, status=status, author=author)
     if decisions:
         chains, unresolved = queries.decision_chains(recs, filters, authors)
-        _print_decisions(ctx, chains[:limit], unresolved, as_json, oneline, authors or {})
+        disagreements = queries.open_disagreements(recs)
+        if disagreements and authors is None:
+            authors = queries.first_authors(ctx.repo, tip)  # the text names who reversed what
+        _print_decisions(ctx, chains[:limit], unresolved, as_json, oneline, authors or {}, disagreements)
         return
     sessions = queries.filter_sessions(recs.all_sessions(), filters, authors)[:limit]
     if as_json:
@@ -93,10 +96,13 @@ def chain_row(c: Chain, authors: dict[str, str]) -> dict[str, Any]:
 
 
 def _print_decisions(ctx: Context, chains: list[Chain], unresolved: list[model.Reversal], as_json: bool,
-                     oneline: bool, authors: dict[str, str]) -> None:
+                     oneline: bool, authors: dict[str, str], disagreements: list[Disagreement]) -> None:
     if as_json:
         click.echo(envelope("log-decisions", decisions=[chain_row(c, authors) for c in chains],
-                            unresolved=[{"source": r.source, "ref": r.ref, "date": r.date} for r in unresolved]))
+                            unresolved=[{"source": r.source, "ref": r.ref, "date": r.date} for r in unresolved],
+                            disagreements=[{"decision": decision_row(d.decision, authors),
+                                            "replacements": [decision_row(r, authors) for r in d.replacements]}
+                                           for d in disagreements]))
         return
     lines = []
     for c in chains:
@@ -113,6 +119,9 @@ def _print_decisions(ctx: Context, chains: list[Chain], unresolved: list[model.R
             lines.append(f"    ~~ {old.id}  {old.date}  decided {old.decided}~~ SUPERSEDED by {replaced_by[i].id} "
                          f"({rev.date}){because}")
     lines += [f"unresolved reversal in {r.source}: REVERSED {r.ref} (no matching decision)" for r in unresolved]
+    from ..pure.render import disagreement_line
+
+    lines += [f"DISAGREEMENT: {disagreement_line(d, authors)}" for d in disagreements]
     emit(ctx, "\n".join(lines) or "no decisions match", pageable=True)
 
 

@@ -29,16 +29,25 @@ def status(as_json: bool) -> None:
     lacking = [p for p in working_set.missing(ctx, tip) if p not in found.changes]
     conflicts = sorted(p for p in store.list_files(ctx.repo, tip.tree) if p.startswith(paths.CONFLICTS))
     remote = _remote_state(ctx, str(tip.id))
+    from ..memory import queries
+
+    disagreements = queries.open_disagreements(queries.load(ctx.repo, tip, ctx.cache()))
     state: dict[str, Any] = {
         "branch": paths.BRANCH, "tip": str(tip.id),
         "working_set_floor": manifest.floor, "behind": bool(manifest.base and manifest.base != str(tip.id)),
         "changes": [{"path": p, "state": "deleted" if d is None else "changed"} for p, d in sorted(found.changes.items())],
         "edited_views": sorted(found.views), "missing": lacking, "conflicts": conflicts, "remote": remote,
+        "disagreements": [_disagreement_row(d) for d in disagreements],
     }
     if as_json:
         click.echo(envelope("status", **state))
         return
     emit(ctx, "\n".join(_status_lines(state, found.views)))
+
+
+def _disagreement_row(d: Any) -> dict[str, Any]:
+    return {"decision": d.decision.id, "decided": d.decision.decided,
+            "replacements": [{"id": r.id, "decided": r.decided, "source": r.source} for r in d.replacements]}
 
 
 def _remote_state(ctx: Context, tip: str) -> dict[str, Any] | None:
@@ -86,6 +95,10 @@ def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
     conflicts = state["conflicts"]
     assert isinstance(conflicts, list)
     lines += [f"  conflict copy: {p} (merge it into the original, then delete it)" for p in conflicts]
+    for d in state["disagreements"]:
+        a, b = d["replacements"]
+        lines.append(f"  open disagreement: {d['decision']} ({d['decided']}) was reversed twice, to {a['decided']} "
+                     f"({a['id']}) and to {b['decided']} ({b['id']}): git enf log --decisions")
     return lines
 
 

@@ -97,6 +97,10 @@ def decision_chains(recs: records.Records, filters: Filters,
     return chains, unresolved
 
 
+def open_disagreements(recs: records.Records) -> list[ledger_mod.Disagreement]:
+    return list(render.build_ledger(recs.all_sessions(), recs.extra_decisions()).open_disagreements)
+
+
 def first_authors(repo: store.Repo, tip: store.Commit) -> dict[str, str]:
     """Session or decision file path -> 'Name <email>' of the commit that first added it."""
     authors: dict[str, str] = {}

@@ -20,7 +20,7 @@ DEFAULT_TOKENS = 2000
 HARD_LIMIT = 9000  # Claude Code moves >10,000 chars to a file and shows a 2 KB preview
 RECENT = 10
 DETAILED = 3
-SHARES = {"## Interrupted sessions": 1.0, "## Standing decisions": 2.0, "## Recent sessions": 1.0,
+SHARES = {"## Open disagreements": 1.0, "## Interrupted sessions": 1.0, "## Standing decisions": 2.0, "## Recent sessions": 1.0,
           "## Last sessions: summaries and open items": 1.0}
 
 
@@ -42,7 +42,7 @@ def build(situation: Situation, sessions: Sequence[Session], ledger: ledger_mod.
     ordered = sorted(sessions, key=lambda s: (s.date, s.start_time, s.stem), reverse=True)
     parts = [_header(situation)]
     used = len(parts[0])
-    sections = [s for s in (_interrupted(situation, ordered), _decisions(ledger), _recent(ordered),
+    sections = [s for s in (_disagreements(ledger), _interrupted(situation, ordered), _decisions(ledger), _recent(ordered),
                             _details(situation, ordered)) if s[1]]
     # Each section gets its share of what is left, so decisions cannot crowd out the
     # recent sessions; whatever a section does not use flows on to the next ones.
@@ -109,6 +109,13 @@ def _interrupted(s: Situation, ordered: Sequence[Session]) -> tuple[str, list[st
             lines.append(f"- {x.path} (id {x.session_id}, {x.date}) was left active without a summary: "
                          f"write its summary and set status: completed when convenient.")
     return "## Interrupted sessions", lines, "git enf log --status active"
+
+
+def _disagreements(ledger: ledger_mod.Ledger) -> tuple[str, list[str], str]:
+    from .render import disagreement_line
+
+    lines = [f"- {disagreement_line(d)}" for d in ledger.open_disagreements]
+    return "## Open disagreements", lines, "git enf log --decisions"
 
 
 def _decisions(ledger: ledger_mod.Ledger) -> tuple[str, list[str], str]:

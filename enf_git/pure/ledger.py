@@ -30,9 +30,30 @@ class Chain:
 
 
 @dataclass(frozen=True)
+class Disagreement:
+    """Two reversals of one decision, each made without seeing the other (the second
+    names a decision the first had already replaced): both replacements stand until a
+    later reversal of either one settles it."""
+
+    decision: Decision  # the decision both reversed
+    reversals: tuple[Reversal, Reversal]  # the first and the second, by time
+    replacements: tuple[Decision, Decision]  # what each put in its place
+    settled_by: Reversal | None = None  # a later reversal of one of the replacements
+
+    @property
+    def open(self) -> bool:
+        return self.settled_by is None
+
+
+@dataclass(frozen=True)
 class Ledger:
     chains: tuple[Chain, ...]
     unresolved: tuple[Reversal, ...]
+    disagreements: tuple[Disagreement, ...] = ()
+
+    @property
+    def open_disagreements(self) -> tuple[Disagreement, ...]:
+        return tuple(d for d in self.disagreements if d.open)
 
     @property
     def standing(self) -> int:
@@ -55,10 +76,19 @@ def build(decisions: Iterable[Decision], reversals: Iterable[Reversal]) -> Ledge
     successor: dict[str, str] = {}  # superseded id -> the id that replaced it
     via: dict[str, Reversal] = {}
     unresolved = []
+    split: list[tuple[Decision, Reversal, Reversal, Decision]] = []  # (decision, first, second, second's new)
     for rev in sorted(_dedupe(reversals), key=_key):
         target = _target(rev, pool, successor)
         if target is None:
-            unresolved.append(rev)
+            twice = _reversed_already(rev, pool, successor)
+            if twice is None:
+                unresolved.append(rev)
+                continue
+            # A second reversal of the same decision: its replacement stands beside the
+            # first one's; which one wins is the team's call (a disagreement), not ours.
+            new = _replacement(rev, twice, (d for d in pool.by_source.get(rev.source, ()) if d.id not in successor))
+            pool.add(new)
+            split.append((twice, via[twice.id], rev, new))
             continue
         # Only a standing decision can replace: one already superseded would close a
         # cycle (A -> B -> A) and drop the whole chain from the views. Only one written
@@ -85,7 +115,26 @@ def build(decisions: Iterable[Decision], reversals: Iterable[Reversal]) -> Ledge
         older.sort(key=_key, reverse=True)
         chains.append(Chain(d, tuple(older), tuple(via[o.id] for o in older)))
     chains.sort(key=lambda c: _key(c.current))
-    return Ledger(tuple(chains), tuple(unresolved))
+    return Ledger(tuple(chains), tuple(unresolved), _disagreements(split, successor, via, by_id))
+
+
+def _reversed_already(rev: Reversal, pool: _Pool, successor: dict[str, str]) -> Decision | None:
+    """The decision `rev` names by id when another reversal had already replaced it."""
+    ref = rev.ref.casefold().strip()
+    ids = {ref, *_ID.findall(ref)}
+    named = [d for i in ids for d in pool.by_id.get(i, []) if d.id in successor and _key(d) <= _key(rev)]
+    return max(named, key=_key) if named else None
+
+
+def _disagreements(split: list[tuple[Decision, Reversal, Reversal, Decision]], successor: dict[str, str],
+                   via: dict[str, Reversal], by_id: dict[str, Decision]) -> tuple[Disagreement, ...]:
+    out = []
+    for decision, first, second, new in split:
+        theirs = by_id[successor[decision.id]]
+        # Settled once either replacement was itself reversed later.
+        settled = [via[d.id] for d in (theirs, new) if d.id in successor]
+        out.append(Disagreement(decision, (first, second), (theirs, new), min(settled, key=_key) if settled else None))
+    return tuple(out)
 
 
 class _Pool:
@@ -158,6 +207,11 @@ def _target(rev: Reversal, pool: _Pool, successor: dict[str, str]) -> Decision |
     named = [d for i in ids for d in reversed(pool.by_id.get(i, [])) if d.id not in successor and _key(d) <= key]
     if named:
         return max(named, key=_key)
+    if any(pool.by_id.get(i) for i in ids):
+        # It names a known decision by id, one that was already replaced: not a phrase to
+        # look for elsewhere (that would chain it onto the replacement and hide that two
+        # people reversed the same decision); build() records the disagreement.
+        return None
     cut = pool.made_by(rev)
     for needle in (ref, rev.old.casefold().strip()):
         if not needle:

@@ -309,6 +309,19 @@ def _stamp(date: str, time: str) -> str:
 _CONFIDENCE = re.compile(r"\s+Confidence:.*$", re.IGNORECASE)  # the model reads it case-blind; so must we
 
 
+def disagreement_line(dis: ledger_mod.Disagreement, authors: Mapping[str, str] | None = None) -> str:
+    """One open disagreement, as status, log --decisions and SessionStart say it."""
+    authors = authors or {}
+
+    def side(new: Decision) -> str:
+        who = authors.get(new.source, "")
+        return f"{new.decided} ({new.id}, {new.source}{', ' + who if who else ''})"
+
+    first, second = dis.replacements
+    return (f"{dis.decision.id} ({dis.decision.decided}) was reversed on two sides that had not seen each other: "
+            f"to {side(first)} and to {side(second)}; settle it by reversing the one that loses")
+
+
 def decision_line(d: Decision) -> str:
     conf = f" Confidence: {d.confidence}." if d.confidence else ""
     sid = f" Session: {d.session_id}" if d.session_id else ""
