@@ -333,3 +333,19 @@ def test_the_recursion_guard_skips_our_part(repo_dir: Path, origin: Path) -> Non
     code_commit(repo_dir, "a.txt")
     pushed = git_run(repo_dir, "push", "origin", "main", env={"ENF_GIT_HOOK_ACTIVE": "1"})
     assert pushed.returncode == 0 and remote_tip(origin) == ""
+
+
+def test_switching_branches_merges_fetched_memory_but_a_file_checkout_does_not(tmp_path: Path, repo_dir: Path,
+                                                                              origin: Path) -> None:
+    enf(repo_dir, "init")
+    bob = teammate(tmp_path, origin, "bob")
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0
+    run_git(bob, "fetch", "-q", "origin")
+    alice = bob / ".claude-sessions" / "sessions" / "2026-04-13-alice-work.md"
+    assert git_run(bob, "checkout", "-q", "--", "README.md").returncode == 0
+    assert not alice.exists()
+    assert git_run(bob, "checkout", "-q", "-b", "feature").returncode == 0
+    assert alice.exists()
