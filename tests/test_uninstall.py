@@ -79,6 +79,8 @@ def test_uninstall_without_purge_keeps_the_working_copy_and_its_exclude_line(rep
                    f"deleted the empty folder {skill.parent.parent}\n"
                    "removed /.claude/settings.local.json from .git/info/exclude\n"
                    "removed /.claude/skills/enf-git/ from .git/info/exclude\n"
+                   f"git hooks removed from {repo_dir / '.git' / 'hooks'}: pre-push, post-merge, post-checkout, "
+                   "post-rewrite\n"
                    "the claude-memory branch and .claude-sessions/ are untouched (--purge deletes the working copy)\n")
     # Without it, git status would show the kept working copy and git add -A would commit it.
     assert exclude.read_bytes() == before_exclude + b"# added by enf-git\n/.claude-sessions/\n"

@@ -32,6 +32,7 @@ def init(scope: str, no_hooks: bool) -> None:
     click.echo(f"{paths.BRANCH} {state}; working copy in {ctx.root}")
     if not no_hooks:
         _install_hooks(ctx, scope)
+        _install_git_hooks(ctx)
 
 
 def _install_hooks(ctx: Context, scope: str) -> None:
@@ -50,6 +51,17 @@ def _install_hooks(ctx: Context, scope: str) -> None:
                    "installed; --scope local uses an absolute path instead (faster, only for you)")
 
 
+def _install_git_hooks(ctx: Context) -> None:
+    from ..install import githooks
+    from ..plumbing import store
+
+    result = githooks.install(ctx.top, store.common_dir(ctx.repo))
+    for line in result.lines("installed in"):
+        click.echo(line)
+    if not result.hooks and not result.add_lines:
+        click.echo(f"git hooks already installed in {result.folder}")
+
+
 @click.command(context_settings=CONTEXT)
 @click.option("--scope", type=click.Choice(["project", "local", "user"]), default="local", show_default=True,
               help="Which settings file to clean.")
@@ -66,6 +78,7 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
         _confirm_purge(ctx, yes)  # before anything is removed
     common = store.common_dir(ctx.repo)
     result = claude.uninstall(scope, ctx.top, Path.home(), common / paths.STATE_DIR / claude.RECORD)
+    git_hooks = _uninstall_git_hooks(ctx)  # per repository, whatever the scope; before --purge's deletes
     if scope == "local":
         result.done += [f"removed {line} from .git/info/exclude"
                         for line in claude.remove_excluded(common / "info" / "exclude", claude.LOCAL_EXCLUDES)]
@@ -75,11 +88,20 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
         click.echo(line)
     if not result.done:
         click.echo(f"no enf-git hooks in {scope} scope{_elsewhere(ctx)}")
+    for line in git_hooks:
+        click.echo(line)
     if purge:
         click.echo(f"kept the {paths.BRANCH} branch: your memory is still in git. To delete it as well: "
                    f"git branch -D {paths.BRANCH} (and git push origin --delete {paths.BRANCH} for a remote)")
     else:
         click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched (--purge deletes the working copy)")
+
+
+def _uninstall_git_hooks(ctx: Context) -> list[str]:
+    from ..install import githooks
+    from ..plumbing import store
+
+    return githooks.uninstall(ctx.top, store.common_dir(ctx.repo)).lines("removed from")
 
 
 def _elsewhere(ctx: Context) -> str:

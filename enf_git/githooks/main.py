@@ -1,0 +1,130 @@
+"""Our part of the git hooks, started by the shims (install/githooks.render).
+
+Everything here is fail-open: whatever happens, the process exits 0 and says what
+went wrong on stderr, prefixed `enf-git:`; the shim keeps the user's hook's status.
+Time is bounded by an alarm (ENF_GIT_HOOK_TIMEOUT seconds) that raises inside
+Python, so a git child still running is killed with its process group (gitcli).
+
+- pre-push REMOTE URL: the code goes to the elected remote (enf.remote): sync memory
+  there too (fetch, merge, push with --no-verify). Any other remote: nothing.
+- post-merge, post-checkout, post-rewrite: merge the already-fetched
+  refs/remotes/<remote>/claude-memory into claude-memory and refresh the working
+  copy. No network.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from types import FrameType
+
+PREFIX = "enf-git:"
+DEFAULT_TIMEOUT = 60
+MERGE_HOOKS = ("post-merge", "post-checkout", "post-rewrite")
+
+
+class OutOfTime(BaseException):
+    """Raised by the alarm; a BaseException so no `except Exception` below swallows it."""
+
+
+def say(message: str) -> None:
+    try:
+        print(f"{PREFIX} {message}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    limit = _limit()
+    try:
+        _arm(limit)
+        if args:
+            run(args[0], args[1:])
+    except OutOfTime:
+        say(f"gave up after {limit} s; memory stays committed here: git enf sync")
+    except Exception as exc:  # fail-open: a hook never breaks the user's git
+        from ..errors import EnfError
+
+        hint = f" ({exc.hint})" if isinstance(exc, EnfError) and exc.hint else ""
+        say(f"{exc}{hint}")
+    finally:
+        _disarm()
+    sys.exit(0)
+
+
+def run(hook: str, args: list[str]) -> None:
+    if hook == "pre-push":
+        pre_push(args[0] if args else "", args[1] if len(args) > 1 else "")
+    elif hook in MERGE_HOOKS:
+        merge_fetched()
+
+
+def elected(configured: str | None, name: str, url: str) -> bool:
+    """Whether a push to `name` (`url`) goes to the memory remote: never a fork or mirror."""
+    return bool(configured) and configured in (name, url)
+
+
+def pre_push(name: str, url: str) -> None:
+    from ..memory.sync import sync
+    from ..memory.workspace import Context
+
+    ctx = Context.open(".")
+    if not elected(ctx.settings.remote, name, url):
+        return
+    done = sync(ctx, in_hook=True, now=int(time.time()))
+    if not done.ok:
+        for line in done.messages:
+            say(f"memory not pushed: {line}")
+        say("your push goes on; memory stays committed here: git enf sync")
+    elif done.pushed is not None:
+        say(f"memory pushed to {done.remote}")
+
+
+def merge_fetched() -> None:
+    from .. import paths
+    from ..memory import sync_merge
+    from ..memory.working_set import materialize
+    from ..memory.workspace import Context
+    from ..plumbing import gitcli, store
+
+    ctx = Context.open(".")
+    configured = ctx.settings.remote
+    if not configured:
+        return
+    remote = gitcli.resolve_remote(str(ctx.top), configured)
+    theirs = store.commit_at(ctx.repo, store.ref_target(ctx.repo, remote.tracking_ref))
+    ours = store.tip(ctx.repo)
+    if theirs is None or ours is None:
+        return
+    merged = sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), int(time.time()))
+    if merged.outcome == "up-to-date":
+        return
+    with ctx.lock():
+        materialize(ctx)
+    verb = "fast-forwarded to" if merged.outcome == "fast-forward" else "merged"
+    say(f"{paths.BRANCH} {verb} {remote.label}'s memory; {paths.WC_DIR}/ refreshed")
+    for path, copy in merged.conflicts:
+        say(f"conflict: {path} changed on both sides; both kept, the other version is at {copy}")
+
+
+def _limit() -> int:
+    raw = os.environ.get("ENF_GIT_HOOK_TIMEOUT", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_TIMEOUT
+
+
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    raise OutOfTime()
+
+
+def _arm(seconds: int) -> None:
+    if hasattr(signal, "SIGALRM"):
+        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.alarm(seconds)
+
+
+def _disarm() -> None:
+    if hasattr(signal, "SIGALRM"):
+        signal.alarm(0)

@@ -1,0 +1,234 @@
+"""Install and remove the git hooks (pre-push, post-merge, post-checkout, post-rewrite).
+
+Each installed hook is a small POSIX sh shim (`render`), marked with MARKER so that
+uninstall removes only ours. It is written where git actually runs hooks (`git
+rev-parse --git-path hooks`, which honours core.hooksPath; core.hooksPath itself is
+never changed). A hook that was there before is kept as `<name>.enf-chained` and run
+first by the shim, with the same arguments and the same stdin, and its exit status is
+the hook's; uninstall puts it back. Our part reads no stdin (it gets /dev/null),
+so the user's hook simply inherits the shim's: nothing to save and replay.
+
+A hooks folder that belongs to the repository (husky's `.husky/`, any tracked folder)
+is never written into: a teammate's clone would get our absolute interpreter path.
+There the shim goes to `.git/enf/githooks/` and init prints the one line to add to the
+team's hook, which does nothing on a machine without enf-git.
+
+The shim's text is also kept in the repository's top-level `git-hooks/` (with a plain
+`python3`), where a test checks that it matches `render`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .. import paths
+
+HOOKS = ("pre-push", "post-merge", "post-checkout", "post-rewrite")
+MARKER = "# enf-git hook v1"
+CHAINED = ".enf-chained"  # the user's own hook, renamed at install, restored at uninstall
+SIDE_DIR = "githooks"  # under .git/enf/: the shims a tracked hooks folder calls
+PUSH_TIMEOUT = 60  # seconds our part of pre-push may take (the user's hook is not bounded by us)
+MERGE_TIMEOUT = 20  # post-merge, post-checkout, post-rewrite: local only
+LAUNCH = ("import sys; sys.path[:] = [p for p in sys.path if p]; "
+          "from enf_git.githooks.main import main; main()")
+GIT_TIMEOUT = 15.0
+
+_TEMPLATE = r"""#!/bin/sh
+{marker}: {hook}
+# Installed by `git enf init`, removed by `git enf uninstall` (which restores your own hook).
+# Your hook, if there was one, is {hook}{chained} next to this file: it runs first, with the
+# same arguments and stdin, and its exit status is this hook's; our part never changes it.
+hook={hook}
+py={python}
+limit={limit}
+chained="$(dirname "$0")/$hook{chained}"
+status=0
+# Your hook gets this hook's own stdin (ours reads none), so `git lfs pre-push` still sees the refs.
+if [ -x "$chained" ]; then "$chained" "$@"; status=$?; fi
+# ---- our part: fail-open, bounded, silent unless it has something to say ----
+[ -n "$ENF_GIT_HOOK_ACTIVE" ] && exit $status
+case ${{CI:-}} in ''|false|0) ;; *) [ "$(git config --bool enf.ci 2>/dev/null)" = true ] || exit $status ;; esac
+remote=$(git config --get enf.remote 2>/dev/null) || exit $status
+if git config --get "remote.$remote.url" >/dev/null 2>&1; then
+  tracking="refs/remotes/$remote/{branch}"; named=1
+else
+  tracking="refs/remotes/{url_remote}/{branch}"; named=
+fi
+ours=$(git rev-parse -q --verify {ref} 2>/dev/null) || exit $status
+theirs=$(git rev-parse -q --verify "$tracking" 2>/dev/null)
+case $hook in
+pre-push)
+  [ $status -eq 0 ] || exit $status  # the push is not happening
+  # only the elected remote gets memory, never a fork or a mirror
+  if [ -n "$named" ]; then [ "$1" = "$remote" ] || exit $status
+  else [ "$1" = "$remote" ] || [ "$2" = "$remote" ] || exit $status; fi
+  [ "$ours" = "$theirs" ] && exit $status ;;  # nothing to push: Python is not started
+*)
+  [ "$hook" = post-checkout ] && [ "$3" != 1 ] && exit $status  # a file checkout
+  [ "$hook" = post-rewrite ] && [ "$1" != rebase ] && exit $status  # an amend fetched nothing
+  [ -n "$theirs" ] || exit $status
+  [ "$ours" = "$theirs" ] && exit $status
+  git merge-base --is-ancestor "$theirs" "$ours" 2>/dev/null && exit $status ;;
+esac
+ENF_GIT_HOOK_ACTIVE=1; export ENF_GIT_HOOK_ACTIVE
+case ${{ENF_GIT_HOOK_TIMEOUT:-}} in ''|*[!0-9]*) ENF_GIT_HOOK_TIMEOUT=$limit ;; esac
+export ENF_GIT_HOOK_TIMEOUT
+bound=  # Python stops itself at the limit; `timeout` is the backstop if it cannot
+command -v timeout >/dev/null 2>&1 && bound="timeout -k 5 $((ENF_GIT_HOOK_TIMEOUT + 10))"
+$bound "$py" -c '{launch}' "$hook" "$@" </dev/null >&2 ||
+  echo "enf-git: the $hook step for memory failed (exit $?, $py); your git command is not affected" >&2
+exit $status
+"""
+
+
+def render(hook: str, python: str) -> str:
+    """The shim for `hook`, calling `python` (an absolute path when installed)."""
+    return _TEMPLATE.format(marker=MARKER, hook=hook, python=_quote(python), chained=CHAINED,
+                            limit=PUSH_TIMEOUT if hook == "pre-push" else MERGE_TIMEOUT,
+                            branch=paths.BRANCH, ref=paths.REF, url_remote=paths.URL_REMOTE_NAME,
+                            launch=LAUNCH)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def is_ours(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return MARKER.encode() in f.read(4096)
+    except OSError:
+        return False
+
+
+class Installed:  # a plain class: see memory.workspace.Settings
+    """What install or uninstall did, one line each, for the edge to print."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.hooks: list[str] = []  # the hooks written (install) or removed (uninstall)
+        self.done: list[str] = []  # other things done: a user's hook kept or restored
+        self.kept: list[str] = []  # left alone, and why
+        self.add_lines: list[str] = []  # a tracked hooks folder: what to add there by hand
+
+    def lines(self, verb: str) -> list[str]:
+        """One summary line for the hooks, then the rest."""
+        head = [f"git hooks {verb} {self.folder}: {', '.join(self.hooks)}"] if self.hooks else []
+        return head + self.done + self.kept + self.add_lines
+
+
+def _git(top: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=top, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=GIT_TIMEOUT, env=_env())
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def _env() -> dict[str, str]:
+    from ..plumbing import gitcli
+
+    return gitcli.env_for_git(os.environ)
+
+
+def hooks_dir(top: Path) -> Path:
+    """Where git runs this repository's hooks (core.hooksPath honoured)."""
+    found = _git(top, "rev-parse", "--git-path", "hooks")
+    return (top / (found or ".git/hooks")).resolve()
+
+
+def in_repository(top: Path, folder: Path) -> bool:
+    """Whether `folder` is part of the repository's content (tracked), not per-machine state.
+
+    husky's core.hooksPath is `.husky/_`, itself ignored, inside the tracked `.husky/`:
+    so a folder below the top whose parent holds tracked files counts too.
+    """
+    top = top.resolve()
+    if folder == top or top not in folder.parents:
+        return False
+    git_dir = Path(_git(top, "rev-parse", "--absolute-git-dir") or top / ".git").resolve()
+    if folder == git_dir or git_dir in folder.parents:
+        return False
+    candidates = [folder] + ([folder.parent] if folder.parent != top else [])
+    return any(_git(top, "ls-files", "--", str(c.relative_to(top))) for c in candidates)
+
+
+def side_dir(common_git_dir: Path) -> Path:
+    return Path(paths.state_dir(str(common_git_dir))) / SIDE_DIR
+
+
+def add_line(hook: str) -> str:
+    """The line for a team's tracked hook: runs this machine's shim when there is one."""
+    return (f'd="$(git rev-parse --git-common-dir)/{paths.STATE_DIR}/{SIDE_DIR}"; '
+            f'[ -x "$d/{hook}" ] && "$d/{hook}" "$@" </dev/null; true')
+
+
+def install(top: Path, common_git_dir: Path, python: str | None = None) -> Installed:
+    """Write our shims where git runs hooks (or beside, for a tracked folder). Idempotent."""
+    python = python or sys.executable
+    folder = hooks_dir(top)
+    if in_repository(top, folder):
+        side = side_dir(common_git_dir)
+        out = Installed(side)
+        for hook in HOOKS:
+            _write(side / hook, render(hook, python))
+            out.add_lines.append(f"{hook}: {add_line(hook)}")
+        out.kept.append(f"{folder} is part of the repository, so nothing was written there; add to each "
+                        "of its hooks (create them if needed) the line below")
+        return out
+    out = Installed(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for hook in HOOKS:
+        _install_one(folder / hook, render(hook, python), out)
+    return out
+
+
+def _install_one(path: Path, text: str, out: Installed) -> None:
+    chained = path.with_name(path.name + CHAINED)
+    if path.is_symlink() or path.exists():
+        if not is_ours(path):
+            if chained.exists() or chained.is_symlink():
+                out.kept.append(f"kept {path}: {chained.name} is already there, so ours was not installed")
+                return
+            os.rename(path, chained)  # the user's hook, run first by ours
+            out.done.append(f"kept your {path.name} hook as {chained.name}; ours runs it first")
+        elif path.read_text(errors="replace") == text:
+            return
+    _write(path, text)
+    out.hooks.append(path.name)
+
+
+def _write(path: Path, text: str) -> None:
+    from ..plumbing import atomic
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic.write(path, text.encode())
+    os.chmod(path, 0o755)
+
+
+def uninstall(top: Path, common_git_dir: Path) -> Installed:
+    """Remove only our shims, and put back the hooks they chained."""
+    folder = hooks_dir(top)
+    out = Installed(folder)
+    for hook in HOOKS:
+        path, chained = folder / hook, folder / (hook + CHAINED)
+        if is_ours(path):
+            path.unlink()
+            out.hooks.append(hook)
+            if chained.exists() or chained.is_symlink():
+                os.rename(chained, path)
+                out.done.append(f"restored your {hook} hook")
+    side = side_dir(common_git_dir)
+    if side.is_dir():
+        for hook in HOOKS:
+            if is_ours(side / hook):
+                (side / hook).unlink()
+        try:
+            side.rmdir()
+            out.done.append(f"removed the git hooks in {side}")
+        except OSError:
+            pass
+        if in_repository(top, folder):
+            out.kept.append(f"remove the enf-git line from the hooks in {folder}")
+    return out

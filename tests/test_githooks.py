@@ -1,0 +1,351 @@
+"""The git hooks (pre-push, post-merge, post-checkout, post-rewrite) on real repositories,
+run by the real `git` binary: where they are installed, what they push and merge, and
+that they never change the outcome of the user's git command."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from enf_git.install import githooks
+from gitfixtures import run_git, session_text
+
+GIT_ENF = str(Path(sys.executable).with_name("git-enf"))
+REPO_TOP = Path(__file__).resolve().parent.parent
+
+
+def enf(cwd: Path, *args: str, code: int = 0) -> str:
+    proc = subprocess.run([GIT_ENF, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == code, proc.stdout + proc.stderr
+    return proc.stdout + proc.stderr
+
+
+def git_run(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+
+
+def hooks_path(repo: Path) -> Path:
+    return (repo / run_git(repo, "rev-parse", "--git-path", "hooks").strip()).resolve()
+
+
+def write_session(repo: Path, sid: str, summary: str, date: str = "2026-04-13") -> None:
+    name = f"{date}-{summary.lower().replace(' ', '-')}.md"
+    (repo / ".claude-sessions" / "sessions" / name).write_text(session_text(session_id=sid, date=date, summary=summary))
+
+
+def remote_tip(bare: Path) -> str:
+    return run_git(bare, "rev-parse", "-q", "--verify", "refs/heads/claude-memory", check=False).strip()
+
+
+def local_tip(repo: Path) -> str:
+    return run_git(repo, "rev-parse", "refs/heads/claude-memory").strip()
+
+
+def code_commit(repo: Path, name: str) -> None:
+    (repo / name).write_text(name + "\n")
+    run_git(repo, "add", name)
+    run_git(repo, "commit", "-q", "-m", name)
+
+
+def user_hook(folder: Path, name: str, body: str) -> Path:
+    path = folder / name
+    folder.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def origin(tmp_path: Path, repo_dir: Path) -> Path:
+    """A bare remote that already has the code's main branch, then `git enf init` with hooks."""
+    bare = tmp_path / "origin.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    run_git(repo_dir, "remote", "add", "origin", str(bare))
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    return bare
+
+
+# --- where they go ----------------------------------------------------------------------
+
+def test_the_shims_in_git_hooks_are_what_install_renders() -> None:
+    for hook in githooks.HOOKS:
+        shipped = REPO_TOP / "git-hooks" / hook
+        assert shipped.read_text() == githooks.render(hook, "python3"), f"regenerate git-hooks/{hook}"
+        assert shipped.stat().st_mode & stat.S_IXUSR
+
+
+def test_init_installs_into_the_hooks_folder_git_runs(repo_dir: Path, origin: Path) -> None:
+    out = enf(repo_dir, "init")
+    for hook in githooks.HOOKS:
+        path = hooks_path(repo_dir) / hook
+        assert githooks.MARKER in path.read_text()
+        assert path.stat().st_mode & stat.S_IXUSR
+        assert sys.executable in path.read_text()
+    assert (f"git hooks installed in {hooks_path(repo_dir)}: pre-push, post-merge, post-checkout, "
+            "post-rewrite\n") in out
+    again = enf(repo_dir, "init")  # idempotent: nothing rewritten, nothing chained to itself
+    assert "git hooks installed" not in again and "git hooks already installed" in again
+    assert not list(hooks_path(repo_dir).glob("*" + githooks.CHAINED))
+
+
+def test_core_hooks_path_to_an_untracked_folder_is_honoured_and_left_set(repo_dir: Path, origin: Path) -> None:
+    run_git(repo_dir, "config", "core.hooksPath", "my-hooks")
+    enf(repo_dir, "init")
+    assert githooks.MARKER in (repo_dir / "my-hooks" / "pre-push").read_text()
+    assert not (repo_dir / ".git" / "hooks" / "pre-push").exists()
+    assert run_git(repo_dir, "config", "core.hooksPath").strip() == "my-hooks"
+
+
+def test_a_tracked_hooks_folder_is_never_written_and_the_line_to_add_is_printed(repo_dir: Path,
+                                                                                 origin: Path) -> None:
+    user_hook(repo_dir / ".husky", "pre-push", "exit 0\n")
+    run_git(repo_dir, "add", ".husky")
+    run_git(repo_dir, "commit", "-q", "-m", "husky")
+    run_git(repo_dir, "config", "core.hooksPath", ".husky/_")  # husky 9: an ignored folder in .husky/
+    before = sorted(p.name for p in (repo_dir / ".husky").rglob("*"))
+    out = enf(repo_dir, "init")
+    assert sorted(p.name for p in (repo_dir / ".husky").rglob("*")) == before
+    assert "part of the repository" in out and githooks.add_line("pre-push") in out
+    # The printed line, added to the team's hook, runs this machine's shim.
+    hook = repo_dir / ".husky" / "pre-push"
+    hook.write_text("#!/bin/sh\n" + githooks.add_line("pre-push") + "\nexit 0\n")
+    run_git(repo_dir, "config", "core.hooksPath", ".husky")
+    write_session(repo_dir, "a1a1a1a1", "Husky work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "b.txt")
+    pushed = git_run(repo_dir, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert remote_tip(origin) == local_tip(repo_dir)
+
+
+# --- pre-push ----------------------------------------------------------------------------
+
+def test_pushing_code_to_the_elected_remote_pushes_memory_too(repo_dir: Path, origin: Path) -> None:
+    enf(repo_dir, "init")
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    pushed = git_run(repo_dir, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert remote_tip(origin) == local_tip(repo_dir)
+    assert run_git(origin, "rev-parse", "main").strip() == run_git(repo_dir, "rev-parse", "main").strip()
+    assert "enf-git: memory pushed to origin" in pushed.stderr
+
+
+def test_pushing_to_a_fork_never_pushes_memory_there(tmp_path: Path, repo_dir: Path, origin: Path) -> None:
+    fork = tmp_path / "fork.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(fork))
+    run_git(repo_dir, "remote", "add", "fork", str(fork))
+    enf(repo_dir, "init")
+    code_commit(repo_dir, "a.txt")
+    pushed = git_run(repo_dir, "push", "fork", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert remote_tip(fork) == "" and "enf-git" not in pushed.stderr
+    by_url = git_run(repo_dir, "push", str(fork), "main")
+    assert by_url.returncode == 0 and remote_tip(fork) == ""
+
+
+def test_nothing_to_push_never_starts_python(repo_dir: Path, origin: Path) -> None:
+    enf(repo_dir, "init")
+    code_commit(repo_dir, "a.txt")
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0  # memory goes
+    githooks_folder = hooks_path(repo_dir)
+    broken = githooks.render("pre-push", "/nonexistent/python")
+    (githooks_folder / "pre-push").write_text(broken)
+    code_commit(repo_dir, "b.txt")
+    pushed = git_run(repo_dir, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "enf-git" not in pushed.stderr  # the shell check ended it: no interpreter was needed
+    write_session(repo_dir, "b2b2b2b2", "More")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "c.txt")
+    needed = git_run(repo_dir, "push", "origin", "main")  # now it must start, fails, warns, push goes on
+    assert needed.returncode == 0 and "enf-git: the pre-push step for memory failed" in needed.stderr
+    assert run_git(origin, "rev-parse", "main").strip() == run_git(repo_dir, "rev-parse", "main").strip()
+
+
+def test_the_users_pre_push_hook_sees_its_args_and_stdin_and_decides(repo_dir: Path, origin: Path,
+                                                                      tmp_path: Path) -> None:
+    record = tmp_path / "record"
+    user_hook(hooks_path(repo_dir), "pre-push",
+              f'echo "$@" > {record}.args\ncat > {record}.stdin\nexit "$(cat {tmp_path}/verdict)"\n')
+    (tmp_path / "verdict").write_text("0")
+    out = enf(repo_dir, "init")
+    assert "kept your pre-push hook as pre-push.enf-chained" in out
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    head = run_git(repo_dir, "rev-parse", "main").strip()
+    old = run_git(origin, "rev-parse", "main").strip()
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0
+    assert Path(f"{record}.args").read_text() == f"origin {origin}\n"
+    assert Path(f"{record}.stdin").read_text() == f"refs/heads/main {head} refs/heads/main {old}\n"
+    assert remote_tip(origin) == local_tip(repo_dir)
+    # The user's hook says no: the push fails, and memory is not pushed either.
+    (tmp_path / "verdict").write_text("1")
+    write_session(repo_dir, "b2b2b2b2", "Bob work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "b.txt")
+    refused = git_run(repo_dir, "push", "origin", "main")
+    assert refused.returncode != 0
+    assert run_git(origin, "rev-parse", "main").strip() == head
+    assert remote_tip(origin) != local_tip(repo_dir)
+
+
+def test_our_failure_never_fails_the_push(tmp_path: Path, repo_dir: Path, origin: Path) -> None:
+    memory_remote = tmp_path / "gone.git"  # a memory remote that is not there
+    enf(repo_dir, "init")
+    run_git(repo_dir, "config", "enf.remote", str(memory_remote))
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    pushed = git_run(repo_dir, "push", str(memory_remote), "main")  # to "the elected remote", which fails
+    assert pushed.returncode != 0  # git's own failure, not ours: the code push itself cannot work
+    run_git(repo_dir, "remote", "add", "mem", str(memory_remote))
+    run_git(repo_dir, "config", "remote.mem.pushurl", str(origin))  # code goes, memory's fetch fails
+    run_git(repo_dir, "config", "enf.remote", "mem")
+    pushed = git_run(repo_dir, "push", "mem", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "enf-git: memory not pushed" in pushed.stderr
+    assert run_git(origin, "rev-parse", "main").strip() == run_git(repo_dir, "rev-parse", "main").strip()
+
+
+def test_ci_disables_the_hooks_unless_enf_ci(repo_dir: Path, origin: Path) -> None:
+    enf(repo_dir, "init")
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    assert git_run(repo_dir, "push", "origin", "main", env={"CI": "true"}).returncode == 0
+    assert remote_tip(origin) == ""
+    run_git(repo_dir, "config", "enf.ci", "true")
+    code_commit(repo_dir, "b.txt")
+    assert git_run(repo_dir, "push", "origin", "main", env={"CI": "true"}).returncode == 0
+    assert remote_tip(origin) == local_tip(repo_dir)
+
+
+# --- post-merge and friends ----------------------------------------------------------------
+
+def teammate(tmp_path: Path, origin: Path, name: str) -> Path:
+    path = tmp_path / name
+    run_git(tmp_path, "clone", "-q", str(origin), str(path))
+    run_git(path, "config", "user.name", name)
+    run_git(path, "config", "user.email", f"{name}@example.com")
+    enf(path, "init")
+    return path
+
+
+def test_git_pull_brings_the_teammates_memory_into_the_working_copy(tmp_path: Path, repo_dir: Path,
+                                                                    origin: Path) -> None:
+    enf(repo_dir, "init")
+    bob = teammate(tmp_path, origin, "bob")
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0
+    pulled = git_run(bob, "pull", "-q", "--no-rebase", "origin", "main")
+    assert pulled.returncode == 0, pulled.stderr
+    run_git(bob, "fetch", "-q", "origin", "+refs/heads/claude-memory:refs/remotes/origin/claude-memory")
+    assert not (bob / ".claude-sessions" / "sessions" / "2026-04-13-alice-work.md").exists()  # fetch: no hook
+    code_commit(repo_dir, "b.txt")
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0
+    pulled = git_run(bob, "pull", "--no-rebase", "origin", "main")
+    assert pulled.returncode == 0, pulled.stderr
+    assert (bob / ".claude-sessions" / "sessions" / "2026-04-13-alice-work.md").exists()
+    # bob's own init started a history of its own: the teammate's is merged into it
+    assert git_run(bob, "merge-base", "--is-ancestor", "refs/remotes/origin/claude-memory",
+                   "claude-memory").returncode == 0
+
+
+def test_git_pull_rebase_merges_memory_through_post_rewrite(tmp_path: Path, repo_dir: Path,
+                                                            origin: Path) -> None:
+    enf(repo_dir, "init")
+    bob = teammate(tmp_path, origin, "bob")
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0
+    code_commit(bob, "bob.txt")  # a local commit to rebase
+    pulled = git_run(bob, "pull", "--rebase")  # the default refspec fetches claude-memory's tracking ref
+    assert pulled.returncode == 0, pulled.stderr
+    assert (bob / ".claude-sessions" / "sessions" / "2026-04-13-alice-work.md").exists()
+
+
+def test_a_merge_failure_never_fails_the_pull(tmp_path: Path, repo_dir: Path, origin: Path) -> None:
+    enf(repo_dir, "init")
+    bob = teammate(tmp_path, origin, "bob")
+    code_commit(repo_dir, "a.txt")
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0
+    (hooks_path(bob) / "post-merge").write_text(githooks.render("post-merge", "/nonexistent/python"))
+    pulled = git_run(bob, "pull", "--no-rebase")
+    assert pulled.returncode == 0 and "enf-git:" in pulled.stderr
+    assert (bob / "a.txt").exists()
+
+
+# --- uninstall -------------------------------------------------------------------------------
+
+def test_uninstall_removes_only_ours_and_restores_the_users_hook(repo_dir: Path, origin: Path) -> None:
+    folder = hooks_path(repo_dir)
+    mine = user_hook(folder, "post-merge", "echo mine\n")
+    foreign = user_hook(folder, "pre-commit", "echo other\n")
+    enf(repo_dir, "init")
+    enf(repo_dir, "init")
+    assert githooks.MARKER in mine.read_text()
+    assert (folder / ("post-merge" + githooks.CHAINED)).read_text() == "#!/bin/sh\necho mine\n"
+    enf(repo_dir, "uninstall")
+    assert mine.read_text() == "#!/bin/sh\necho mine\n" and mine.stat().st_mode & stat.S_IXUSR
+    assert foreign.read_text() == "#!/bin/sh\necho other\n"
+    assert not list(folder.glob("*" + githooks.CHAINED))
+    for hook in ("pre-push", "post-checkout", "post-rewrite"):
+        assert not (folder / hook).exists()
+
+
+def test_our_part_is_bounded_by_its_timeout_and_the_push_goes_on(repo_dir: Path, origin: Path) -> None:
+    import time
+
+    enf(repo_dir, "init")
+    # Every fetch from origin now hangs for a minute before git-upload-pack starts.
+    run_git(repo_dir, "config", "remote.origin.uploadpack", "sleep 60; git-upload-pack")
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    started = time.monotonic()
+    pushed = git_run(repo_dir, "push", "origin", "main", env={"ENF_GIT_HOOK_TIMEOUT": "2"})
+    took = time.monotonic() - started
+    assert pushed.returncode == 0, pushed.stderr
+    assert "enf-git: gave up after 2 s" in pushed.stderr
+    assert took < 30, took
+    assert run_git(origin, "rev-parse", "main").strip() == run_git(repo_dir, "rev-parse", "main").strip()
+    assert remote_tip(origin) == ""
+
+
+def test_the_recursion_guard_skips_our_part(repo_dir: Path, origin: Path) -> None:
+    enf(repo_dir, "init")
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    pushed = git_run(repo_dir, "push", "origin", "main", env={"ENF_GIT_HOOK_ACTIVE": "1"})
+    assert pushed.returncode == 0 and remote_tip(origin) == ""
+
+
+def test_switching_branches_merges_fetched_memory_but_a_file_checkout_does_not(tmp_path: Path, repo_dir: Path,
+                                                                              origin: Path) -> None:
+    enf(repo_dir, "init")
+    bob = teammate(tmp_path, origin, "bob")
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0
+    run_git(bob, "fetch", "-q", "origin")
+    alice = bob / ".claude-sessions" / "sessions" / "2026-04-13-alice-work.md"
+    assert git_run(bob, "checkout", "-q", "--", "README.md").returncode == 0
+    assert not alice.exists()
+    assert git_run(bob, "checkout", "-q", "-b", "feature").returncode == 0
+    assert alice.exists()
