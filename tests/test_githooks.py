@@ -25,6 +25,13 @@ def enf(cwd: Path, *args: str, code: int = 0) -> str:
     return proc.stdout + proc.stderr
 
 
+@pytest.fixture(autouse=True)
+def not_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's machine: the hooks stand down when CI is set (tested on its own below),
+    and the suite itself runs in CI."""
+    monkeypatch.delenv("CI", raising=False)
+
+
 def git_run(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=120,
                           env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
