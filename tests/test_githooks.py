@@ -69,13 +69,10 @@ def user_hook(folder: Path, name: str, body: str) -> Path:
 
 
 @pytest.fixture
-def origin(tmp_path: Path, repo_dir: Path) -> Path:
-    """A bare remote that already has the code's main branch, then `git enf init` with hooks."""
-    bare = tmp_path / "origin.git"
-    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
-    run_git(repo_dir, "remote", "add", "origin", str(bare))
+def origin(bare_remote: Path, repo_dir: Path) -> Path:
+    """A bare remote (conftest's) that already has the code's main branch."""
     run_git(repo_dir, "push", "-q", "origin", "main")
-    return bare
+    return bare_remote
 
 
 # --- where they go ----------------------------------------------------------------------
