@@ -212,3 +212,30 @@ def test_two_sides_reversing_one_decision_become_an_open_disagreement(tmp_path: 
     proc = subprocess.run([sys.executable, "-c", paths.LAUNCH, "SessionStart"], input=payload, capture_output=True,
                           text=True, cwd=a, timeout=60)
     assert "## Open disagreements" in proc.stdout and rid in proc.stdout
+
+
+def test_a_secret_in_history_stops_the_first_push_until_reviewed(tmp_path: Path, origin: Path) -> None:
+    from enf_git.plumbing import store
+
+    a = clone(tmp_path, origin, "alice")
+    # A secret that reached the branch without redaction (an old enf-git, a push by hand).
+    repo = store.open_repo(a)
+    store.commit(repo, lambda tip: {"notes/old.md": b"aws key AKIAIOSFODNN7EXAMPLE in the notes\n"}, "old notes")
+    store.commit(repo, lambda tip: {"notes/old.md": b"cleaned up\n"}, "clean up")
+    out = enf(a, "scan", code=1)
+    assert "notes/old.md in " in out and "1 span that look like secrets" in out
+    assert json.loads(enf(a, "scan", "--json", code=1))["findings"][0]["path"] == "notes/old.md"
+    out = enf(a, "sync", code=1)
+    assert "memory was not pushed to origin: its history holds what looks like secrets: notes/old.md" in out
+    assert run_git(origin, "branch", "--list", "claude-memory") == ""
+    enf(a, "sync", "--allow")
+    assert run_git(origin, "branch", "--list", "claude-memory").strip()
+    write(a, "2026-04-14", "a2a2a2a2", "Later work")
+    enf(a, "sync")  # reviewed once: later syncs to this remote do not ask again
+
+
+def test_a_clean_history_scans_clean(tmp_path: Path, origin: Path) -> None:
+    a = clone(tmp_path, origin, "alice")
+    write(a, "2026-04-13", "a1a1a1a1", "Alice work")
+    enf(a, "commit")
+    assert "nothing in claude-memory's history looks like a secret" in enf(a, "scan")

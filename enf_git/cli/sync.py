@@ -18,13 +18,16 @@ if TYPE_CHECKING:  # the sync machinery is imported only when the command runs
 @click.command(context_settings=CONTEXT)
 @click.argument("remote", required=False)
 @click.option("--dry-run", is_flag=True, help="Show what would be fetched and pushed; change nothing.")
+@click.option("--allow", "allow_secrets", is_flag=True,
+              help="Push even though git enf scan found secret-shaped text (after you reviewed it).")
 @JSON_OPTION
-def sync(remote: str | None, dry_run: bool, as_json: bool) -> None:
+def sync(remote: str | None, dry_run: bool, allow_secrets: bool, as_json: bool) -> None:
     """Share memory with its remote (enf.remote, or REMOTE): fetch, merge, push; never forced."""
     from ..memory import sync as sync_mod
 
     progress = sys.stderr if sys.stderr.isatty() and not as_json else None
-    done = sync_mod.sync(workspace(), remote, dry_run=dry_run, now=int(time.time()), progress=progress)
+    done = sync_mod.sync(workspace(), remote, dry_run=dry_run, now=int(time.time()), progress=progress,
+                         allow_secrets=allow_secrets)
     if as_json:
         click.echo(envelope("sync", **_payload(done)))
     else:
@@ -64,4 +67,23 @@ def _lines(done: Synced) -> list[str]:
     return lines + done.messages
 
 
-COMMANDS = (sync,)
+@click.command(context_settings=CONTEXT)
+@JSON_OPTION
+def scan(as_json: bool) -> None:
+    """Look for secret-shaped text in every version on claude-memory (exit 1 on a finding)."""
+    from ..memory import scan as scan_mod
+
+    findings = scan_mod.scan(workspace())
+    if as_json:
+        click.echo(envelope("scan", findings=[f.as_dict() for f in findings]))
+    else:
+        for f in findings:
+            click.echo(f"{f.path} in {f.commit[:12]}: {f.spans} span{'s' if f.spans != 1 else ''} that look like "
+                       f"secrets (git show {f.commit[:12]}:{f.path})")
+        if not findings:
+            click.echo("nothing in claude-memory's history looks like a secret")
+    if findings:
+        sys.exit(1)
+
+
+COMMANDS = (sync, scan)

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 from typing import IO
 
 from .. import paths
 from ..errors import EnfError
 from ..plumbing import gitcli, store
+from ..pure.model import stable_id
 from . import sync_merge
 from .commits import commit
 from .report import Report
@@ -55,7 +57,7 @@ class Synced:  # a plain class: see workspace.Settings
 
 
 def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, now: int | None = None,
-         progress: IO[str] | None = None, in_hook: bool = False) -> Synced:
+         progress: IO[str] | None = None, in_hook: bool = False, allow_secrets: bool = False) -> Synced:
     """Fetch, merge and push memory with `remote_arg` or the configured enf.remote."""
     configured = remote_arg or ctx.settings.remote
     if not configured:
@@ -69,7 +71,7 @@ def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, 
         return out
     out.local = commit(ctx, "enf: sync", now)
     for out.rounds in range(1, MAX_ROUNDS + 1):
-        if not _round(ctx, remote, out, now, progress, in_hook):
+        if not _round(ctx, remote, out, now, progress, in_hook, allow_secrets):
             return out
         time.sleep(random.uniform(0.2, 0.5) * out.rounds)  # the remote moved: let it settle, then again
     return out.fail(f"{remote.label} kept moving while memory was pushed ({MAX_ROUNDS} rounds): "
@@ -77,7 +79,7 @@ def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, 
 
 
 def _round(ctx: Context, remote: gitcli.Remote, out: Synced, now: int | None, progress: IO[str] | None,
-           in_hook: bool) -> bool:
+           in_hook: bool, allow_secrets: bool = False) -> bool:
     """One fetch-merge-push; False when the sync is over (done or failed), True to go again."""
     top = str(ctx.top)
     fetched = out.fetched = gitcli.fetch(top, remote, progress=progress)
@@ -94,14 +96,42 @@ def _round(ctx: Context, remote: gitcli.Remote, out: Synced, now: int | None, pr
         out.pushed = None
         out.messages.append(f"{remote.label} has all of memory")
         return False
+    if not allow_secrets and not _scanned(ctx, remote, out):
+        return False
     expect = "" if absent else fetched.after
     pushed = out.pushed = gitcli.push(top, remote, str(tip.id), expect=expect, no_verify=in_hook, progress=progress)
     if pushed.ok:
         out.messages.append(pushed.message)
+        _scan_marker(ctx, remote).touch()
         return False
     if pushed.outcome is gitcli.Outcome.NON_FAST_FORWARD:
         return True
     out.fail(pushed.message)
+    return False
+
+
+def _scan_marker(ctx: Context, remote: gitcli.Remote) -> Path:
+    """Where this machine notes that memory went to `remote` once (the scan ran then)."""
+    folder = store.state_dir(ctx.repo) / "pushed"
+    folder.mkdir(exist_ok=True)
+    return folder / stable_id("r", remote.label)
+
+
+def _scanned(ctx: Context, remote: gitcli.Remote, out: Synced) -> bool:
+    """Before memory first goes to a remote: nothing secret-shaped anywhere in its history."""
+    if _scan_marker(ctx, remote).exists():
+        return True
+    from .scan import scan
+
+    findings = scan(ctx)
+    if not findings:
+        return True
+    shown = "; ".join(f"{f.path} in {f.commit[:12]} ({f.spans} span{'s' if f.spans != 1 else ''})"
+                      for f in findings[:5])
+    more = f" and {len(findings) - 5} more" if len(findings) > 5 else ""
+    out.fail(f"memory was not pushed to {remote.label}: its history holds what looks like secrets: {shown}{more}. "
+             "Review them with git enf scan; when they are not secrets, run git enf sync --allow; when they "
+             "are, rotate them and remove them from the history first (README, Team sharing)")
     return False
 
 

@@ -1,0 +1,61 @@
+"""`git enf scan`: look for secrets in everything the memory branch would share.
+
+Commits redact text before it reaches the branch, but a branch can still hold a
+secret: one committed before redaction learned its shape, or pushed by a teammate's
+older enf-git or by hand. Sharing sends every reachable blob, history included, so
+before memory first goes to a remote, every text blob reachable from the branch is
+run through the same detector (redact.py); any finding stops the push until someone
+looked (`--allow` after review).
+"""
+
+from __future__ import annotations
+
+from ..plumbing import store
+from ..redact import redact_count
+from .workspace import Context, require_branch
+
+MAX_BLOB = 8 << 20  # bytes: larger blobs are not text a session holds
+
+
+class Finding:  # a plain class: see workspace.Settings
+    def __init__(self, path: str, commit: str, spans: int) -> None:
+        self.path = path  # where the blob sits in the commit that added it
+        self.commit = commit  # the commit that brought this blob in
+        self.spans = spans  # how many spans the detector would mask
+
+    def as_dict(self) -> dict[str, object]:
+        return {"path": self.path, "commit": self.commit, "spans": self.spans}
+
+
+def scan(ctx: Context) -> list[Finding]:
+    """Every text blob reachable from the branch that holds something secret-shaped.
+
+    Each commit is diffed against its parents, so every blob is read once, where it
+    first appeared: at 10,000 sessions and thousands of commits a walk of whole trees
+    would list tens of millions of entries.
+    """
+    tip = require_branch(ctx)
+    seen: set[str] = set()
+    found: list[Finding] = []
+    for commit in store.walk(ctx.repo, tip, oldest_first=True):
+        parents: list[store.Tree | None] = [p.tree for p in commit.parents] or [None]
+        for parent in parents:
+            for delta in store.deltas(parent, commit.tree):
+                if delta.status == "D" or delta.new_oid in seen:
+                    continue
+                seen.add(delta.new_oid)
+                spans = _secret_spans(store.blob_data(ctx.repo, delta.new_oid))
+                if spans:
+                    found.append(Finding(delta.new_path, str(commit.id), spans))
+    return sorted(found, key=lambda f: (f.path, f.commit))
+
+
+def _secret_spans(data: bytes) -> int:
+    if len(data) > MAX_BLOB or b"\x00" in data:
+        return 0
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return 0
+    clean, spans = redact_count(text)
+    return spans if clean != text else 0
