@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import re
 import sys
 from pathlib import Path
 
@@ -353,3 +354,17 @@ def test_switching_branches_merges_fetched_memory_but_a_file_checkout_does_not(t
     assert not alice.exists()
     assert git_run(bob, "checkout", "-q", "-b", "feature").returncode == 0
     assert alice.exists()
+
+
+def test_doctor_checks_the_git_hooks(repo_dir: Path, origin: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    enf(repo_dir, "init")
+    assert "git hooks" in run_cli("doctor")  # checked, and clean
+    shim = hooks_path(repo_dir) / "pre-push"
+    shim.write_text(re.sub(r"(?m)^py=.*$", "py='/nonexistent/venv/bin/python'", shim.read_text()))
+    out = run_cli("doctor", code=1)
+    assert "the pre-push git hook calls /nonexistent/venv/bin/python, which does not exist" in out
+    (hooks_path(repo_dir) / "post-merge").unlink()
+    out = run_cli("doctor", code=1)
+    assert "the post-merge git hook of enf-git is not installed" in out
+    enf(repo_dir, "init")
+    assert "all good" in run_cli("doctor")

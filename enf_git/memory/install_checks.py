@@ -249,9 +249,47 @@ def exclude_entry(ctx: Context, home: Path) -> list[Problem]:
     return problems
 
 
+def git_hooks(ctx: Context, home: Path) -> list[Problem]:
+    """With memory shared (enf.remote), the git hooks that carry it with push and pull are
+    in place, and the interpreter each one calls still exists."""
+    from ..install import githooks
+
+    if ctx.settings.remote is None:
+        return []  # nothing to carry
+    folder = githooks.hooks_dir(ctx.top)
+    if githooks.in_repository(ctx.top, folder):
+        folder = githooks.side_dir(store.common_dir(ctx.repo))  # the team's tracked hook calls ours there
+    out = []
+    for hook in githooks.HOOKS:
+        path = folder / hook
+        if not githooks.is_ours(path):
+            out.append(Problem("warning", f"the {hook} git hook of enf-git is not installed in {folder}: memory does "
+                               "not travel with git push and git pull", "git enf init (your own hook is kept and "
+                               "chained)"))
+            continue
+        python = _shim_python(path)
+        if python and not Path(python).exists():
+            out.append(Problem("error", f"the {hook} git hook calls {python}, which does not exist (the virtualenv "
+                               "was moved or deleted?): memory no longer travels with push and pull",
+                               "git enf init (registers the interpreter running this git enf)"))
+    return out
+
+
+def _shim_python(path: Path) -> str | None:
+    """The interpreter a shim calls (its `py='…'` line)."""
+    try:
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("py="):
+                return shlex.split(line[3:])[0] if line[3:].strip() else None
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 CHECKS: tuple[tuple[str, Callable[[Context, Path], list[Problem]]], ...] = (
     ("hook commands", hook_commands),
     ("hook scopes", hook_scopes),
     ("skill", skill),
     ("exclude entry", exclude_entry),
+    ("git hooks", git_hooks),
 )
