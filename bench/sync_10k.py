@@ -1,0 +1,76 @@
+"""`git enf sync` with one new session on each side of a 10,000-session branch.
+
+Two clones (A, B) of a bare remote share a claude-memory branch of N sessions. Each
+repetition: A adds a session and syncs (not timed), B adds a session; then B's
+`git enf sync` is timed (commit, fetch A's commit, merge the two, push the merge).
+Baseline, interleaved with it: the same transport done by plain git in B — `git fetch`
+of the remote's claude-memory into a scratch ref plus `git push` of a new one-file
+commit to a scratch branch (goal: ratio <= 1.5).
+
+Run: .venv/bin/python bench/sync_10k.py [--quick] [--reps N] [--sessions N] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import common
+
+
+def main() -> int:
+    return common.fixture_main("sync", __doc__, 9, run)
+
+
+def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
+    common.header("sync_10k", sessions=n, repetitions=reps, git_enf=common.GIT_ENF)
+    a = common.init_user_repo(work / "alice")
+    common.seed_branch(a, n)
+    bare = work / "origin.git"
+    common.git(work, "init", "-q", "--bare", str(bare))
+    common.git(a, "remote", "add", "origin", str(bare))
+    common.git(a, "push", "-q", "origin", "HEAD:refs/heads/main", "claude-memory")
+    common.time_cmd([common.GIT_ENF, "init", "--no-hooks"], a)
+    b = work / "bob"
+    common.git(work, "clone", "-q", str(bare), str(b))
+    common.git(b, "fetch", "-q", "origin", "+refs/heads/claude-memory:refs/remotes/origin/claude-memory")
+    t_init = common.time_cmd([common.GIT_ENF, "init", "--no-hooks"], b)
+    print(f"fixture: {n} sessions on the branch; bob's init (adopts it): {t_init:.2f} s")
+    print(f"first sync (cold caches, not counted): {common.time_cmd([common.GIT_ENF, 'sync'], b):.2f} s")
+    subject, baseline = [], []
+    for k in range(reps):
+        _new_session(a, f"2099-01-{k + 1:02d}-alice-{k}", k)
+        common.time_cmd([common.GIT_ENF, "sync"], a)
+        _new_session(b, f"2099-02-{k + 1:02d}-bob-{k}", k)
+        first = k % 2  # alternate which goes first
+        for which in ((0, 1) if first else (1, 0)):
+            if which == 0:
+                subject.append(common.time_cmd([common.GIT_ENF, "sync"], b))
+            else:
+                baseline.append(_plain_transport(b, k))
+    print(f"(a) git enf sync (one new session each side)  N={reps}: {common.spread_ms(subject)}")
+    print(f"(a) git fetch + git push of the same size       N={reps}: {common.spread_ms(baseline)}")
+    common.ratio_report("sync/fetch+push", subject, baseline, goal=1.5)
+    return 0
+
+
+def _new_session(repo: Path, stem: str, k: int) -> None:
+    path = repo / ".claude-sessions" / "sessions" / f"{stem}.md"
+    path.write_text(f"---\nsession_id: {k:08d}\ndate: {stem[:10]}\nstart_time: \"10:00\"\ntags: [bench]\n"
+                    f"status: completed\nsummary: \"Bench session {stem}\"\n---\n## Intent\nMeasure sync.\n",
+                    encoding="utf-8")
+
+
+def _plain_transport(repo: Path, k: int) -> float:
+    """What sync's transport costs with git alone: fetch the branch, push one new commit."""
+    fetch = common.time_cmd([common.GIT, "fetch", "-q", "origin", "+refs/heads/claude-memory:refs/bench/fetched"],
+                            repo)
+    (repo / f"bench-{k}.txt").write_text(f"{k}\n", encoding="utf-8")
+    common.git(repo, "add", f"bench-{k}.txt")
+    common.git(repo, "commit", "-q", "-m", f"bench {k}")
+    push = common.time_cmd([common.GIT, "push", "-q", "origin", f"HEAD:refs/heads/bench-{k}"], repo)
+    return fetch + push
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
