@@ -245,14 +245,21 @@ def teammate(tmp_path: Path, origin: Path, name: str) -> Path:
     return path
 
 
-def test_git_pull_brings_the_teammates_memory_into_the_working_copy(tmp_path: Path, repo_dir: Path,
-                                                                    origin: Path) -> None:
+def alice_pushes_memory(tmp_path: Path, repo_dir: Path, origin: Path) -> Path:
+    """Alice (repo_dir) commits a session and pushes code, so her pre-push hook sends
+    memory too; returns Bob, a teammate's clone set up before that push."""
     enf(repo_dir, "init")
     bob = teammate(tmp_path, origin, "bob")
     write_session(repo_dir, "a1a1a1a1", "Alice work")
     enf(repo_dir, "commit")
     code_commit(repo_dir, "a.txt")
     assert git_run(repo_dir, "push", "origin", "main").returncode == 0
+    return bob
+
+
+def test_git_pull_brings_the_teammates_memory_into_the_working_copy(tmp_path: Path, repo_dir: Path,
+                                                                    origin: Path) -> None:
+    bob = alice_pushes_memory(tmp_path, repo_dir, origin)
     pulled = git_run(bob, "pull", "-q", "--no-rebase", "origin", "main")
     assert pulled.returncode == 0, pulled.stderr
     run_git(bob, "fetch", "-q", "origin", "+refs/heads/claude-memory:refs/remotes/origin/claude-memory")
@@ -269,12 +276,7 @@ def test_git_pull_brings_the_teammates_memory_into_the_working_copy(tmp_path: Pa
 
 def test_git_pull_rebase_merges_memory_through_post_rewrite(tmp_path: Path, repo_dir: Path,
                                                             origin: Path) -> None:
-    enf(repo_dir, "init")
-    bob = teammate(tmp_path, origin, "bob")
-    write_session(repo_dir, "a1a1a1a1", "Alice work")
-    enf(repo_dir, "commit")
-    code_commit(repo_dir, "a.txt")
-    assert git_run(repo_dir, "push", "origin", "main").returncode == 0
+    bob = alice_pushes_memory(tmp_path, repo_dir, origin)
     code_commit(bob, "bob.txt")  # a local commit to rebase
     pulled = git_run(bob, "pull", "--rebase")  # the default refspec fetches claude-memory's tracking ref
     assert pulled.returncode == 0, pulled.stderr
@@ -282,12 +284,7 @@ def test_git_pull_rebase_merges_memory_through_post_rewrite(tmp_path: Path, repo
 
 
 def test_a_merge_failure_never_fails_the_pull(tmp_path: Path, repo_dir: Path, origin: Path) -> None:
-    enf(repo_dir, "init")
-    bob = teammate(tmp_path, origin, "bob")
-    code_commit(repo_dir, "a.txt")
-    write_session(repo_dir, "a1a1a1a1", "Alice work")
-    enf(repo_dir, "commit")
-    assert git_run(repo_dir, "push", "origin", "main").returncode == 0
+    bob = alice_pushes_memory(tmp_path, repo_dir, origin)
     (hooks_path(bob) / "post-merge").write_text(githooks.render("post-merge", "/nonexistent/python"))
     pulled = git_run(bob, "pull", "--no-rebase")
     assert pulled.returncode == 0 and "enf-git:" in pulled.stderr
@@ -342,12 +339,7 @@ def test_the_recursion_guard_skips_our_part(repo_dir: Path, origin: Path) -> Non
 
 def test_switching_branches_merges_fetched_memory_but_a_file_checkout_does_not(tmp_path: Path, repo_dir: Path,
                                                                               origin: Path) -> None:
-    enf(repo_dir, "init")
-    bob = teammate(tmp_path, origin, "bob")
-    write_session(repo_dir, "a1a1a1a1", "Alice work")
-    enf(repo_dir, "commit")
-    code_commit(repo_dir, "a.txt")
-    assert git_run(repo_dir, "push", "origin", "main").returncode == 0
+    bob = alice_pushes_memory(tmp_path, repo_dir, origin)
     run_git(bob, "fetch", "-q", "origin")
     alice = bob / ".claude-sessions" / "sessions" / "2026-04-13-alice-work.md"
     assert git_run(bob, "checkout", "-q", "--", "README.md").returncode == 0
