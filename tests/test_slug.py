@@ -152,3 +152,26 @@ def test_doctor_names_the_file_to_rename_to(repo_dir: Path) -> None:
     found = [p for p in doctor.run(ctx, repo_dir.parent).problems if "Bad_Name" in p.what]
     assert [(p.severity, p.fix) for p in found] == [
         ("warning", "rename it to sessions/2026-04-13-bad-name.md in .claude-sessions/, then git enf commit")]
+
+
+@pytest.mark.parametrize(("name", "header_date", "expected"), [
+    ("p-a1.md", "2026-04-13", "2026-04-13-p-a1"),  # undated name: the date in the header
+    ("notes.md", "", "2026-05-28-notes-session"),  # no date anywhere: the day of the commit
+])
+def test_an_undated_session_file_gets_a_rename_hint_not_a_crash(repo_dir: Path, name: str, header_date: str,
+                                                                  expected: str) -> None:
+    from enf_git import memory
+    from enf_git.memory import doctor
+
+    ctx = memory.Context.open(repo_dir)
+    memory.init(ctx)
+    text = session_text(date=header_date) if header_date else session_text().replace("date: 2026-04-13\n", "")
+    (ctx.root / "sessions" / name).write_text(text)
+    now = 1_780_000_000  # 2026-05-28 UTC
+    report = memory.commit(ctx, "undated", now=now)
+    better = expected
+    assert report.commit is not None and f"sessions/{name}" in report.commit.paths
+    assert [w.split("; ", 1)[1] for w in report.warnings] == [
+        f"rename it (mv .claude-sessions/sessions/{name} .claude-sessions/sessions/{better}.md), then git enf commit"]
+    found = [p.fix for p in doctor.run(ctx, repo_dir.parent).problems if name in p.what and "rename" in p.fix]
+    assert found == [f"rename it to sessions/{better}.md in .claude-sessions/, then git enf commit"]

@@ -16,6 +16,7 @@ What is never committed as it stands:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
 from .. import paths
@@ -113,7 +114,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
                                         store.commit_at(ctx.repo, manifest.base), now, cache)
         changes.update(edits.changes)
         report.imported, report.rejected = edits.imported, edits.rejected
-    report.warnings += _name_warnings(changes, manifest)
+    report.warnings += _name_warnings(changes, manifest, now)
     message = message if message and message.strip() else default_message(changes, manifest)
     report.message = subject(message)  # what the commit line prints: git's %s of the message
     body = "\n".join(sorted(changes))
@@ -155,9 +156,9 @@ def _refresh(ctx: Context, manifest: Manifest, report: Report, found: Pending, w
     return materialize(ctx, ours, also=also, manifest=manifest, known=written, changed=delta)
 
 
-def _name_warnings(changes: Mapping[str, bytes | None], manifest: Manifest) -> list[str]:
+def _name_warnings(changes: Mapping[str, bytes | None], manifest: Manifest, now: int | None) -> list[str]:
     """New session files whose names break Elephants Never Forget's naming rules: committed all the same
-    (nothing is lost), with the name they should have."""
+    (nothing is lost), with the name they should have (dated from the file, else today)."""
     out = []
     for path in sorted(changes):
         if changes[path] is None or path in manifest.files or not model.is_session_path(path):
@@ -166,18 +167,23 @@ def _name_warnings(changes: Mapping[str, bytes | None], manifest: Manifest) -> l
         problem = slug.name_problem(stem)
         if problem:
             taken = {p.rsplit("/", 1)[-1] for p in (*changes, *manifest.files) if model.is_session_path(p)}
-            name = slug.suggested_name(stem, "YYYY-MM-DD", _session_id(path, changes[path]), taken)
+            session_id, date = _session_fields(path, changes[path])
+            if not slug.is_date(date):
+                date = time.strftime("%Y-%m-%d", time.gmtime(now))
+            name = slug.suggested_name(stem, date, session_id, taken)
             better = f"{paths.WC_DIR}/{model.SESSIONS_DIR}/{name}.md"
             out.append(f"{path}: {problem}; rename it (mv {paths.WC_DIR}/{path} {better}), then git enf commit")
     return out
 
 
-def _session_id(path: str, data: bytes | None) -> str:
-    """The session id a file names (for a collision suffix), or '' if it does not parse."""
+def _session_fields(path: str, data: bytes | None) -> tuple[str, str]:
+    """The (session id, date) a file names (for a collision suffix and the name's date), or
+    empty strings if it does not parse."""
     try:
-        return model.parse_session(path, data or b"").session_id
+        session = model.parse_session(path, data or b"")
     except EnfError:
-        return ""
+        return "", ""
+    return session.session_id, session.date
 
 
 def _refuse_binary_records(changes: dict[str, bytes | None]) -> list[tuple[str, str]]:

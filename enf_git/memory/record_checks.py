@@ -9,6 +9,7 @@ file is a warning: nothing is lost, but a view shows less than the file says.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from .. import paths
@@ -43,7 +44,9 @@ def names(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Proble
     for s in sorted(recs.sessions.values(), key=lambda s: s.path):
         reason = model.check_stem(s.stem)
         if reason:
-            better = slug.suggested_name(s.stem, s.date, s.session_id, {p.rsplit("/", 1)[-1] for p in recs.sessions})
+            # An undated, dateless file is named after the day memory last changed.
+            date = s.date if slug.is_date(s.date) else time.strftime("%Y-%m-%d", time.gmtime(tip.commit_time))
+            better = slug.suggested_name(s.stem, date, s.session_id, {p.rsplit("/", 1)[-1] for p in recs.sessions})
             out.append(Problem("warning", f"{s.path}: {reason}",
                                f"rename it to {paths.SESSIONS_DIR}/{better}.md in {paths.WC_DIR}/, then git enf commit"))
         ids.setdefault(s.session_id, []).append(s.path)

@@ -67,6 +67,11 @@ def name_problem(stem: str) -> str | None:
     return None
 
 
+def is_date(text: str) -> bool:
+    """`text` has the YYYY-MM-DD shape a session file name starts with."""
+    return _DATE.fullmatch(text) is not None
+
+
 def suggested_name(stem: str, fallback_date: str, session_id: str = "", taken: Container[str] = ()) -> str:
     """A name that follows the rules for a file called `stem`: its date (or
     `fallback_date`) and a slug made of the rest, suffixed when `taken` has it."""
