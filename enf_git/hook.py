@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 MAX_STDIN = 16 * 1024 * 1024
 BUDGET = {"fast": 3.0, "SessionStart": 25.0, "Stop": 25.0, "PreCompact": 25.0, "SessionEnd": 1.0,
-          "background-commit": 60.0}
+          "background-commit": 60.0, "background-fetch": 45.0}
 NAMES = {
     "session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "pre-tool-use": "PreToolUse",
     "post-tool-use": "PostToolUse", "post-tool-use-failure": "PostToolUseFailure", "pre-compact": "PreCompact",
@@ -50,8 +50,8 @@ def main(argv: list[str] | None = None) -> None:
 
         gc.disable()
     _arm_timer(BUDGET.get(event, BUDGET["fast"]))
-    if event == "background-commit":
-        out = respond(event, b"", lambda: _background(argv[1:]))
+    if event in ("background-commit", "background-fetch"):
+        out = respond(event, b"", lambda: _background(event, argv[1:]))
     else:
         out = respond(event, b"", lambda: run(event, sys.stdin.buffer.read(MAX_STDIN + 1)))
     if out:
@@ -69,10 +69,13 @@ def respond(event: str, raw: bytes, action: Callable[[], str] | None = None) -> 
         return ""
 
 
-def _background(args: list[str]) -> str:
+def _background(event: str, args: list[str]) -> str:
     from .claude import lifecycle
 
-    lifecycle.background_commit(args[0])
+    if event == "background-fetch":
+        lifecycle.background_fetch(args[0])
+    else:
+        lifecycle.background_commit(args[0])
     return ""
 
 

@@ -14,7 +14,7 @@ import sys
 import time
 
 from .. import memory, paths
-from ..memory import eventlog, startup
+from ..memory import eventlog, fetched, startup
 from ..plumbing import events, store
 from ..pure import briefing
 from . import gate
@@ -60,7 +60,9 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
     situation = briefing.Situation(
         project="", session_id=gate.id8(sid), today=today, yesterday=yesterday, source=str(source),
         own_file=os.path.relpath(own, where.top) if own else None, opted_out=bool(sid) and gate.opted_out(where.root, sid))
-    return reply("SessionStart", additionalContext=startup.context_text(ctx, situation))
+    text = startup.context_text(ctx, situation)
+    fetched.start_background_fetch(ctx)  # detached: what it brings is merged by the next session or git hook
+    return reply("SessionStart", additionalContext=text)
 
 
 def checkpoint(where: Where, message: str) -> memory.Report | None:
@@ -80,6 +82,10 @@ def spawn_background_commit(top: str) -> None:
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True, close_fds=True,
     )
+
+
+def background_fetch(top: str) -> None:
+    fetched.background_fetch(top)
 
 
 def background_commit(top: str) -> None:

@@ -7,7 +7,7 @@ from .. import paths
 from ..errors import EnfError
 from ..plumbing import store
 from ..pure import briefing, model, render
-from . import records
+from . import fetched, records
 from .commits import commit
 from .report import Report
 from .setup import init
@@ -19,9 +19,10 @@ from .workspace import Context, require_branch
 class Prepared:  # a plain class: see workspace.Settings
     """What SessionStart's preparation did."""
 
-    def __init__(self, commit: Report, restored: list[str]) -> None:
+    def __init__(self, commit: Report, restored: list[str], merged: str = "") -> None:
         self.commit = commit  # the commit of what earlier sessions left
         self.restored = restored  # files brought back into the working copy since
+        self.merged = merged  # what merging the fetched teammates' memory did ('' nothing)
 
 
 def prepare(ctx: Context, message: str, now: int | None = None) -> Prepared:
@@ -29,15 +30,30 @@ def prepare(ctx: Context, message: str, now: int | None = None) -> Prepared:
     then set up and restore the working copy.
 
     Committing first keeps a file deleted on purpose deleted; restoring after brings
-    back what vanished (a deleted folder) and what a commit refused to delete.
+    back what vanished (a deleted folder) and what a commit refused to delete. Between
+    the two, teammates' memory that git already fetched is merged in, so the
+    working copy's refresh brings their sessions too.
     """
     if store.tip(ctx.repo) is None:
         init(ctx, now)
         return Prepared(commit(ctx, message, now), [])
     report = commit(ctx, message, now)
+    merged = _merge_fetched(ctx, now)
     restored = restore(ctx, report.held_deletions, paths_on_branch=True).written if report.held_deletions else []
     restored += init(ctx, now).materialized
-    return Prepared(report, [*report.restored, *restored])
+    return Prepared(report, [*report.restored, *restored], merged)
+
+
+def _merge_fetched(ctx: Context, now: int | None) -> str:
+    """Merge refs/remotes/<remote>/claude-memory; a misconfigured remote must not stop a
+    session (sync and doctor report it), so it only leaves the merge undone."""
+    try:
+        done = fetched.merge_fetched(ctx, now)
+    except EnfError:
+        return ""
+    if done is None or done[1].outcome == "up-to-date":
+        return ""
+    return f"{done[1].outcome} with {done[0]}'s memory"
 
 
 def context_text(ctx: Context, situation: briefing.Situation) -> str:
