@@ -472,7 +472,9 @@ def test_failures_are_sorted_by_what_the_server_said(stderr: str, outcome: Outco
     ("[remote rejected] (protected branch hook declined)", Outcome.NO_RIGHTS),  # GitHub
     ("[remote rejected] (pre-receive hook declined)", Outcome.NO_RIGHTS),  # GitLab, Gitea
     ("[remote rejected] (permission denied)", Outcome.NO_RIGHTS),
-    ("[remote rejected] (failed to update ref)", Outcome.UNKNOWN),
+    ("[remote rejected] (failed to update ref)", Outcome.NON_FAST_FORWARD),  # a concurrent push won
+    ("[remote rejected] (failed to lock)", Outcome.NON_FAST_FORWARD),
+    ("[remote rejected] (missing necessary objects)", Outcome.UNKNOWN),
 ])
 def test_push_rejections_are_sorted(summary: str, outcome: Outcome) -> None:
     assert gitcli._classify_rejection(summary) is outcome

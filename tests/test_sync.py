@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory
+from conftest import GitDaemon
 from gitfixtures import run_git, session_text
 
 GIT_ENF = str(Path(sys.executable).with_name("git-enf"))
@@ -35,7 +36,7 @@ def origin(tmp_path: Path, repo_dir: Path) -> Path:
     return bare
 
 
-def clone(tmp_path: Path, origin: Path, name: str) -> Path:
+def clone(tmp_path: Path, origin: Path | str, name: str) -> Path:
     path = tmp_path / name
     run_git(tmp_path, "clone", "-q", str(origin), str(path))
     run_git(path, "config", "user.name", name)
@@ -159,6 +160,40 @@ def test_three_clones_syncing_at_once_lose_nothing(tmp_path: Path, origin: Path)
     assert len(trees) == 1
     assert sessions_on(origin) == sorted(expected)
     run_git(origin, "fsck", "--strict")
+
+
+def test_three_clones_over_a_real_server_many_rounds_only_move_it_forward(tmp_path: Path, repo_dir: Path,
+                                                                          git_daemon: GitDaemon) -> None:
+    """Concurrent syncs through git daemon on loopback: every record lands, the trees end
+    identical with no conflict marker, and the server's reflog shows only fast-forwards."""
+    bare = git_daemon.create("team.git")
+    run_git(bare, "config", "core.logAllRefUpdates", "always")  # a bare repo keeps no reflog by default
+    run_git(repo_dir, "remote", "add", "origin", git_daemon.url("team.git"))
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    clones = [clone(tmp_path, git_daemon.url("team.git"), name) for name in ("alice", "bob", "carol")]
+    expected = []
+    for round_ in range(5):
+        for n, c in enumerate(clones):
+            name = f"s{round_}-c{n}"
+            write(c, f"2026-06-{round_ + 1:02d}", f"{n}{round_}fedcba"[:8], name.replace("-", " "))
+            expected.append(f"2026-06-{round_ + 1:02d}-{name}.md")
+        procs = [subprocess.Popen([GIT_ENF, "sync"], cwd=c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True) for c in clones]
+        for p in procs:
+            out, _ = p.communicate(timeout=180)
+            assert p.returncode == 0, out  # five rounds of retry absorb three writers
+    for c in clones * 2:  # the last writers' merges reach everyone
+        enf(c, "sync")
+    assert len({run_git(c, "rev-parse", "claude-memory^{tree}") for c in clones}) == 1
+    assert sessions_on(bare) == sorted(expected)
+    markers = subprocess.run(["git", "grep", "-l", "-e", "^<<<<<<< ", "-e", "^>>>>>>> ", "claude-memory"],
+                             cwd=bare, capture_output=True, text=True)
+    assert markers.returncode == 1 and markers.stdout == ""  # 1: no match anywhere on the branch
+    moves = run_git(bare, "reflog", "show", "--format=%H", "refs/heads/claude-memory").split()
+    assert len(moves) >= 5
+    for newer, older in zip(moves, moves[1:]):
+        assert subprocess.run(["git", "merge-base", "--is-ancestor", older, newer], cwd=bare).returncode == 0
+    run_git(bare, "fsck", "--strict")
 
 
 def test_memory_context_reads_the_remote_setting(repo_dir: Path, origin: Path) -> None:

@@ -74,7 +74,8 @@ def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, 
         if not _round(ctx, remote, out, now, progress, in_hook, allow_secrets):
             return out
         time.sleep(random.uniform(0.2, 0.5) * out.rounds)  # the remote moved: let it settle, then again
-    return out.fail(f"{remote.label} kept moving while memory was pushed ({MAX_ROUNDS} rounds): "
+    said = f" (the last refusal: {out.pushed.summary})" if out.pushed and out.pushed.summary else ""
+    return out.fail(f"{remote.label} kept moving while memory was pushed ({MAX_ROUNDS} rounds){said}: "
                     "memory stays committed here; run git enf sync again")
 
 

@@ -443,10 +443,18 @@ def _push_result(run: _Run, remote: Remote) -> PushResult:
     return PushResult(outcome, _message(outcome, remote, "push", run, summary), summary, err)
 
 
+_LOST_RACE_WORDS = ("failed to update ref", "failed to lock", "cannot lock ref", "incorrect old value")
+
+
 def _classify_rejection(summary: str) -> Outcome:
     text = summary.lower()
     behind = ("non-fast-forward", "fetch first", "stale info", "already exists")
     if "[rejected]" in text and any(w in text for w in behind):
+        return Outcome.NON_FAST_FORWARD
+    # receive-pack lost the ref's lock, or found it moved, after the pack went over: a
+    # teammate's push landed in between (measured with three clones through git daemon).
+    # Another round fetches their memory; a server that always says so ends after MAX_ROUNDS.
+    if "[remote rejected]" in text and any(w in text for w in _LOST_RACE_WORDS):
         return Outcome.NON_FAST_FORWARD
     if "[remote rejected]" in text and any(w in text for w in _RIGHTS_WORDS + ("hook declined", "denied")):
         return Outcome.NO_RIGHTS
