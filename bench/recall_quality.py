@@ -19,7 +19,7 @@ by first occurrence. The JSON may be a bare list of hits or an envelope object w
 
 The baseline, computed in the same run: Okapi BM25 (k1=1.2, b=0.75, idf
 log(1 + (N - n + 0.5) / (n + 0.5))) over the whole text of each session file, with
-enf's tokenizer (lowercase `[\\w][\\w.-]*` without a trailing "." or "-"), unique query
+enf's tokenizer (lowercase `[\\w][\\w.'-]*` without a trailing "." "-" or "'"), unique query
 terms, no stemming, no stopwords; it never flags anything weak.
 
 Figures, over the answerable queries (lexical + paraphrase + reversal):
@@ -59,7 +59,7 @@ SET_DIR = common.BENCH_DIR / "recall"
 REPO_ROOT = common.BENCH_DIR.parent
 KINDS = ("lexical", "paraphrase", "reversal", "none")
 ANSWERABLE = ("lexical", "paraphrase", "reversal")
-WORD = re.compile(r"[\w][\w.-]*", re.UNICODE)  # enf_git/plumbing/stem.py `_WORD` (+ its rstrip)
+WORD = re.compile(r"[\w][\w.'\u2019-]*", re.UNICODE)  # enf_git/plumbing/stem.py `_WORD` (+ its rstrip)
 STEM = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}-[a-z0-9-]+$")
 K1, B = 1.2, 0.75
 TOP = 10
@@ -188,7 +188,7 @@ class BM25:
 
 
 def terms(text: str) -> list[str]:
-    return [w for w in (t.rstrip(".-").lower() for t in WORD.findall(text)) if w]
+    return [w for w in (t.replace("\u2019", "'").rstrip(".-'").lower() for t in WORD.findall(text)) if w]
 
 
 # --- scoring ----------------------------------------------------------------------

@@ -55,6 +55,14 @@ def test_analyze_drops_function_words_keeps_compounds_and_their_parts() -> None:
     assert stem.words("Jenkins. node.js psr-16-") == ["jenkins", "node.js", "psr-16"]
 
 
+def test_clitics_are_not_terms() -> None:
+    # Split at the apostrophe, "couldn't" and "team's" made the terms "couldn", "t" and "s".
+    assert stem.analyze("why couldn't the team\u2019s app see each other's logs") == [
+        "not", "team", "app", "see", "each", "other", "log"]
+    assert stem.words("we're they've it'll we'd I'm users' o'clock") == [
+        "we", "they", "it", "we", "i", "users", "oclock"]
+
+
 def test_snippets_cut_on_word_boundaries() -> None:
     for pad in range(1, 12):  # words of every length, so a cut at a fixed offset would split one
         words = [f"w{i}{'x' * ((i * pad) % 7)}" for i in range(80)]  # "w" + a unique number: no word ends another

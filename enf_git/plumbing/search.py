@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 KINDS = ("decision", "session", "history")  # tie-break order (Elephants Never Forget's recall order)
-SCHEMA = 4
+SCHEMA = 5
 COLUMNS = ("decided", "summary", "tags", "body")
 # bm25() column weights: the decided clause, the summary and the tags say what a session
 # is about; the body also holds every decision line in full, so a decided clause counts
