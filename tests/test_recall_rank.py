@@ -50,8 +50,15 @@ def test_stem_matches_the_snowball_reference(word: str, expected: str) -> None:
 def test_analyze_drops_function_words_keeps_compounds_and_their_parts() -> None:
     assert stem.analyze("How do we cache the pages?") == ["cach", "page"]
     assert stem.analyze("its own pair of clusters") == ["own", "pair", "cluster"]  # "own" carries the topic
-    assert stem.analyze("rich-text emails.") == ["rich-text", "email"]
-    assert stem.analyze("rich-text emails.", parts=True) == ["rich-text", "rich", "text", "email"]
+    assert stem.analyze("rich-text emails.") == ["richtext", "email"]
+    assert stem.analyze("rich-text emails.", parts=True) == ["richtext", "rich", "text", "email"]
+    assert stem.analyze("node.js psr-16", parts=True) == ["node.js", "node", "js", "psr-16", "psr", "16"]
+
+
+def test_a_hyphenated_compound_is_one_word_stemmed() -> None:
+    # Writers drop hyphens ("password-less" / "passwordless") and inflect the last piece.
+    assert stem.analyze("password-less sign-in") == stem.analyze("passwordless signin") == ["passwordless", "signin"]
+    assert stem.analyze("hand-tuned") == stem.analyze("hand-tuning") == stem.analyze("handtuned")
     assert stem.words("Jenkins. node.js psr-16-") == ["jenkins", "node.js", "psr-16"]
 
 
@@ -238,3 +245,14 @@ def test_the_fast_path_prints_what_the_full_path_prints(enf, repo_dir: Path, arg
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == full
     assert proc.stderr.strip() == "[]"  # answered on the stdlib-only path
+
+
+def test_a_compound_matches_its_spelling_without_the_hyphen(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    write(repo_dir, "2026-04-24-magic-links", session_text(
+        session_id="d4e5f6a7", date="2026-04-24", summary="Looked at sign-in for applicants", tags="[auth]",
+        body="\n## Notes\n- Password-less magic links were turned down: mail is slow\n"))
+    enf("commit", "-m", "links")
+    rows = json.loads(enf("recall", "passwordless", "--json"))["results"]
+    assert [r["path"] for r in rows] == ["sessions/2026-04-24-magic-links.md"]
+    assert "Password-less magic links" in rows[0]["snippet"]  # the line that holds it, not the summary

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 KINDS = ("decision", "session", "history")  # tie-break order (Elephants Never Forget's recall order)
-SCHEMA = 5
+SCHEMA = 6
 COLUMNS = ("decided", "summary", "tags", "body")
 # bm25() column weights: the decided clause, the summary and the tags say what a session
 # is about; the body also holds every decision line in full, so a decided clause counts
@@ -428,7 +428,8 @@ def _best_line(text: str, decisions: list[tuple[str, ...]], q: list[str],
             best = (weight, d, d[1])
     for field, line in _lines(text):
         low = line.lower()
-        if not any(t[:-1] in low for t in q):  # cheap test first: a stem is (nearly) a prefix of its words
+        flat = low.replace("-", "")  # a compound's term is written without its hyphens
+        if not any(t[:-1] in low or t[:-1] in flat for t in q):  # cheap test first: a stem is (nearly) a prefix of its words
             continue
         weight = LINE_WEIGHTS[field] * sum(idf[t] for t in qset & set(analysis.analyze(line, parts=True)))
         if weight > best[0]:

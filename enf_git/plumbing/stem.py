@@ -69,10 +69,29 @@ def analyze(text: str, *, parts: bool = False) -> list[str]:
     out = []
     for w in words(text):
         if w not in STOPWORDS:
-            out.append(stem(w))
+            out.append(stem_compound(w))
         if parts and ("-" in w or "." in w):
-            out += [stem(p) for p in re.split(r"[.-]+", w) if p and p not in STOPWORDS]
+            out += pieces(w)
     return out
+
+
+def stem_compound(word: str) -> str:
+    """The term of a word: its stem; a hyphenated compound is stemmed as one word.
+
+    "password-less" is "passwordless" and "sign-in" "signin", the spellings of a
+    writer who drops the hyphen; "hand-tuned" and "hand-tuning" are one term, as
+    "tuned" and "tuning" are. A dotted name ("node.js") or one with digits ("psr-16")
+    is kept as written.
+    """
+    if "-" not in word or "." in word:
+        return stem(word)
+    joined = word.replace("-", "")
+    return stem(joined) if joined.isalpha() else word
+
+
+def pieces(word: str) -> list[str]:
+    """The pieces of a compound, stemmed ("rich-text" is also "rich" and "text")."""
+    return [stem(p) for p in re.split(r"[.-]+", word) if p and p not in STOPWORDS]
 
 
 # --- Porter2 ---------------------------------------------------------------------
