@@ -19,14 +19,17 @@ result shows its best line (a decision line wins a tie, and then says whether th
 decision still stands); a superseded decision is followed by the decision that
 replaced it. Elephants Never Forget's recall order (decisions, sessions, history) only breaks ties.
 
-A query is weak when no first result can be its answer, by two counts of the
-query's terms (after stopwords): each of the first WEAK_TOP results holds fewer than
-WEAK_SHARE of them, or
-more than WEAK_SHARE of them are words memory has never seen (a name like "Kafka" that
-no record mentions says the topic is not there, whatever else matched). The share is
-one third: a paraphrase shares few words with its answer, but rarely fewer than that.
+A query is weak when memory most likely does not hold its answer: when more than
+WEAK_SHARE of the query's weight is words memory has never seen, a term's weight being
+its idf (a word no record holds gets the largest). "Kafka event bus" about a memory
+without Kafka is mostly unseen words; a paraphrase ("how do we hear about crashes")
+has an unseen word or two, but its common words carry the rest. Weighting by idf, and
+not counting words, keeps "the" kind of words ("get", "use") from diluting the share.
 And a name the query spells with a capital (Kafka, gRPC, GDPR) that no record mentions
 makes it weak on its own: names carry a question's topic, and memory never saw this one.
+A rule on how much of the query the first results hold (the one before this) flagged
+paraphrases above all: their answer shares few words with them by nature.
+Chosen on the dev queries of bench/recall_quality.py, checked on its held-out blocks.
 
 This module is stdlib-only so a warm `git enf recall` (index tip == branch tip) never
 imports pygit2 or click; indexer.py builds and updates the index.
@@ -44,15 +47,15 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 KINDS = ("decision", "session", "history")  # tie-break order (Elephants Never Forget's recall order)
-SCHEMA = 4
+SCHEMA = 6
 COLUMNS = ("decided", "summary", "tags", "body")
 # bm25() column weights: the decided clause, the summary and the tags say what a session
 # is about; the body also holds every decision line in full, so a decided clause counts
 # once more through the body.
 WEIGHTS = (2.0, 2.0, 2.0, 1.0)
 LINE_WEIGHTS = {"decision": 2.0, "summary": 2.0, "tags": 2.0, "body": 1.0}
-WEAK_SHARE = 1 / 3  # see the module docstring; bench/recall_quality.py reports the sensitivity
-WEAK_TOP = 3  # results the weak rule looks at: the answer is often second or third, rarely further
+WEAK_SHARE = 0.5  # see the module docstring; bench/recall_quality.py reports the sensitivity
+WEAK_TOP = 3  # results `matched` reports on: the answer is often second or third, rarely further
 _CANDIDATES = 50  # rows ranked by FTS5 before fusion (history rows may share a file)
 _FTS_TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '-._'"  # terms are pre-analyzed
 
@@ -89,27 +92,29 @@ class Hit:
 class Answer:
     """The ranked hits, and how strongly the best of them matches (see the module docstring)."""
 
-    __slots__ = ("hits", "terms", "matched", "unknown", "unknown_names")
+    __slots__ = ("hits", "terms", "matched", "unknown", "unknown_share", "unknown_names")
 
-    def __init__(self, hits: list[Hit], terms: int, matched: int, unknown: int,
+    def __init__(self, hits: list[Hit], terms: int, matched: int, unknown: int, unknown_share: float = 0.0,
                  unknown_names: list[str] | None = None) -> None:
         self.hits = hits
         self.terms = terms  # query terms after stopwords
         self.matched = matched  # of them in the first results (the most any of them holds)
         self.unknown = unknown  # of them in no document at all
+        self.unknown_share = unknown_share  # their share of the query's idf
         self.unknown_names = unknown_names or []  # capitalized query words no document holds
 
     @property
     def weak(self) -> bool:
-        return bool(self.unknown_names) or is_weak(self.terms, self.matched, self.unknown)
+        return bool(self.unknown_names) or is_weak(self.matched, self.unknown_share)
 
     def strength(self) -> dict[str, object]:
         return {"terms": self.terms, "matched": self.matched, "unknown": self.unknown,
-                "unknown_names": self.unknown_names}
+                "unknown_share": round(self.unknown_share, 4), "unknown_names": self.unknown_names}
 
 
-def is_weak(terms: int, matched: int, unknown: int, share: float = WEAK_SHARE) -> bool:
-    return matched < terms * share or unknown > terms * share or not matched
+def is_weak(matched: int, unknown_share: float, share: float = WEAK_SHARE) -> bool:
+    """No first result holds a query term, or unseen words carry more than `share` of its idf."""
+    return not matched or unknown_share > share
 
 
 # --- the database -------------------------------------------------------------------
@@ -193,7 +198,8 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
             hits.append(replacement)
             placed.add(replacement.path)
     matched = max((len(g.matched()) for g in groups[:WEAK_TOP]), default=0)
-    return Answer(hits, len(q), matched, len(unseen), names)
+    share = sum(idf[t] for t in unseen) / (sum(idf[t] for t in q) or 1.0)
+    return Answer(hits, len(q), matched, len(unseen), share, names)
 
 
 def _unknown_names(text: str, unseen: set[str]) -> list[str]:
@@ -428,7 +434,8 @@ def _best_line(text: str, decisions: list[tuple[str, ...]], q: list[str],
             best = (weight, d, d[1])
     for field, line in _lines(text):
         low = line.lower()
-        if not any(t[:-1] in low for t in q):  # cheap test first: a stem is (nearly) a prefix of its words
+        flat = low.replace("-", "")  # a compound's term is written without its hyphens
+        if not any(t[:-1] in low or t[:-1] in flat for t in q):  # cheap test first: a stem is (nearly) a prefix of its words
             continue
         weight = LINE_WEIGHTS[field] * sum(idf[t] for t in qset & set(analysis.analyze(line, parts=True)))
         if weight > best[0]:

@@ -13,9 +13,14 @@ from __future__ import annotations
 
 import re
 
-# A word: letters/digits, then letters/digits/dots/hyphens ("node.js", "psr-16"); a
-# trailing "." or "-" is punctuation, not part of the word ("Jenkins." is "jenkins").
-_WORD = re.compile(r"[\w][\w.-]*", re.UNICODE)
+# A word: letters/digits, then letters/digits/dots/hyphens/apostrophes ("node.js",
+# "psr-16", "couldn't"); a trailing "." "-" or "'" is punctuation, not part of the word
+# ("Jenkins." is "jenkins").
+_WORD = re.compile(r"[\w][\w.'\u2019-]*", re.UNICODE)
+# English clitics: "the team's", "we're", "they've", "it'll", "we'd", "I'm" are the word
+# before the apostrophe; "couldn't" is "not" (negations are kept, see STOPWORDS). Split
+# at the apostrophe instead, "couldn" and "t" were terms no document meant.
+_CLITICS = frozenset(("s", "re", "ve", "ll", "d", "m"))
 
 # English function words: articles, pronouns, auxiliaries, prepositions, conjunctions,
 # question words ("how do we…" carries no topic). This is the Snowball English stop
@@ -36,10 +41,22 @@ def words(text: str) -> list[str]:
     """The words of `text`, lower-cased, without trailing punctuation."""
     out = []
     for w in _WORD.findall(text):
-        w = w.rstrip(".-").lower()
+        w = w.replace("\u2019", "'").rstrip(".-'").lower()
+        if "'" in w:
+            w = _clitic(w)
         if w:
             out.append(w)
     return out
+
+
+def _clitic(word: str) -> str:
+    """`word` without its English clitic ("team's" -> "team", "don't" -> "not")."""
+    head, _, tail = word.rpartition("'")
+    if tail == "t" and head.endswith("n"):
+        return "not"
+    if tail in _CLITICS:
+        return head
+    return word.replace("'", "")  # "o'clock", "rock'n'roll": one word (the index's tokenizer splits at "'")
 
 
 def analyze(text: str, *, parts: bool = False) -> list[str]:
@@ -52,10 +69,29 @@ def analyze(text: str, *, parts: bool = False) -> list[str]:
     out = []
     for w in words(text):
         if w not in STOPWORDS:
-            out.append(stem(w))
+            out.append(stem_compound(w))
         if parts and ("-" in w or "." in w):
-            out += [stem(p) for p in re.split(r"[.-]+", w) if p and p not in STOPWORDS]
+            out += pieces(w)
     return out
+
+
+def stem_compound(word: str) -> str:
+    """The term of a word: its stem; a hyphenated compound is stemmed as one word.
+
+    "password-less" is "passwordless" and "sign-in" "signin", the spellings of a
+    writer who drops the hyphen; "hand-tuned" and "hand-tuning" are one term, as
+    "tuned" and "tuning" are. A dotted name ("node.js") or one with digits ("psr-16")
+    is kept as written.
+    """
+    if "-" not in word or "." in word:
+        return stem(word)
+    joined = word.replace("-", "")
+    return stem(joined) if joined.isalpha() else word
+
+
+def pieces(word: str) -> list[str]:
+    """The pieces of a compound, stemmed ("rich-text" is also "rich" and "text")."""
+    return [stem(p) for p in re.split(r"[.-]+", word) if p and p not in STOPWORDS]
 
 
 # --- Porter2 ---------------------------------------------------------------------
