@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Callable
+from typing import Protocol
 from pathlib import Path
 
 Git = Callable[..., str]
@@ -30,3 +31,11 @@ def user_state(repo: Path) -> tuple[str, str, bytes, str]:
     index = (repo / ".git" / "index").read_bytes() if (repo / ".git" / "index").exists() else b""
     rev = run_git(repo, "rev-parse", "HEAD", check=False)
     return head, status, index, rev
+
+
+class GitDaemon(Protocol):
+    """What the `git_daemon` fixture yields (conftest.py: test modules must not import it,
+    since tests/e2e has a conftest of the same module name)."""
+
+    def url(self, name: str) -> str: ...
+    def create(self, name: str) -> Path: ...

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory
-from conftest import GitDaemon
-from gitfixtures import run_git, session_text
+from gitfixtures import GitDaemon, run_git, session_text
 
 GIT_ENF = str(Path(sys.executable).with_name("git-enf"))
 
