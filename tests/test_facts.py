@@ -435,3 +435,38 @@ def test_an_unreadable_session_facts_file_is_refused_not_overwritten(ctx: memory
     with pytest.raises(EnfError, match="delete it to start afresh"):
         facts.remember(ctx, places, "x marks the spot", scope="session", now=NOW)
     assert path.read_text() == "{not json"
+
+
+def test_memories_view_follows_a_fact_edited_in_the_overlay(ctx: memory.Context, places: facts.Places) -> None:
+    kept = facts.remember(ctx, places, "We chose Postgres", now=NOW)
+    tip = memory.require_branch(ctx)
+    assert fact_stores.memories_view(ctx.repo, tip, {"sessions/x.md": b"x"}) == {}
+    assert fact_stores.memories_view(ctx.repo, tip, {pf.fact_path(kept.fact.id): pf.fact_bytes(kept.fact)}) == {}
+    added = pf.fact_bytes(fact("Gotcha: CI caches node_modules", pf.GOTCHA, ident="fhand0001"))
+    view = fact_stores.memories_view(ctx.repo, tip, {"memories/fhand0001.md": added})[pf.MEMORIES_VIEW].decode()
+    assert "## Gotchas\n- [2026-04-13] Gotcha: CI caches node_modules\n" in view and "We chose Postgres" in view
+    gone = fact_stores.memories_view(ctx.repo, tip, {pf.fact_path(kept.fact.id): None})[pf.MEMORIES_VIEW].decode()
+    assert "Postgres" not in gone and "(nothing remembered yet" in gone
+
+
+def test_concurrent_remembers_all_land_and_memories_md_lists_them_all(repo_dir: Path, ctx: memory.Context,
+                                                                      places: facts.Places, git: Git) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+
+    def one(i: int) -> None:
+        try:
+            facts.remember(memory.Context.open(repo_dir), places, f"decided thing number {i}", now=NOW)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len([p for p in branch_files(git) if p.startswith("memories/")]) == 8
+    view = git("show", "claude-memory:memories.md")
+    assert all(f"decided thing number {i}\n" in view for i in range(8))

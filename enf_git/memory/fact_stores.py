@@ -54,19 +54,35 @@ def _parse_into(out: Loaded, path: str, data: bytes, scope: str, ttls: Mapping[s
 
 # --- project: the branch ---------------------------------------------------------------
 
-def project_facts(repo: store.Repo, tip: store.Commit | None, ttls: Mapping[str, int | None]) -> Loaded:
+def project_facts(repo: store.Repo, tip: store.Commit | None, ttls: Mapping[str, int | None],
+                  overlay: Mapping[str, bytes | None] | None = None) -> Loaded:
+    """The facts on the branch at `tip`, with `overlay` (path -> bytes, None: deleted) applied."""
     out = Loaded()
+    overlay = overlay or {}
     tree = tip.tree if tip is not None else None
     for name, oid, kind in store.folder_entries(repo, tree, pf.MEMORIES_DIR):
         path = f"{pf.MEMORIES_DIR}/{name}"
-        if not name.endswith(".md"):
+        if not name.endswith(".md") or path in overlay:
             continue
         if kind != "blob":
             out.problems.append(f"{path}: a {kind} where a fact file belongs")
             continue
         _parse_into(out, path, store.blob_data(repo, oid), "project", ttls)
+    for path, data in sorted(overlay.items()):
+        if data is not None and pf.is_fact_path(path):
+            _parse_into(out, path, data, "project", ttls)
     out.facts = pf.with_scope(out.facts, "project")
     return out
+
+
+def memories_view(repo: store.Repo, tip: store.Commit | None, overlay: Mapping[str, bytes | None]) -> dict[str, bytes]:
+    """`{memories.md: bytes}` re-rendered for `tip` + `overlay` when the overlay touches a
+    fact file and the view's bytes change; else {}. What a commit or a merge adds to its views."""
+    if not any(pf.is_fact_path(p) for p in overlay):
+        return {}
+    data = pf.render_memories(project_facts(repo, tip, {}, overlay).facts)
+    current = store.blob_oid(repo, tip.tree if tip is not None else None, pf.MEMORIES_VIEW)
+    return {} if current == store.hash_bytes(data) else {pf.MEMORIES_VIEW: data}
 
 
 # What a project change computes from the facts at the tip: path -> bytes (None: delete).
@@ -81,17 +97,8 @@ def commit_project(ctx: Context, change: ProjectChange, message: str, ttls: Mapp
     require_branch(ctx)
 
     def build(tip: store.Commit | None) -> dict[str, bytes | None]:
-        loaded = project_facts(ctx.repo, tip, ttls)
-        changes = change(loaded.facts)
-        if not changes:
-            return {}
-        after = {pf.fact_path(f.id): f for f in loaded.facts}
-        for path, data in changes.items():
-            after.pop(path, None)
-            if data is not None:
-                after[path] = pf.parse_fact(path, data, "project", ttls)
-        changes[pf.MEMORIES_VIEW] = pf.render_memories(after.values())
-        return changes
+        changes = change(project_facts(ctx.repo, tip, ttls).facts)
+        return {**changes, **memories_view(ctx.repo, tip, changes)} if changes else {}
 
     with ctx.lock():
         result = store.commit(ctx.repo, build, message, when=now)
