@@ -470,3 +470,14 @@ def test_concurrent_remembers_all_land_and_memories_md_lists_them_all(repo_dir: 
     assert len([p for p in branch_files(git) if p.startswith("memories/")]) == 8
     view = git("show", "claude-memory:memories.md")
     assert all(f"decided thing number {i}\n" in view for i in range(8))
+
+
+def test_the_block_stays_bounded_whatever_the_facts_and_budgets() -> None:
+    huge = [fact(f"{i} " + "word " * 390, pf.DECISION, scope=s, ident=f"f{i:08d}") for i in range(30)
+            for s in ("project", "user")]
+    tiers = [budget.fit([f for f in huge if f.scope == s], 100_000, TODAY, s) for s in ("project", "user")]
+    shown, overridden = budget.reconcile({"project": huge[::2], "user": huge[1::2]})
+    text = budget.block(tiers, huge, overridden)
+    assert len(text) <= budget.MAX_BLOCK_CHARS and text.endswith("more than fits here: git enf memories list")
+    small = budget.block([budget.fit(huge[:1], 300, TODAY)], huge[:1], [(huge[1], huge[0])])
+    assert len(small) < 1000  # a long fact is shortened, pruned and overridden ones clipped

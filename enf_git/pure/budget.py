@@ -161,11 +161,14 @@ def reconcile(by_scope: Mapping[str, Sequence[Fact]]) -> tuple[dict[str, list[Fa
 
 # --- the SessionStart block --------------------------------------------------------------
 
+MAX_BLOCK_CHARS = 3000  # the facts' share of SessionStart's 9,000 characters, whatever the facts hold
+
+
 def block(fitted: Sequence[Fitted], pruned: Sequence[Fact] = (), overridden: Sequence[tuple[Fact, Fact]] = (),
           history_hint: str = "") -> str:
     """The facts part of SessionStart's context: one sub-block per scope, each with its
     token cost against its budget; what was pruned is said, never dropped silently.
-    Empty when there is nothing to say."""
+    Empty when there is nothing to say; never longer than MAX_BLOCK_CHARS."""
     shown = [f for f in fitted if f.kept or f.warning]
     if not shown and not pruned:
         return ""
@@ -178,14 +181,23 @@ def block(fitted: Sequence[Fitted], pruned: Sequence[Fact] = (), overridden: Seq
         parts.append("\n".join(lines))
     if overridden:
         parts.append("\n".join(["Overridden by a higher-precedence scope (not shown above):"]
-                               + [f"- {lost.scope} \"{lost.text}\" by {won.scope} \"{won.text}\""
+                               + [f"- {lost.scope} \"{_clip(lost.text)}\" by {won.scope} \"{_clip(won.text)}\""
                                   for lost, won in overridden[:5]]))
     if pruned:
         parts.append(_pruned_lines(pruned, history_hint))
     body = "\n\n".join(parts)
     intro = "Facts people asked to keep (git enf remember). When scopes disagree: this session > project > user."
     head = f"## Remembered facts (≈{tokens(intro + body) + 8} tokens)"  # + 8: this heading itself
-    return f"{head}\n{intro}\n\n{body}"
+    return _capped(f"{head}\n{intro}\n\n{body}")
+
+
+def _capped(text: str, limit: int = MAX_BLOCK_CHARS) -> str:
+    """`text` cut at a line to `limit` characters (budgets raised in config, say)."""
+    if len(text) <= limit:
+        return text
+    more = "\n- … more than fits here: git enf memories list"
+    cut = text[: limit - len(more)]
+    return cut[: cut.rindex("\n")] + more if "\n" in cut else cut + more
 
 
 def _pruned_lines(pruned: Sequence[Fact], history_hint: str) -> str:
