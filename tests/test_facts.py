@@ -13,7 +13,7 @@ import pytest
 
 from enf_git import memory
 from enf_git.errors import EnfError, NotFound, RecordError, SchemaTooNew
-from enf_git.memory import fact_stores, facts
+from enf_git.memory import fact_stores, facts, forget
 from enf_git.pure import budget, facts as pf
 from gitfixtures import Git, session_text, user_state
 
@@ -287,7 +287,7 @@ def test_forget_is_a_commit_the_history_still_holds(ctx: memory.Context, places:
     keep = facts.remember(ctx, places, "We chose Postgres", now=NOW)
     gone = facts.remember(ctx, places, "Gotcha: the staging db is read-only", now=NOW)
     before = git("rev-parse", "claude-memory").strip()
-    done = facts.forget(ctx, places, "staging db")
+    done = forget.forget(ctx, places, "staging db")
     assert done.item.id == gone.fact.id and done.commit is not None
     assert git("rev-parse", "claude-memory~1").strip() == before
     path = f"memories/{gone.fact.id}.md"
@@ -308,8 +308,8 @@ def test_forget_with_several_matches_refuses_lists_them_and_touches_nothing(
     tip, state = git("rev-parse", "claude-memory"), user_state(ctx.top)
     user_files = sorted(places.user_dir.rglob("*"))  # type: ignore[union-attr]
     session_bytes = fact_stores.session_path(ctx, "sess-1").read_bytes()
-    with pytest.raises(facts.AmbiguousMatch) as caught:
-        facts.forget(ctx, places, "redis")
+    with pytest.raises(forget.AmbiguousMatch) as caught:
+        forget.forget(ctx, places, "redis")
     assert {m.id for m in caught.value.matches} == {a.fact.id, b.fact.id, c.fact.id}
     assert "3 things match 'redis'; nothing was forgotten" in caught.value.message
     assert all(m.id in caught.value.message for m in caught.value.matches)
@@ -317,8 +317,8 @@ def test_forget_with_several_matches_refuses_lists_them_and_touches_nothing(
     assert sorted(places.user_dir.rglob("*")) == user_files  # type: ignore[union-attr]
     assert fact_stores.session_path(ctx, "sess-1").read_bytes() == session_bytes
     with pytest.raises(NotFound, match="nothing remembered matches 'mongo'"):
-        facts.forget(ctx, places, "mongo")
-    assert facts.forget(ctx, places, "redis", scopes=("user",)).item.id == b.fact.id
+        forget.forget(ctx, places, "mongo")
+    assert forget.forget(ctx, places, "redis", scopes=("user",)).item.id == b.fact.id
 
 
 def test_user_facts_live_in_the_config_dir_and_never_in_the_repository(
@@ -349,8 +349,14 @@ def test_session_facts_live_in_the_git_dir_until_session_end(ctx: memory.Context
     assert git("rev-parse", "claude-memory") == tip
     other = facts.Places(places.user_dir, "sess-2")
     assert facts.list_facts(ctx, other, ("session",)).all() == []  # another session does not see it
-    assert facts.drop_session_facts(ctx, "sess-1") and not path.exists()
-    assert not facts.drop_session_facts(ctx, "sess-1")
+    state = str(ctx.top / ".git" / "enf")  # what SessionEnd's Where.state holds
+    assert facts.drop_session_facts(state, "sess-1") and not path.exists()
+    assert not facts.drop_session_facts(state, "sess-1") and not facts.drop_session_facts(state, "")
+
+
+def test_a_session_id_cannot_escape_the_session_facts_folder(ctx: memory.Context) -> None:
+    path = fact_stores.session_file("/x/.git/enf", "../../etc/passwd")
+    assert path.parent == Path("/x/.git/enf/session-facts") and ".." not in path.name
 
 
 def test_session_start_prunes_expired_facts_as_a_commit_and_says_so(ctx: memory.Context, places: facts.Places,
@@ -481,3 +487,17 @@ def test_the_block_stays_bounded_whatever_the_facts_and_budgets() -> None:
     assert len(text) <= budget.MAX_BLOCK_CHARS and text.endswith("more than fits here: git enf memories list")
     small = budget.block([budget.fit(huge[:1], 300, TODAY)], huge[:1], [(huge[1], huge[0])])
     assert len(small) < 1000  # a long fact is shortened, pruned and overridden ones clipped
+
+
+def test_session_start_sweeps_facts_of_sessions_that_never_ended(ctx: memory.Context, places: facts.Places) -> None:
+    import os
+
+    facts.remember(ctx, places, "mine", scope="session", now=NOW)
+    facts.remember(ctx, facts.Places(None, "crashed"), "theirs", scope="session", now=NOW)
+    facts.remember(ctx, facts.Places(None, "recent"), "theirs too", scope="session", now=NOW)
+    mine, crashed, recent = (fact_stores.session_path(ctx, s) for s in ("sess-1", "crashed", "recent"))
+    week = NOW - 8 * DAY
+    for path in (mine, crashed):
+        os.utime(path, (week, week))
+    facts.session_start_block(ctx, "sess-1", NOW, None)
+    assert mine.exists() and recent.exists() and not crashed.exists()

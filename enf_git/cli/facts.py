@@ -78,11 +78,13 @@ def remember(text: tuple[str, ...], category: str | None, scope: str, session_id
 @JSON_OPTION
 def forget(query: tuple[str, ...], scope: str | None, session_id: str | None, as_json: bool) -> None:
     """Forget the one fact QUERY names (its id, its text, or a part of it)."""
+    from ..memory import forget as forgetting
+
     ctx = workspace()
     words = " ".join(query)
     try:
-        done = facts.forget(ctx, _places(session_id), words, scopes=(scope,) if scope else None)
-    except facts.AmbiguousMatch as exc:
+        done = forgetting.forget(ctx, _places(session_id), words, scopes=(scope,) if scope else None)
+    except forgetting.AmbiguousMatch as exc:
         if not as_json:
             raise
         click.echo(envelope("forget", forgotten=None, commit=None, matches=[m.as_dict() for m in exc.matches]))

@@ -147,7 +147,12 @@ def remove_user(folder: Path, fact_id: str) -> bool:
 # --- session: the git dir ----------------------------------------------------------------
 
 def session_path(ctx: Context, session_id: str) -> Path:
-    return store.state_dir(ctx.repo) / SESSION_FACTS_DIR / f"{events.safe_name(session_id)}.json"
+    return session_file(store.state_dir(ctx.repo), session_id)
+
+
+def session_file(state_dir: str | os.PathLike[str], session_id: str) -> Path:
+    """`<state dir>/session-facts/<id>.json`; the id is confined to a plain file name."""
+    return Path(state_dir) / SESSION_FACTS_DIR / f"{events.safe_name(session_id)}.json"
 
 
 def session_facts(ctx: Context, session_id: str, ttls: Mapping[str, int | None]) -> Loaded:
@@ -197,9 +202,10 @@ def change_session(ctx: Context, session_id: str, change: Callable[[list[pf.Fact
     return True
 
 
-def drop_session(ctx: Context, session_id: str) -> bool:
-    """Session facts live as long as their session: gone at SessionEnd. True if there were any."""
-    path = session_path(ctx, session_id)
+def drop_session(state_dir: str | os.PathLike[str], session_id: str) -> bool:
+    """Session facts live as long as their session: gone at SessionEnd. True if there were any.
+    Takes the state dir (`.git/enf`), not a Context: SessionEnd has ~1.5 s and no need to open the repo."""
+    path = session_file(state_dir, session_id)
     path.with_suffix(".lock").unlink(missing_ok=True)
     try:
         path.unlink()

@@ -5,21 +5,18 @@ current session id, which only an edge can know) and a clock (`now`, epoch secon
 The stores are in fact_stores.py, the record and the budgets in pure/facts.py and
 pure/budget.py.
 
-Forgetting matches *things to forget*, each a `Forgettable` from one of `SOURCES`:
-today remembered facts of the three scopes. Pins (a later piece) join as one more
-source whose items have kind "pin" and their own `remove`, and `forget` then matches
-both kinds with the same rule: exactly one match is removed, several are refused.
+Forgetting is in forget.py.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from .. import paths
-from ..errors import EnfError, NotFound
+from ..errors import EnfError
 from ..plumbing import store
 from ..pure import budget, facts as pf
 from ..redact import redact_count
@@ -105,12 +102,12 @@ def remember(ctx: Context, places: Places, text: str, *, scope: str = "project",
     if scope == "project":
         return _remember_project(ctx, fact, spans, now, settings)
     if scope == "user":
-        folder = _require_user(places)
+        folder = require_user(places)
         same = _same_text(fact_stores.user_facts(folder, settings.ttls).facts, fact)
         if same is None:
             fact_stores.write_user(folder, fact)
         return Remembered(same or fact, same is not None, None, spans)
-    sid = _require_session(places)
+    sid = require_session(places)
     found: list[pf.Fact] = []
 
     def add(current: list[pf.Fact]) -> list[pf.Fact] | None:
@@ -143,13 +140,13 @@ def _author(ctx: Context) -> str:
     return str(store.signature(ctx.repo).name)
 
 
-def _require_user(places: Places) -> Path:
+def require_user(places: Places) -> Path:
     if places.user_dir is None:
         raise EnfError("no user config folder to keep user facts in", hint="set HOME or XDG_CONFIG_HOME")
     return places.user_dir
 
 
-def _require_session(places: Places) -> str:
+def require_session(places: Places) -> str:
     if not places.session_id:
         raise EnfError("no session to remember this for: session facts need the session's id",
                        hint="run it from a Claude Code session, or give --session ID")
@@ -173,18 +170,18 @@ def list_facts(ctx: Context, places: Places, scopes: Sequence[str] | None = None
     settings = settings or FactSettings.read(ctx.repo)
     out = Listing()
     for scope in scopes or places.scopes():
-        loaded = _load(ctx, places, scope, settings)
+        loaded = load_scope(ctx, places, scope, settings)
         out.by_scope[scope] = pf.ordered(loaded.facts)
         out.problems += loaded.problems
     return out
 
 
-def _load(ctx: Context, places: Places, scope: str, settings: FactSettings) -> fact_stores.Loaded:
+def load_scope(ctx: Context, places: Places, scope: str, settings: FactSettings) -> fact_stores.Loaded:
     if scope == "project":
         return fact_stores.project_facts(ctx.repo, store.tip(ctx.repo), settings.ttls)
     if scope == "user":
-        return fact_stores.user_facts(_require_user(places), settings.ttls)
-    return fact_stores.session_facts(ctx, _require_session(places), settings.ttls)
+        return fact_stores.user_facts(require_user(places), settings.ttls)
+    return fact_stores.session_facts(ctx, require_session(places), settings.ttls)
 
 
 def export_markdown(listing: Listing, today: str) -> str:
@@ -217,12 +214,12 @@ def prune(ctx: Context, places: Places, *, now: int | None = None, scopes: Seque
         if scope == "project":
             _prune_project(ctx, today, duplicates, settings, now, out)
         elif scope == "user":
-            folder = _require_user(places)
+            folder = require_user(places)
             for fact, why in _doomed(fact_stores.user_facts(folder, settings.ttls).facts, today, duplicates):
                 if fact_stores.remove_user(folder, fact.id):
                     out.removed.append((fact, why))
         else:
-            _prune_session(ctx, _require_session(places), today, duplicates, settings, out)
+            _prune_session(ctx, require_session(places), today, duplicates, settings, out)
     return out
 
 
@@ -271,87 +268,6 @@ def _prune_session(ctx: Context, sid: str, today: str, duplicates: bool, setting
     out.removed += gone
 
 
-# --- forget -------------------------------------------------------------------------------
-
-class Forgettable:
-    """One thing `forget` can remove: a fact (later also a pin), with how to remove it."""
-
-    def __init__(self, kind: str, scope: str, ident: str, text: str, label: str,
-                 remove: Callable[[], str | None]) -> None:
-        self.kind, self.scope, self.id, self.text, self.label = kind, scope, ident, text, label
-        self.remove = remove  # removes it; returns the commit that did, if one did
-
-    def as_dict(self) -> dict[str, str]:
-        return {"kind": self.kind, "scope": self.scope, "id": self.id, "category": self.label, "text": self.text}
-
-    def describe(self) -> str:
-        return f"{self.id} ({self.scope} {self.label.lower()}) {self.text}"
-
-
-class AmbiguousMatch(EnfError):
-    """`forget` found several things: it removes none and names them all."""
-
-    def __init__(self, query: str, matches: Sequence[Forgettable]) -> None:
-        self.query = query
-        self.matches = list(matches)
-        listed = "\n".join(f"  {m.describe()}" for m in self.matches)
-        super().__init__(f"{len(self.matches)} things match {query!r}; nothing was forgotten:\n{listed}",
-                         hint="name one by its id: git enf forget ID")
-
-
-def _fact_items(ctx: Context, places: Places, scope: str, settings: FactSettings) -> list[Forgettable]:
-    """The facts of `scope`, as things to forget."""
-    items = []
-    for fact in pf.ordered(_load(ctx, places, scope, settings).facts):
-        items.append(Forgettable("fact", scope, fact.id, fact.text, fact.category,
-                                 _remover(ctx, places, fact, settings)))
-    return items
-
-
-def _remover(ctx: Context, places: Places, fact: pf.Fact, settings: FactSettings) -> Callable[[], str | None]:
-    def remove() -> str | None:
-        if fact.scope == "project":
-            def drop(current: list[pf.Fact]) -> dict[str, bytes | None]:
-                return {pf.fact_path(fact.id): None} if any(f.id == fact.id for f in current) else {}
-            result = fact_stores.commit_project(ctx, drop, f"enf: forget {fact.id} ({fact.category})",
-                                                settings.ttls, None)
-            return result.oid if result else None
-        if fact.scope == "user":
-            fact_stores.remove_user(_require_user(places), fact.id)
-            return None
-        fact_stores.change_session(ctx, _require_session(places),
-                                   lambda current: [f for f in current if f.id != fact.id], settings.ttls)
-        return None
-    return remove
-
-
-# Each source lists the things of one kind in one scope. Pins add theirs here.
-Source = Callable[[Context, Places, str, FactSettings], list[Forgettable]]
-SOURCES: tuple[Source, ...] = (_fact_items,)
-
-
-class Forgotten:
-    def __init__(self, item: Forgettable, commit: str | None) -> None:
-        self.item = item
-        self.commit = commit
-
-
-def forget(ctx: Context, places: Places, query: str, *, scopes: Sequence[str] | None = None,
-           settings: FactSettings | None = None) -> Forgotten:
-    """Remove exactly the one fact `query` names (its id, its text, or a part of it).
-    Several matches: AmbiguousMatch, and nothing is removed; none: NotFound."""
-    settings = settings or FactSettings.read(ctx.repo)
-    items = [item for scope in scopes or places.scopes() for source in SOURCES
-             for item in source(ctx, places, scope, settings)]
-    found = pf.best_matches(query, [(i.id, i.text) for i in items])
-    if not found:
-        raise NotFound(f"nothing remembered matches {query!r}", hint="git enf memories list")
-    if len(found) > 1:
-        raise AmbiguousMatch(query, [items[n] for n in found])
-    item = items[found[0]]
-    return Forgotten(item, item.remove())
-
-
 # --- SessionStart and SessionEnd --------------------------------------------------------------
 
 def session_start_block(ctx: Context, session_id: str, now: int, user_dir: Path | None = None,
@@ -378,6 +294,7 @@ def session_start_block(ctx: Context, session_id: str, now: int, user_dir: Path 
     return budget.block(fitted, pruned, overridden, hint), pruned
 
 
-def drop_session_facts(ctx: Context, session_id: str) -> bool:
-    """SessionEnd: this session's facts end with it. True if it had any."""
-    return bool(session_id) and fact_stores.drop_session(ctx, session_id)
+def drop_session_facts(state_dir: str | Path, session_id: str) -> bool:
+    """SessionEnd: this session's facts end with it (`state_dir`: `.git/enf`, the hook's
+    Where.state). True if it had any."""
+    return bool(session_id) and fact_stores.drop_session(state_dir, session_id)
