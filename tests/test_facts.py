@@ -446,12 +446,12 @@ def test_an_unreadable_session_facts_file_is_refused_not_overwritten(ctx: memory
 def test_memories_view_follows_a_fact_edited_in_the_overlay(ctx: memory.Context, places: facts.Places) -> None:
     kept = facts.remember(ctx, places, "We chose Postgres", now=NOW)
     tip = memory.require_branch(ctx)
-    assert fact_stores.memories_view(ctx.repo, tip, {"sessions/x.md": b"x"}) == {}
-    assert fact_stores.memories_view(ctx.repo, tip, {pf.fact_path(kept.fact.id): pf.fact_bytes(kept.fact)}) == {}
+    assert fact_stores.memories_view(ctx.repo, tip.tree, {"sessions/x.md": b"x"}) == {}
+    assert fact_stores.memories_view(ctx.repo, tip.tree, {pf.fact_path(kept.fact.id): pf.fact_bytes(kept.fact)}) == {}
     added = pf.fact_bytes(fact("Gotcha: CI caches node_modules", pf.GOTCHA, ident="fhand0001"))
-    view = fact_stores.memories_view(ctx.repo, tip, {"memories/fhand0001.md": added})[pf.MEMORIES_VIEW].decode()
+    view = fact_stores.memories_view(ctx.repo, tip.tree, {"memories/fhand0001.md": added})[pf.MEMORIES_VIEW].decode()
     assert "## Gotchas\n- [2026-04-13] Gotcha: CI caches node_modules\n" in view and "We chose Postgres" in view
-    gone = fact_stores.memories_view(ctx.repo, tip, {pf.fact_path(kept.fact.id): None})[pf.MEMORIES_VIEW].decode()
+    gone = fact_stores.memories_view(ctx.repo, tip.tree, {pf.fact_path(kept.fact.id): None})[pf.MEMORIES_VIEW].decode()
     assert "Postgres" not in gone and "(nothing remembered yet" in gone
 
 
@@ -501,3 +501,49 @@ def test_session_start_sweeps_facts_of_sessions_that_never_ended(ctx: memory.Con
         os.utime(path, (week, week))
     facts.session_start_block(ctx, "sess-1", NOW, None)
     assert mine.exists() and recent.exists() and not crashed.exists()
+
+
+# The lead wires memories.md into the views (render.VIEWS, views.py, sync_merge.py, view_edits.py):
+# these pass then, and the mark goes.
+WIRING = pytest.mark.xfail(strict=True, reason="until memories.md joins render.VIEWS and views.py, sync_merge.py "
+                                                "and view_edits.py handle it")
+
+
+@WIRING
+def test_a_merge_of_two_sides_facts_keeps_both_and_renders_memories_md(ctx: memory.Context, places: facts.Places,
+                                                                       git: Git) -> None:
+    from enf_git.memory import sync_merge
+    from enf_git.plumbing import store
+
+    base = git("rev-parse", "claude-memory").strip()
+    theirs = facts.remember(ctx, places, "We chose Postgres", now=NOW)
+    their_tip = git("rev-parse", "claude-memory").strip()
+    git("update-ref", "refs/heads/claude-memory", base)  # our side: diverged from the base
+    ours = facts.remember(ctx, places, "Gotcha: CI caches node_modules", now=NOW)
+    done = sync_merge.merge_tips(ctx.repo, store.tip(ctx.repo), store.commit_at(ctx.repo, their_tip), ctx.cache())
+    assert done is not None and done.outcome == "merged"
+    files = branch_files(git)
+    assert {f"memories/{theirs.fact.id}.md", f"memories/{ours.fact.id}.md"} <= set(files)
+    assert not [p for p in files if p.startswith("conflicts/")]
+    view = git("show", "claude-memory:memories.md")
+    assert "We chose Postgres" in view and "CI caches node_modules" in view
+
+
+@WIRING
+def test_a_fact_file_committed_from_the_working_copy_updates_memories_md(ctx: memory.Context, git: Git) -> None:
+    (ctx.root / "memories").mkdir(exist_ok=True)
+    (ctx.root / "memories" / "fhand0001.md").write_text("---\ndate: 2026-04-13\n---\nWe chose Postgres\n")
+    memory.commit(ctx, "a fact by hand")
+    assert "## Project Decisions\n- [2026-04-13] We chose Postgres\n" in git("show", "claude-memory:memories.md")
+
+
+@WIRING
+def test_a_hand_edit_of_memories_md_is_set_aside_with_what_to_do(ctx: memory.Context, places: facts.Places,
+                                                                 git: Git) -> None:
+    facts.remember(ctx, places, "We chose Postgres", now=NOW)
+    view = git("show", "claude-memory:memories.md")
+    (ctx.root / "memories.md").write_text(view + "- [2026-04-13] a line typed by hand\n")
+    report = memory.commit(ctx, "edit the view")
+    assert [why for _, _, why in report.rejected] == [
+        "memories.md is generated from memories/*.md; use git enf remember TEXT or git enf forget ID"]
+    assert git("show", "claude-memory:memories.md") == view

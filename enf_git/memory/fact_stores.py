@@ -57,9 +57,13 @@ def _parse_into(out: Loaded, path: str, data: bytes, scope: str, ttls: Mapping[s
 def project_facts(repo: store.Repo, tip: store.Commit | None, ttls: Mapping[str, int | None],
                   overlay: Mapping[str, bytes | None] | None = None) -> Loaded:
     """The facts on the branch at `tip`, with `overlay` (path -> bytes, None: deleted) applied."""
+    return tree_facts(repo, tip.tree if tip is not None else None, ttls, overlay)
+
+
+def tree_facts(repo: store.Repo, tree: store.Tree | None, ttls: Mapping[str, int | None],
+               overlay: Mapping[str, bytes | None] | None = None) -> Loaded:
     out = Loaded()
     overlay = overlay or {}
-    tree = tip.tree if tip is not None else None
     for name, oid, kind in store.folder_entries(repo, tree, pf.MEMORIES_DIR):
         path = f"{pf.MEMORIES_DIR}/{name}"
         if not name.endswith(".md") or path in overlay:
@@ -75,13 +79,14 @@ def project_facts(repo: store.Repo, tip: store.Commit | None, ttls: Mapping[str,
     return out
 
 
-def memories_view(repo: store.Repo, tip: store.Commit | None, overlay: Mapping[str, bytes | None]) -> dict[str, bytes]:
-    """`{memories.md: bytes}` re-rendered for `tip` + `overlay` when the overlay touches a
+def memories_view(repo: store.Repo, tree: store.Tree | None,
+                  overlay: Mapping[str, bytes | None]) -> dict[str, bytes]:
+    """`{memories.md: bytes}` re-rendered for `tree` + `overlay` when the overlay touches a
     fact file and the view's bytes change; else {}. What a commit or a merge adds to its views."""
     if not any(pf.is_fact_path(p) for p in overlay):
         return {}
-    data = pf.render_memories(project_facts(repo, tip, {}, overlay).facts)
-    current = store.blob_oid(repo, tip.tree if tip is not None else None, pf.MEMORIES_VIEW)
+    data = pf.render_memories(tree_facts(repo, tree, {}, overlay).facts)
+    current = store.blob_oid(repo, tree, pf.MEMORIES_VIEW)
     return {} if current == store.hash_bytes(data) else {pf.MEMORIES_VIEW: data}
 
 
@@ -98,7 +103,7 @@ def commit_project(ctx: Context, change: ProjectChange, message: str, ttls: Mapp
 
     def build(tip: store.Commit | None) -> dict[str, bytes | None]:
         changes = change(project_facts(ctx.repo, tip, ttls).facts)
-        return {**changes, **memories_view(ctx.repo, tip, changes)} if changes else {}
+        return {**changes, **memories_view(ctx.repo, tip.tree if tip else None, changes)} if changes else {}
 
     with ctx.lock():
         result = store.commit(ctx.repo, build, message, when=now)
