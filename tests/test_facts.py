@@ -357,6 +357,8 @@ def test_session_facts_live_in_the_git_dir_until_session_end(ctx: memory.Context
 def test_a_session_id_cannot_escape_the_session_facts_folder(ctx: memory.Context) -> None:
     path = fact_stores.session_file("/x/.git/enf", "../../etc/passwd")
     assert path.parent == Path("/x/.git/enf/session-facts") and ".." not in path.name
+    uuid = "a1b2c3d4-0000-4000-8000-000000000000"
+    assert fact_stores.session_file("/s", uuid) == fact_stores.session_file("/s", uuid[:8])  # as the context shows it
 
 
 def test_session_start_prunes_expired_facts_as_a_commit_and_says_so(ctx: memory.Context, places: facts.Places,

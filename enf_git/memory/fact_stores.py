@@ -27,6 +27,7 @@ from .workspace import Context, require_branch
 SESSION_FACTS_DIR = "session-facts"
 USER_DIR_NAME = "enf-git"
 SESSION_LOCK_WAIT = 5.0
+ID_CHARS = 8  # as claude/gate.id8
 STALE_SESSION_FACTS = 7 * 86400.0  # seconds: a session resumed after a week starts without them
 
 
@@ -156,8 +157,10 @@ def session_path(ctx: Context, session_id: str) -> Path:
 
 
 def session_file(state_dir: str | os.PathLike[str], session_id: str) -> Path:
-    """`<state dir>/session-facts/<id>.json`; the id is confined to a plain file name."""
-    return Path(state_dir) / SESSION_FACTS_DIR / f"{events.safe_name(session_id)}.json"
+    """`<state dir>/session-facts/<id8>.json`: confined to a plain file name, and named by
+    the id's first 8 characters, the form SessionStart's context gives the assistant (so
+    `--session a1b2c3d4` and the hooks' full UUID name the same file)."""
+    return Path(state_dir) / SESSION_FACTS_DIR / f"{events.safe_name(session_id)[:ID_CHARS]}.json"
 
 
 def session_facts(ctx: Context, session_id: str, ttls: Mapping[str, int | None]) -> Loaded:
