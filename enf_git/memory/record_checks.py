@@ -73,10 +73,20 @@ def conflict_copies(ctx: Context, tip: store.Commit, recs: records.Records) -> l
     return out
 
 
+def facts(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
+    """Fact files (memories/*.md) that cannot be read: left out of memories.md and SessionStart."""
+    from .fact_stores import project_facts
+
+    return [Problem("warning", f"{problem} (left out of memories.md and the session context)",
+                    "fix (or delete) the file in .claude-sessions/memories/, then git enf commit")
+            for problem in project_facts(ctx.repo, tip, {}).problems]
+
+
 CHECKS: tuple[tuple[str, Callable[[Context, store.Commit, records.Records], list[Problem]]], ...] = (
     ("records parse", malformed),
     ("decision and reversal lines", lines),
     ("session names and ids", names),
     ("reversal links", reversals),
     ("conflict copies", conflict_copies),
+    ("remembered facts", facts),
 )
