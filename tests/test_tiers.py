@@ -123,7 +123,7 @@ def test_warm_is_the_anchored_summary_with_every_path_verbatim() -> None:
     assert "## Interactions" not in body and "## Friction Events" not in body
     assert "- paths: `cache/dir`, `src/models/product.ts`, `tests/search.test.ts`" in body  # named in Interactions
     assert "- codes: `ENOENT`, `TS2345`" in body
-    assert f"compressed_from: {tiers.blob_id(FULL.encode())}\ncompressor: {tiers.VERSION}\ntier: warm\n" in warm
+    assert f'compressed_from: "{tiers.blob_id(FULL.encode())}"\ncompressor: {tiers.VERSION}\ntier: warm\n' in warm
     assert warm.startswith(FULL.split("---\n## Intent")[0])  # the header as written, then our three keys
 
 

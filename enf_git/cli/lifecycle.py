@@ -22,15 +22,17 @@ if TYPE_CHECKING:  # the compression machinery is imported only when the command
 @click.option("--tier", type=click.Choice(["fold", "warm", "cold"]),
               help="Only this tier (with NAMEs: compress them to it, whatever their age).")
 @click.option("--as-of", "as_of", metavar="YYYY-MM-DD", help="Judge ages on this day (default: today, UTC).")
+@click.option("-n", "--limit", type=click.IntRange(min=1), help="Compress at most this many sessions.")
 @JSON_OPTION
-def compress(names: tuple[str, ...], dry_run: bool, tier: str | None, as_of: str | None, as_json: bool) -> None:
+def compress(names: tuple[str, ...], dry_run: bool, tier: str | None, as_of: str | None, limit: int | None,
+             as_json: bool) -> None:
     """Compress older sessions (cold, then warm, then long ones folded), one commit each."""
     from ..memory import compress as compress_mod
 
     now = int(time.time())
     day = _day(as_of) if as_of else compress_mod.as_of_day(now)
     ctx = workspace()
-    done = compress_mod.compress(ctx, day, tier=tier, names=names, dry_run=dry_run, now=now)
+    done = compress_mod.compress(ctx, day, tier=tier, names=names, dry_run=dry_run, limit=limit, now=now)
     if as_json:
         click.echo(envelope("compress", as_of=day.isoformat(), dry_run=dry_run,
                             sessions=[s.as_dict() for s in done.steps]))

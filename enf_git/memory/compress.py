@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import paths
-from ..errors import EnfError
+from ..errors import EnfError, NotFound
 from ..plumbing import atomic, store
+from ..plumbing.workcopy import Manifest
 from ..pure import model, tiers
 from . import records, views
 from .workspace import Context, require_branch
@@ -55,7 +56,7 @@ class Step:  # a plain class: see workspace.Settings
 
     @property
     def stem(self) -> str:
-        return self.path.removeprefix(f"{model.SESSIONS_DIR}/").removesuffix(".md")
+        return _stem(self.path)
 
     def as_dict(self) -> dict[str, object]:
         return {"session": self.stem, "path": self.path, "tier": self.tier, "bytes_before": self.before,
@@ -136,24 +137,47 @@ class _Run:
         self.tip = require_branch(ctx)
         self.cache = ctx.cache()
         self.known = _TierCache(store.state_dir(ctx.repo) / CACHE_FILE)
-        self.oids = {f"{model.SESSIONS_DIR}/{name}": oid for name, oid, kind
-                     in store.folder_entries(ctx.repo, self.tip.tree, model.SESSIONS_DIR) if kind == "blob"}
+        self.remember = True  # False for sessions named by hand with --tier: tiers.json is not even read
+        self._all: dict[str, str] | None = None
+        self._looked_up: dict[str, str | None] = {}
+        self._manifest: Manifest | None = None
         self.todo: list[tuple[str, str]] = []  # (tier, path), in the order to run them
 
-    def select(self, tier: str | None, names: Sequence[str], current: str | None, pins: frozenset[str]) -> None:
-        recs = records.load(self.ctx.repo, self.tip.tree, self.cache)
-        self.cache.save()
-        verdicts = tiers.assign(recs.all_sessions(), self.as_of, self.policy.tiers, pins, current,
-                                frozenset(_conflicted(self.ctx.repo, self.tip)))
-        by_age = sorted(recs.all_sessions(), key=lambda s: (s.date, s.start_time, s.stem))
-        if names:
-            from .queries import find_session
+    @property
+    def oids(self) -> dict[str, str]:
+        """Path -> blob id of every session at the tip (listed once, when needed)."""
+        if self._all is None:
+            self._all = {f"{model.SESSIONS_DIR}/{name}": oid for name, oid, kind
+                         in store.folder_entries(self.ctx.repo, self.tip.tree, model.SESSIONS_DIR) if kind == "blob"}
+        return self._all
 
-            wanted = {find_session(recs, name).path for name in names}
-            by_age = [s for s in by_age if s.path in wanted]
+    def _oid(self, path: str) -> str | None:
+        if self._all is not None:
+            return self._all.get(path)
+        if path not in self._looked_up:  # one lookup beats listing 10,000 entries
+            self._looked_up[path] = store.blob_oid(self.ctx.repo, self.tip.tree, path)
+        return self._looked_up[path]
+
+    @property
+    def manifest(self) -> Manifest:
+        if self._manifest is None:
+            self._manifest = self.ctx.manifest()
+        return self._manifest
+
+    def select(self, tier: str | None, names: Sequence[str], current: str | None, pins: frozenset[str]) -> None:
+        conflicted = frozenset(_conflicted(self.ctx.repo, self.tip))
+        if names and tier is not None:  # by hand, to a tier: no need to rank the other sessions
+            self.remember = False
+            wanted = [self._resolve(n) for n in names]
+            ranked = {s.path: tiers.Verdict(tier, tiers.never_compressed(s, pins, conflicted)) for s in wanted}
+        else:
+            every = [s for s in map(self._session, sorted(self.oids)) if s is not None]
+            ranked = tiers.assign(every, self.as_of, self.policy.tiers, pins, current, conflicted)
+            wanted = [self._resolve(n) for n in names] if names else every
+        by_age = sorted(wanted, key=lambda s: (s.date, s.start_time, s.stem))
         due: dict[str, list[str]] = {t: [] for t in tiers.TIERS}
         for s in by_age:
-            verdict = verdicts[s.path]
+            verdict = ranked[s.path]
             if names and verdict.never:
                 self._skip(s.path, tier or verdict.tier, f"never compressed: {verdict.never}")
                 continue
@@ -161,24 +185,56 @@ class _Run:
             if target and (tier is None or target == tier):
                 due[target].append(s.path)
             elif names:
-                self._skip(s.path, tier or verdict.tier, _why_not(verdict, self._have(s.path)[0]))
+                self._skip(s.path, tier or verdict.tier, _why_not(verdict, self._facts(s.path)[0]))
         self.todo = [(t, p) for t in ORDER for p in due[t]]
 
-    def _target(self, path: str, verdict: tiers.Verdict, forced: str | None) -> str:
-        have, count = self._have(path)
-        if forced is not None:  # named by hand with --tier: that tier, whatever its age
-            return forced if tiers.RANK[forced] > tiers.RANK.get(have, 0) else ""
-        return tiers.due_tier(verdict, have, count, self.policy.tiers)
+    def _resolve(self, name: str) -> model.Session:
+        """A session by name, prefix or session id, as `git enf show` takes it."""
+        stem = name.removeprefix(f"{model.SESSIONS_DIR}/").removesuffix(".md")
+        exact = f"{model.SESSIONS_DIR}/{stem}.md"
+        found = [exact] if self._oid(exact) else [p for p in self.oids if _stem(p).startswith(stem)]
+        if not found:
+            found = [p for p in self.oids if (self._facts(p)[5] or "") == stem[:8]]
+        if len(found) != 1:
+            listed = ", ".join(_stem(p) for p in sorted(found)[:5])
+            raise NotFound(f"{name!r} matches {len(found)} sessions: {listed}" if found else f"no session named {name!r}",
+                           hint="give more of the name" if found else "git enf log --oneline")
+        session = self._session(found[0])
+        if session is None:
+            raise NotFound(f"{found[0]} does not parse, so it is not compressed", hint="git enf doctor")
+        return session
 
-    def _have(self, path: str) -> tuple[str, int]:
-        """(tier, Interactions) of the path's blob, from the cache or read once."""
-        oid = self.oids.get(path, "")
-        hit = self.known.entries.get(oid)
+    def _target(self, path: str, verdict: tiers.Verdict, forced: str | None) -> str:
+        have, count = self._facts(path)[:2]
+        if forced is not None:  # named by hand with --tier: that tier, whatever its age
+            return forced if tiers.RANK[forced] > tiers.RANK.get(str(have), 0) else ""
+        return tiers.due_tier(verdict, str(have), int(count), self.policy.tiers)
+
+    def _session(self, path: str) -> model.Session | None:
+        """What ranking needs of a session (None: it does not parse)."""
+        facts = self._facts(path)
+        if facts[2] is None:
+            return None
+        return model.Session(path=path, stem=_stem(path), session_id=str(facts[5]), date=str(facts[2]), start_time=str(facts[3]),
+                             tags=(), status=str(facts[4]), summary="", sections={})
+
+    def _facts(self, path: str) -> list[Any]:
+        """[tier, Interactions, date, start_time, status, session_id] of the path's blob
+        (date None: it does not parse), from tiers.json or read once. The records
+        cache gives the parsed fields when it has them (it does after any full render)."""
+        oid = self._oid(path) or ""
+        hit = self.known.entries.get(oid) if self.remember else None
         if hit is None:
             data = store.blob_data(self.ctx.repo, oid)
+            record = records.load_blob_record(self.cache, path, oid, lambda: data)
             hit = [tiers.tier_of(data), tiers.interactions(data.decode("utf-8", "replace"))]
-            self.known.put(oid, hit)
-        return str(hit[0]), int(hit[1])
+            if isinstance(record, model.Session):
+                hit += [record.date, record.start_time, record.status, record.session_id]
+            else:
+                hit += [None, "", "", ""]
+            if self.remember:
+                self.known.put(oid, hit)
+        return hit
 
     def _skip(self, path: str, tier: str, why: str, before: int = 0, after: int = 0) -> None:
         self.result.steps.append(Step(path, tier, before, after, skipped=why))
@@ -197,17 +253,17 @@ class _Run:
         if self.result.done and not self.result.dry_run:
             from .working_set import materialize
 
-            materialize(self.ctx)
+            materialize(self.ctx, manifest=self.manifest)
 
     def _edited(self) -> set[str]:
         from .commits import pending
 
-        return {p for p in pending(self.ctx, self.ctx.manifest(), self.tip).changes if model.is_session_path(p)}
+        return {p for p in pending(self.ctx, self.manifest, self.tip).changes if model.is_session_path(p)}
 
     def _one(self, tier: str, path: str) -> bool:
         """Compress one session; True when it was (or, on a dry run, would be)."""
-        oid = self.oids[path]
-        refused = self.known.refused(oid, tier)
+        oid = self._oid(path) or ""
+        refused = self.known.refused(oid, tier) if self.remember else ""
         data = store.blob_data(self.ctx.repo, oid)
         if refused:
             self._skip(path, tier, refused, len(data))
@@ -245,10 +301,14 @@ class _Run:
                 if not current or len(out) >= len(current):
                     return {}
             changes: dict[str, bytes | None] = {path: out}
-            rendered, _ = views.views_for(self.ctx.repo, tip, changes, self.cache)
+            rendered, _ = views.views_for(self.ctx.repo, tip, changes, self.cache, (self.ctx.root, self.manifest))
             changes.update(rendered)
             return changes
         return build
+
+
+def _stem(path: str) -> str:
+    return path.removeprefix(f"{model.SESSIONS_DIR}/").removesuffix(".md")
 
 
 def _why_not(verdict: tiers.Verdict, have: str) -> str:
@@ -263,7 +323,7 @@ def _why_not(verdict: tiers.Verdict, have: str) -> str:
 
 def message(path: str, tier: str, data: bytes, new: bytes, as_of: dt.date) -> str:
     """`compress(<tier>): <name>`, then the inputs that decided its bytes, as trailers."""
-    stem = path.removeprefix(f"{model.SESSIONS_DIR}/").removesuffix(".md")
+    stem = _stem(path)
     source = tiers.compressed_from(new)
     return (f"compress({tier}): {stem}\n\n"
             f"{len(data):,} -> {len(new):,} bytes. The full text is blob {source[:12]} "
@@ -348,36 +408,49 @@ def is_session(path: str) -> bool:
     return model.is_session_path(path)
 
 
+def _cache_version() -> str:
+    # Its facts come from the compressor and from parsing: either changing voids it.
+    return f"{tiers.VERSION}.{records.CACHE_VERSION}"
+
+
 class _TierCache:
     """Blob id -> [tier, Interactions]; "blob:tier" -> why it was not compressed. A pure
     accelerator, like records.Cache: delete it and the next run rebuilds it."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.entries: dict[str, list[Any]] = {}
-        self.skips: dict[str, str] = {}
+        self._entries: dict[str, list[Any]] | None = None
+        self._skips: dict[str, str] = {}
         self.dirty = False
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-            if raw.get("version") == tiers.VERSION:
-                self.entries, self.skips = dict(raw["entries"]), dict(raw["skips"])
-        except (OSError, ValueError, KeyError, AttributeError, TypeError):
-            pass
+
+    @property
+    def entries(self) -> dict[str, list[Any]]:
+        if self._entries is None:
+            self._entries = {}
+            try:
+                raw = json.loads(self.path.read_text(encoding="utf-8"))
+                if raw.get("version") == _cache_version():
+                    self._entries, self._skips = dict(raw["entries"]), dict(raw["skips"])
+            except (OSError, ValueError, KeyError, AttributeError, TypeError):
+                pass
+        return self._entries
 
     def put(self, oid: str, value: list[Any]) -> None:
         self.entries[oid] = value
         self.dirty = True
 
     def refused(self, oid: str, tier: str) -> str:
-        return self.skips.get(f"{oid}:{tier}", "")
+        self.entries  # noqa: B018 - loads the file (skips included) on first use
+        return self._skips.get(f"{oid}:{tier}", "")
 
     def refuse(self, oid: str, tier: str, why: str) -> None:
-        self.skips[f"{oid}:{tier}"] = why
+        self.entries  # noqa: B018 - loaded first, so saving keeps what the file held
+        self._skips[f"{oid}:{tier}"] = why
         self.dirty = True
 
     def save(self) -> None:
         if self.dirty:
-            data = {"version": tiers.VERSION, "entries": self.entries, "skips": self.skips}
+            data = {"version": _cache_version(), "entries": self.entries, "skips": self._skips}
             atomic.write(self.path, json.dumps(data).encode("utf-8"))
             self.dirty = False
 

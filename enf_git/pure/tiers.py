@@ -84,7 +84,7 @@ def assign(sessions: Iterable[Session], as_of: dt.date, policy: Policy = Policy(
     hot_left = policy.hot
     for s in ordered:
         is_current = current is not None and current in (s.stem, s.session_id, s.path)
-        never = _never(s, pins, conflicted)
+        never = never_compressed(s, pins, conflicted)
         if is_current or hot_left > 0:
             hot_left -= 0 if is_current else 1
             out[s.path] = Verdict("hot", never)
@@ -97,7 +97,8 @@ def assign(sessions: Iterable[Session], as_of: dt.date, policy: Policy = Policy(
     return out
 
 
-def _never(s: Session, pins: frozenset[str], conflicted: frozenset[str]) -> str:
+def never_compressed(s: Session, pins: frozenset[str], conflicted: frozenset[str]) -> str:
+    """Why `s` must never be compressed ("" when it may be)."""
     if s.status == "active":
         return "active (status: active)"
     if s.stem in pins or s.path in pins:
@@ -165,7 +166,7 @@ def compress(path: str, data: bytes, tier: str, fold_after: int = FOLD_AFTER_DEF
     header, body, _ = parts
     source = compressed_from(data) or blob_id(data)
     keep = [ln for ln in header if not ln.startswith(_OWN_KEYS)]
-    head = "\n".join(["---", *keep, f"compressed_from: {source}", f"compressor: {VERSION}", f"tier: {tier}", "---"])
+    head = "\n".join(["---", *keep, f'compressed_from: "{source}"', f"compressor: {VERSION}", f"tier: {tier}", "---"])
     if tier == "fold":
         new_body = _fold(body, fold_after)
     else:
