@@ -24,7 +24,7 @@ import datetime as dt
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import paths
 from ..errors import EnfError, NotFound
@@ -41,6 +41,7 @@ HOT_KEY, COLD_KEY, FOLD_KEY = "enf.hotSessions", "enf.coldDays", "enf.foldAfter"
 ENABLED_KEY, PER_START_KEY = "enf.compress", "enf.compressPerStart"
 PER_START_DEFAULT = 20  # one session start compresses at most this many (each is a commit)
 CACHE_FILE = "tiers.json"
+DIRECT_PARSES = 20  # misses of tiers.json parsed directly before the records cache is loaded
 ORDER = ("cold", "warm", "fold")  # Elephants Never Forget: cold first this session, warm the next
 _FALSE = ("false", "no", "off", "0")
 
@@ -128,6 +129,15 @@ def compress(ctx: Context, as_of: dt.date, *, tier: str | None = None, names: Se
         return run.result
 
 
+class _Ranked(NamedTuple):  # a NamedTuple, not a Session: ranking builds 10,000 of them
+    path: str
+    stem: str
+    session_id: str
+    date: str
+    start_time: str
+    status: str
+
+
 class _Run:
     """One compression run: the tip it read, its candidates, what it did."""
 
@@ -137,6 +147,7 @@ class _Run:
         self.tip = require_branch(ctx)
         self.cache = ctx.cache()
         self.known = _TierCache(store.state_dir(ctx.repo) / CACHE_FILE)
+        self.misses = 0  # blobs tiers.json did not know
         self.remember = True  # False for sessions named by hand with --tier: tiers.json is not even read
         self._all: dict[str, str] | None = None
         self._looked_up: dict[str, str | None] = {}
@@ -188,7 +199,7 @@ class _Run:
                 self._skip(s.path, tier or verdict.tier, _why_not(verdict, self._facts(s.path)[0]))
         self.todo = [(t, p) for t in ORDER for p in due[t]]
 
-    def _resolve(self, name: str) -> model.Session:
+    def _resolve(self, name: str) -> _Ranked:
         """A session by name, prefix or session id, as `git enf show` takes it."""
         stem = name.removeprefix(f"{model.SESSIONS_DIR}/").removesuffix(".md")
         exact = f"{model.SESSIONS_DIR}/{stem}.md"
@@ -210,13 +221,12 @@ class _Run:
             return forced if tiers.RANK[forced] > tiers.RANK.get(str(have), 0) else ""
         return tiers.due_tier(verdict, str(have), int(count), self.policy.tiers)
 
-    def _session(self, path: str) -> model.Session | None:
+    def _session(self, path: str) -> _Ranked | None:
         """What ranking needs of a session (None: it does not parse)."""
         facts = self._facts(path)
         if facts[2] is None:
             return None
-        return model.Session(path=path, stem=_stem(path), session_id=str(facts[5]), date=str(facts[2]), start_time=str(facts[3]),
-                             tags=(), status=str(facts[4]), summary="", sections={})
+        return _Ranked(path, _stem(path), str(facts[5]), str(facts[2]), str(facts[3]), str(facts[4]))
 
     def _facts(self, path: str) -> list[Any]:
         """[tier, Interactions, date, start_time, status, session_id] of the path's blob
@@ -226,7 +236,11 @@ class _Run:
         hit = self.known.entries.get(oid) if self.remember else None
         if hit is None:
             data = store.blob_data(self.ctx.repo, oid)
-            record = records.load_blob_record(self.cache, path, oid, lambda: data)
+            self.misses += 1
+            # A few misses (the blobs the last runs wrote) are parsed here: loading the
+            # records cache of a 10,000-session branch costs more than parsing twenty.
+            record = (records.parse_blob(path, data) if self.misses <= DIRECT_PARSES
+                      else records.load_blob_record(self.cache, path, oid, lambda: data))
             hit = [tiers.tier_of(data), tiers.interactions(data.decode("utf-8", "replace"))]
             if isinstance(record, model.Session):
                 hit += [record.date, record.start_time, record.status, record.session_id]
@@ -286,8 +300,16 @@ class _Run:
             if done is None:
                 return False  # changed or compressed meanwhile by another writer: nothing left to do
             step.commit = done.oid
+            self._learn(path, done.blobs.get(path), new)
         self.result.steps.append(step)
         return True
+
+    def _learn(self, path: str, oid: str | None, data: bytes) -> None:
+        """Remember the facts of the blob just written: the next run need not read it."""
+        if self.remember and oid == store.hash_bytes(data):  # what we built, not a redo on a moved tip
+            facts = self._facts(path)
+            text = data.decode("utf-8", "replace")
+            self.known.put(oid, [tiers.tier_of(data), tiers.interactions(text), *facts[2:]])
 
     def _builder(self, path: str, tier: str, data: bytes, new: bytes) -> store.ChangeBuilder:
         def build(tip: store.Commit | None) -> dict[str, bytes | None]:

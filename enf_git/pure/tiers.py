@@ -31,7 +31,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from ..errors import EnfError
 from . import fm
@@ -62,6 +62,23 @@ class Policy(NamedTuple):
     fold_after: int = FOLD_AFTER_DEFAULT  # enf.foldAfter
 
 
+class Dated(Protocol):
+    """What ranking reads of a session (a model.Session has it all)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def stem(self) -> str: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def date(self) -> str: ...
+    @property
+    def start_time(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+
+
 class Verdict(NamedTuple):
     """Where one session stands: `tier` is "hot", "warm" or "cold" ("" when `never` says why not)."""
 
@@ -71,7 +88,7 @@ class Verdict(NamedTuple):
 
 # --- which tier -------------------------------------------------------------------
 
-def assign(sessions: Iterable[Session], as_of: dt.date, policy: Policy = Policy(),
+def assign(sessions: Iterable[Dated], as_of: dt.date, policy: Policy = Policy(),
            pins: frozenset[str] = frozenset(), current: str | None = None,
            conflicted: frozenset[str] = frozenset()) -> dict[str, Verdict]:
     """Path -> the tier each session is due for on `as_of` (by its place and its date).
@@ -97,7 +114,7 @@ def assign(sessions: Iterable[Session], as_of: dt.date, policy: Policy = Policy(
     return out
 
 
-def never_compressed(s: Session, pins: frozenset[str], conflicted: frozenset[str]) -> str:
+def never_compressed(s: Dated, pins: frozenset[str], conflicted: frozenset[str]) -> str:
     """Why `s` must never be compressed ("" when it may be)."""
     if s.status == "active":
         return "active (status: active)"
