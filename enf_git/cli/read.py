@@ -129,8 +129,9 @@ def _print_decisions(ctx: Context, chains: list[Chain], unresolved: list[model.R
 @click.argument("target")
 @click.option("--at", "rev", help="Show it as of this revision of claude-memory (e.g. claude-memory~3, an OID).")
 @click.option("--history", is_flag=True, help="List every version of it, newest first.")
+@click.option("--full", is_flag=True, help="A compressed session's full text, from history.")
 @JSON_OPTION
-def show(target: str, rev: str | None, history: bool, as_json: bool) -> None:
+def show(target: str, rev: str | None, history: bool, full: bool, as_json: bool) -> None:
     """Show a session (name or prefix), a decision (id or prefix) or a path on the branch."""
     from .. import memory
     from ..memory import queries
@@ -151,6 +152,10 @@ def show(target: str, rev: str | None, history: bool, as_json: bool) -> None:
         _print_decision(ctx, found.chain, found.decision, as_json, authors)
         return
     data = store.read_path(ctx.repo, at.tree, found.path) or b""
+    if full:
+        from ..memory.compress import full_text
+
+        data = full_text(ctx.repo, at, found.path, data)
     if as_json:
         click.echo(envelope("show", kind="session" if model.is_session_path(found.path) else "file",
                             path=found.path, revision=str(at.id), text=data.decode("utf-8", "replace")))

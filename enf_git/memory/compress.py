@@ -1,0 +1,478 @@
+"""Compressing older sessions on the branch: pick, compress, guard, one commit each.
+
+Which tier a session is due for and what its compressed text is are pure
+(pure/tiers.py); this module reads the branch, skips what must not be touched (a
+session with uncommitted edits in the working copy, one whose result would not be
+smaller), and commits each session's compression alone, as `compress(<tier>): <name>`,
+so that commit's parent holds the full text (DESIGN.md invariant 4: never squashed,
+never pruned). The commit message records the as-of day and the compressor version,
+the two inputs besides the file.
+
+SessionStart runs `scheduled`: one tier per session start, cold before warm before
+fold, oldest first, at most `enf.compressPerStart` sessions. `git enf compress` runs
+`compress` by hand. `keep_edit` is the sharing rule for sync_merge: a compression on
+one side yields to an edit on the other, so nothing written is ever lost to it.
+
+Per machine, `.git/enf/tiers.json` remembers each session blob's tier and
+Interactions count and the compressions that were refused or not smaller, so a
+session start on a 10,000-session branch does not re-read every file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .. import paths
+from ..errors import EnfError, NotFound
+from ..plumbing import atomic, store
+from ..plumbing.workcopy import Manifest
+from ..pure import model, tiers
+from . import records, views
+from .workspace import Context, require_branch
+
+if TYPE_CHECKING:  # sync_merge imports this module for its rule: no import cycle at load time
+    from .sync_merge import Plan, Sides
+
+HOT_KEY, COLD_KEY, FOLD_KEY = "enf.hotSessions", "enf.coldDays", "enf.foldAfter"
+ENABLED_KEY, PER_START_KEY = "enf.compress", "enf.compressPerStart"
+PER_START_DEFAULT = 20  # one session start compresses at most this many (each is a commit)
+CACHE_FILE = "tiers.json"
+DIRECT_PARSES = 20  # misses of tiers.json parsed directly before the records cache is loaded
+ORDER = ("cold", "warm", "fold")  # Elephants Never Forget: cold first this session, warm the next
+_FALSE = ("false", "no", "off", "0")
+
+
+class Step:  # a plain class: see workspace.Settings
+    """One session: compressed (commit), would be (dry run), or skipped (why)."""
+
+    def __init__(self, path: str, tier: str, before: int, after: int, commit: str | None = None,
+                 skipped: str = "") -> None:
+        self.path, self.tier, self.before, self.after = path, tier, before, after
+        self.commit = commit  # the compress(<tier>) commit, None on a dry run or a skip
+        self.skipped = skipped
+
+    @property
+    def stem(self) -> str:
+        return _stem(self.path)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"session": self.stem, "path": self.path, "tier": self.tier, "bytes_before": self.before,
+                "bytes_after": self.after, "commit": self.commit, "skipped": self.skipped or None}
+
+
+class Compression:
+    """What one run did (or would do, on a dry run)."""
+
+    def __init__(self, as_of: dt.date, dry_run: bool = False) -> None:
+        self.as_of = as_of
+        self.dry_run = dry_run
+        self.steps: list[Step] = []
+        self.error = ""  # scheduled(): why nothing was tried (the session goes on regardless)
+
+    @property
+    def done(self) -> list[Step]:
+        """Compressed (or, on a dry run, to be compressed)."""
+        return [s for s in self.steps if not s.skipped]
+
+
+class Policy:
+    """The compression settings of `enf.*`, read once."""
+
+    def __init__(self, repo: store.Repo) -> None:
+        self.tiers = tiers.Policy(_int(repo, HOT_KEY, tiers.HOT_DEFAULT), _int(repo, COLD_KEY, tiers.COLD_DAYS_DEFAULT),
+                                  _int(repo, FOLD_KEY, tiers.FOLD_AFTER_DEFAULT))
+        self.enabled = (store.config_value(repo, ENABLED_KEY) or "true").strip().lower() not in _FALSE
+        self.per_start = _int(repo, PER_START_KEY, PER_START_DEFAULT)
+
+
+def _int(repo: store.Repo, key: str, default: int) -> int:
+    raw = (store.config_value(repo, key) or "").strip()
+    return int(raw) if raw.isdigit() else default
+
+
+def as_of_day(now: int) -> dt.date:
+    """The UTC day of `now`: every clone names the same day for the same moment."""
+    return dt.datetime.fromtimestamp(now, dt.timezone.utc).date()
+
+
+def scheduled(ctx: Context, now: int, current: str | None = None) -> Compression:
+    """SessionStart's step: the first tier (cold, warm, fold) with work, oldest first.
+
+    Never raises an EnfError (a session must start regardless): `error` says why not.
+    """
+    as_of = as_of_day(now)
+    try:
+        policy = Policy(ctx.repo)
+        if not policy.enabled:
+            return Compression(as_of)
+        return compress(ctx, as_of, current=current, limit=policy.per_start, now=now, one_tier=True, policy=policy)
+    except EnfError as exc:
+        done = Compression(as_of)
+        done.error = exc.message
+        return done
+
+
+def compress(ctx: Context, as_of: dt.date, *, tier: str | None = None, names: Sequence[str] = (),
+             dry_run: bool = False, current: str | None = None, pins: frozenset[str] = frozenset(),
+             limit: int | None = None, now: int | None = None, one_tier: bool = False,
+             policy: Policy | None = None) -> Compression:
+    """Compress what is due on `as_of` (or `names`, to `tier` if given), one commit each."""
+    require_branch(ctx)
+    with ctx.lock():
+        run = _Run(ctx, as_of, policy or Policy(ctx.repo), dry_run, now)
+        run.select(tier, names, current, pins)
+        run.execute(limit, one_tier)
+        return run.result
+
+
+class _Ranked(NamedTuple):  # a NamedTuple, not a Session: ranking builds 10,000 of them
+    path: str
+    stem: str
+    session_id: str
+    date: str
+    start_time: str
+    status: str
+
+
+class _Run:
+    """One compression run: the tip it read, its candidates, what it did."""
+
+    def __init__(self, ctx: Context, as_of: dt.date, policy: Policy, dry_run: bool, now: int | None) -> None:
+        self.ctx, self.as_of, self.policy, self.now = ctx, as_of, policy, now
+        self.result = Compression(as_of, dry_run)
+        self.tip = require_branch(ctx)
+        self.cache = ctx.cache()
+        self.known = _TierCache(store.state_dir(ctx.repo) / CACHE_FILE)
+        self.misses = 0  # blobs tiers.json did not know
+        self.remember = True  # False for sessions named by hand with --tier: tiers.json is not even read
+        self._all: dict[str, str] | None = None
+        self._looked_up: dict[str, str | None] = {}
+        self._manifest: Manifest | None = None
+        self.todo: list[tuple[str, str]] = []  # (tier, path), in the order to run them
+
+    @property
+    def oids(self) -> dict[str, str]:
+        """Path -> blob id of every session at the tip (listed once, when needed)."""
+        if self._all is None:
+            self._all = {f"{model.SESSIONS_DIR}/{name}": oid for name, oid, kind
+                         in store.folder_entries(self.ctx.repo, self.tip.tree, model.SESSIONS_DIR) if kind == "blob"}
+        return self._all
+
+    def _oid(self, path: str) -> str | None:
+        if self._all is not None:
+            return self._all.get(path)
+        if path not in self._looked_up:  # one lookup beats listing 10,000 entries
+            self._looked_up[path] = store.blob_oid(self.ctx.repo, self.tip.tree, path)
+        return self._looked_up[path]
+
+    @property
+    def manifest(self) -> Manifest:
+        if self._manifest is None:
+            self._manifest = self.ctx.manifest()
+        return self._manifest
+
+    def select(self, tier: str | None, names: Sequence[str], current: str | None, pins: frozenset[str]) -> None:
+        conflicted = frozenset(_conflicted(self.ctx.repo, self.tip))
+        if names and tier is not None:  # by hand, to a tier: no need to rank the other sessions
+            self.remember = False
+            wanted = [self._resolve(n) for n in names]
+            ranked = {s.path: tiers.Verdict(tier, tiers.never_compressed(s, pins, conflicted)) for s in wanted}
+        else:
+            every = [s for s in map(self._session, sorted(self.oids)) if s is not None]
+            ranked = tiers.assign(every, self.as_of, self.policy.tiers, pins, current, conflicted)
+            wanted = [self._resolve(n) for n in names] if names else every
+        by_age = sorted(wanted, key=lambda s: (s.date, s.start_time, s.stem))
+        due: dict[str, list[str]] = {t: [] for t in tiers.TIERS}
+        for s in by_age:
+            verdict = ranked[s.path]
+            if names and verdict.never:
+                self._skip(s.path, tier or verdict.tier, f"never compressed: {verdict.never}")
+                continue
+            target = self._target(s.path, verdict, tier if names else None)
+            if target and (tier is None or target == tier):
+                due[target].append(s.path)
+            elif names:
+                self._skip(s.path, tier or verdict.tier, _why_not(verdict, self._facts(s.path)[0]))
+        self.todo = [(t, p) for t in ORDER for p in due[t]]
+
+    def _resolve(self, name: str) -> _Ranked:
+        """A session by name, prefix or session id, as `git enf show` takes it."""
+        stem = name.removeprefix(f"{model.SESSIONS_DIR}/").removesuffix(".md")
+        exact = f"{model.SESSIONS_DIR}/{stem}.md"
+        found = [exact] if self._oid(exact) else [p for p in self.oids if _stem(p).startswith(stem)]
+        if not found:
+            found = [p for p in self.oids if (self._facts(p)[5] or "") == stem[:8]]
+        if len(found) != 1:
+            listed = ", ".join(_stem(p) for p in sorted(found)[:5])
+            raise NotFound(f"{name!r} matches {len(found)} sessions: {listed}" if found else f"no session named {name!r}",
+                           hint="give more of the name" if found else "git enf log --oneline")
+        session = self._session(found[0])
+        if session is None:
+            raise NotFound(f"{found[0]} does not parse, so it is not compressed", hint="git enf doctor")
+        return session
+
+    def _target(self, path: str, verdict: tiers.Verdict, forced: str | None) -> str:
+        have, count = self._facts(path)[:2]
+        if forced is not None:  # named by hand with --tier: that tier, whatever its age
+            return forced if tiers.RANK[forced] > tiers.RANK.get(str(have), 0) else ""
+        return tiers.due_tier(verdict, str(have), int(count), self.policy.tiers)
+
+    def _session(self, path: str) -> _Ranked | None:
+        """What ranking needs of a session (None: it does not parse)."""
+        facts = self._facts(path)
+        if facts[2] is None:
+            return None
+        return _Ranked(path, _stem(path), str(facts[5]), str(facts[2]), str(facts[3]), str(facts[4]))
+
+    def _facts(self, path: str) -> list[Any]:
+        """[tier, Interactions, date, start_time, status, session_id] of the path's blob
+        (date None: it does not parse), from tiers.json or read once. The records
+        cache gives the parsed fields when it has them (it does after any full render)."""
+        oid = self._oid(path) or ""
+        hit = self.known.entries.get(oid) if self.remember else None
+        if hit is None:
+            data = store.blob_data(self.ctx.repo, oid)
+            self.misses += 1
+            # A few misses (the blobs the last runs wrote) are parsed here: loading the
+            # records cache of a 10,000-session branch costs more than parsing twenty.
+            record = (records.parse_blob(path, data) if self.misses <= DIRECT_PARSES
+                      else records.load_blob_record(self.cache, path, oid, lambda: data))
+            hit = [tiers.tier_of(data), tiers.interactions(data.decode("utf-8", "replace"))]
+            if isinstance(record, model.Session):
+                hit += [record.date, record.start_time, record.status, record.session_id]
+            else:
+                hit += [None, "", "", ""]
+            if self.remember:
+                self.known.put(oid, hit)
+        return hit
+
+    def _skip(self, path: str, tier: str, why: str, before: int = 0, after: int = 0) -> None:
+        self.result.steps.append(Step(path, tier, before, after, skipped=why))
+
+    def execute(self, limit: int | None, one_tier: bool) -> None:
+        edited = self._edited() if self.todo and not self.result.dry_run else set()
+        ran = ""
+        for tier, path in self.todo:
+            if limit is not None and len(self.result.done) >= limit or one_tier and ran and tier != ran:
+                break
+            if path in edited:
+                self._skip(path, tier, "it has uncommitted edits in the working copy; git enf commit first")
+            elif self._one(tier, path):
+                ran = tier
+        self.known.save()
+        if self.result.done and not self.result.dry_run:
+            from .working_set import materialize
+
+            materialize(self.ctx, manifest=self.manifest)
+
+    def _edited(self) -> set[str]:
+        from .commits import pending
+
+        return {p for p in pending(self.ctx, self.manifest, self.tip).changes if model.is_session_path(p)}
+
+    def _one(self, tier: str, path: str) -> bool:
+        """Compress one session; True when it was (or, on a dry run, would be)."""
+        oid = self._oid(path) or ""
+        refused = self.known.refused(oid, tier) if self.remember else ""
+        data = store.blob_data(self.ctx.repo, oid)
+        if refused:
+            self._skip(path, tier, refused, len(data))
+            return False
+        try:
+            new = tiers.compress(path, data, tier, self.policy.tiers.fold_after)
+        except tiers.CompressionRefused as exc:
+            self.known.refuse(oid, tier, exc.message)
+            self._skip(path, tier, exc.message, len(data))
+            return False
+        if len(new) >= len(data):
+            why = f"not smaller ({len(data):,} -> {len(new):,} bytes)"
+            self.known.refuse(oid, tier, why)
+            self._skip(path, tier, why, len(data), len(new))
+            return False
+        step = Step(path, tier, len(data), len(new))
+        if not self.result.dry_run:
+            done = store.commit(self.ctx.repo, self._builder(path, tier, data, new),
+                                message(path, tier, data, new, self.as_of), when=self.now)
+            if done is None:
+                return False  # changed or compressed meanwhile by another writer: nothing left to do
+            step.commit = done.oid
+            self._learn(path, done.blobs.get(path), new)
+        self.result.steps.append(step)
+        return True
+
+    def _learn(self, path: str, oid: str | None, data: bytes) -> None:
+        """Remember the facts of the blob just written: the next run need not read it."""
+        if self.remember and oid == store.hash_bytes(data):  # what we built, not a redo on a moved tip
+            facts = self._facts(path)
+            text = data.decode("utf-8", "replace")
+            self.known.put(oid, [tiers.tier_of(data), tiers.interactions(text), *facts[2:]])
+
+    def _builder(self, path: str, tier: str, data: bytes, new: bytes) -> store.ChangeBuilder:
+        def build(tip: store.Commit | None) -> dict[str, bytes | None]:
+            current = store.read_path(self.ctx.repo, tip.tree, path) if tip is not None else None
+            out = new
+            if current != data:  # someone committed it meanwhile: compress what stands now
+                try:
+                    out = tiers.compress(path, current, tier, self.policy.tiers.fold_after) if current else b""
+                except tiers.CompressionRefused:
+                    return {}
+                if not current or len(out) >= len(current):
+                    return {}
+            changes: dict[str, bytes | None] = {path: out}
+            rendered, _ = views.views_for(self.ctx.repo, tip, changes, self.cache, (self.ctx.root, self.manifest))
+            changes.update(rendered)
+            return changes
+        return build
+
+
+def _stem(path: str) -> str:
+    return path.removeprefix(f"{model.SESSIONS_DIR}/").removesuffix(".md")
+
+
+def _why_not(verdict: tiers.Verdict, have: str) -> str:
+    if verdict.never:
+        return f"never compressed: {verdict.never}"
+    if have and verdict.tier != "hot":
+        return f"already {have}"
+    if verdict.tier == "hot":
+        return "hot: among the newest sessions (git enf compress --tier warm NAME compresses it anyway)"
+    return verdict.tier or "no tier applies"
+
+
+def message(path: str, tier: str, data: bytes, new: bytes, as_of: dt.date) -> str:
+    """`compress(<tier>): <name>`, then the inputs that decided its bytes, as trailers."""
+    stem = _stem(path)
+    source = tiers.compressed_from(new)
+    return (f"compress({tier}): {stem}\n\n"
+            f"{len(data):,} -> {len(new):,} bytes. The full text is blob {source[:12]} "
+            f"(git enf show {stem} --full); the parent commit holds the text before this step.\n\n"
+            f"As-of: {as_of.isoformat()}\nCompressor: {tiers.VERSION}\nCompressed-from: {source}\n")
+
+
+def _conflicted(repo: store.Repo, tip: store.Commit) -> list[str]:
+    """Session paths with a conflict copy (`conflicts/sessions/<name>.md.<a>-<b>`) on the branch."""
+    folder = f"{paths.CONFLICTS}{model.SESSIONS_DIR}"
+    out = []
+    for name, _oid, _kind in store.folder_entries(repo, tip.tree, folder):
+        stem, dot, _ = name.rpartition(".md.")
+        if dot:
+            out.append(f"{model.SESSIONS_DIR}/{stem}.md")
+    return out
+
+
+def full_text(repo: store.Repo, tip: store.Commit, path: str, data: bytes) -> bytes:
+    """The full text of a session whose bytes at `tip` are `data`: the blob its
+    `compressed_from` names, else the newest version on the branch without one."""
+    seen: set[str] = set()
+    while tiers.compressed_from(data):
+        source = tiers.compressed_from(data)
+        if source in seen:
+            break
+        seen.add(source)
+        try:
+            data = store.blob_data(repo, source)
+        except (KeyError, TypeError, ValueError):
+            return _newest_full(repo, tip, path) or data
+    return data
+
+
+def _newest_full(repo: store.Repo, tip: store.Commit, path: str) -> bytes | None:
+    from .queries import history
+
+    for version in history(repo, tip, path):
+        if version.blob is not None:
+            data = store.blob_data(repo, version.blob)
+            if not tiers.compressed_from(data):
+                return data
+    return None
+
+
+def keep_edit(sides: Sides, plan: Plan) -> None:
+    """sync_merge's rule for sessions: a side that only compressed the base yields to the
+    other side (an edit, kept in full, compressed again later); two compressions of
+    the same text keep the later tier. Anything else is the default three-way."""
+    from .sync_merge import three_way
+
+    if sides.base is None or sides.ours is None or sides.theirs is None:
+        three_way(sides, plan)
+        return
+    base = sides.read(sides.base)
+    ours_only = _compresses(sides.path, base, sides.read(sides.ours))
+    theirs_only = _compresses(sides.path, base, sides.read(sides.theirs))
+    if ours_only and theirs_only:  # the same in either direction: by tier, then blob id
+        keep = max((tiers.RANK[ours_only], sides.ours), (tiers.RANK[theirs_only], sides.theirs))[1]
+    elif ours_only or theirs_only:
+        keep = sides.theirs if ours_only else sides.ours
+    else:
+        three_way(sides, plan)
+        return
+    if keep != sides.ours:
+        plan.changes[sides.path] = sides.read(keep)
+
+
+def _compresses(path: str, base: bytes, data: bytes) -> str:
+    """The tier `data` is exactly the compression of `base` to ("" if it is not)."""
+    tier = tiers.tier_of(data)
+    if tier not in tiers.TIERS:
+        return ""
+    try:
+        return tier if tiers.compress(path, base, tier) == data else ""
+    except (tiers.CompressionRefused, ValueError, UnicodeDecodeError):
+        return ""
+
+
+def is_session(path: str) -> bool:
+    """Where `keep_edit` applies (RULES' matcher)."""
+    return model.is_session_path(path)
+
+
+def _cache_version() -> str:
+    # Its facts come from the compressor and from parsing: either changing voids it.
+    return f"{tiers.VERSION}.{records.CACHE_VERSION}"
+
+
+class _TierCache:
+    """Blob id -> [tier, Interactions]; "blob:tier" -> why it was not compressed. A pure
+    accelerator, like records.Cache: delete it and the next run rebuilds it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._entries: dict[str, list[Any]] | None = None
+        self._skips: dict[str, str] = {}
+        self.dirty = False
+
+    @property
+    def entries(self) -> dict[str, list[Any]]:
+        if self._entries is None:
+            self._entries = {}
+            try:
+                raw = json.loads(self.path.read_text(encoding="utf-8"))
+                if raw.get("version") == _cache_version():
+                    self._entries, self._skips = dict(raw["entries"]), dict(raw["skips"])
+            except (OSError, ValueError, KeyError, AttributeError, TypeError):
+                pass
+        return self._entries
+
+    def put(self, oid: str, value: list[Any]) -> None:
+        self.entries[oid] = value
+        self.dirty = True
+
+    def refused(self, oid: str, tier: str) -> str:
+        self.entries  # noqa: B018 - loads the file (skips included) on first use
+        return self._skips.get(f"{oid}:{tier}", "")
+
+    def refuse(self, oid: str, tier: str, why: str) -> None:
+        self.entries  # noqa: B018 - loaded first, so saving keeps what the file held
+        self._skips[f"{oid}:{tier}"] = why
+        self.dirty = True
+
+    def save(self) -> None:
+        if self.dirty:
+            data = {"version": _cache_version(), "entries": self.entries, "skips": self._skips}
+            atomic.write(self.path, json.dumps(data).encode("utf-8"))
+            self.dirty = False
+

@@ -1,0 +1,387 @@
+"""Compression tiers (Elephants Never Forget's progressive summarization): which tier a
+session is due for, and the compressor itself. Pure: records, bytes and a date in.
+
+Tiers, by the session's place among the newest and its frontmatter date on the as-of day:
+
+- hot: the current session and the newest `hot` others keep full detail; when one of
+  them has more than `fold_after` Interactions, the older ones *fold* into
+  `## Summary of Earlier Work` (tier `fold`: one line per interaction);
+- warm: older than that, up to `cold_days` old: the anchored summary (WARM_HEADINGS);
+- cold: older still: the summary, decisions, reversals, unresolved open items and
+  every reference (COLD_HEADINGS).
+
+Active, pinned and conflicted sessions are never compressed. What must never be
+compressed survives every tier verbatim: Y-statement and REVERSED lines (they stay
+records, with the same ids, so decisions.md does not change), unresolved open items,
+the header (session id, date, summary, tags), and every file path, error code, date
+and id the body names (`references`): whatever the tier drops is listed under
+`## References`. `guard` checks all of that on every output; a compression that would
+lose any of it is refused.
+
+The output is a function of the input bytes, the tier and VERSION alone, so two
+clones compressing the same file write the same bytes, and compressing again changes
+nothing. Tiers compose: cold(warm(x)) == cold(x) and warm(fold(x)) == warm(x), so
+clones that compressed in different steps still agree. The header gains
+`compressed_from` (the blob id of the full text, kept through later tiers),
+`compressor` (VERSION) and `tier`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple, Protocol
+
+from ..errors import EnfError
+from . import fm
+from .model import Session, parse_session
+from .ystatement import SECTION, heading_name
+
+VERSION = "1"  # bump whenever the same input would compress to other bytes
+TIERS = ("fold", "warm", "cold")
+RANK = {"": 0, "fold": 1, "warm": 2, "cold": 3}
+HOT_DEFAULT = 3
+COLD_DAYS_DEFAULT = 30
+FOLD_AFTER_DEFAULT = 20
+WARM_HEADINGS = ("Intent", "Changes Made", "Decisions Taken", "Reversals", "Errors & Fixes", "Next Steps")
+COLD_HEADINGS = ("Summary", "Decisions Taken", "Reversals", "Next Steps")
+FOLD_HEADING = "Summary of Earlier Work"
+REFERENCES = "References"
+_OWN_KEYS = ("compressed_from:", "compressor:", "tier:")
+_NONE = "None."  # an empty section: prose, so no parser takes it for a record
+
+
+class CompressionRefused(EnfError):
+    """The compressed text would lose something that must survive, or not parse."""
+
+
+class Policy(NamedTuple):
+    hot: int = HOT_DEFAULT  # enf.hotSessions
+    cold_days: int = COLD_DAYS_DEFAULT  # enf.coldDays
+    fold_after: int = FOLD_AFTER_DEFAULT  # enf.foldAfter
+
+
+class Dated(Protocol):
+    """What ranking reads of a session (a model.Session has it all)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def stem(self) -> str: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def date(self) -> str: ...
+    @property
+    def start_time(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+
+
+class Verdict(NamedTuple):
+    """Where one session stands: `tier` is "hot", "warm" or "cold" ("" when `never` says why not)."""
+
+    tier: str
+    never: str = ""
+
+
+# --- which tier -------------------------------------------------------------------
+
+def assign(sessions: Iterable[Dated], as_of: dt.date, policy: Policy = Policy(),
+           pins: frozenset[str] = frozenset(), current: str | None = None,
+           conflicted: frozenset[str] = frozenset()) -> dict[str, Verdict]:
+    """Path -> the tier each session is due for on `as_of` (by its place and its date).
+
+    `current` is this session's id or file stem; `pins` holds stems (or paths) never
+    to compress; `conflicted` the paths with a conflict copy still on the branch.
+    """
+    ordered = sorted(sessions, key=lambda s: (s.date, s.start_time, s.stem), reverse=True)
+    out: dict[str, Verdict] = {}
+    hot_left = policy.hot
+    for s in ordered:
+        is_current = current is not None and current in (s.stem, s.session_id, s.path)
+        never = never_compressed(s, pins, conflicted)
+        if is_current or hot_left > 0:
+            hot_left -= 0 if is_current else 1
+            out[s.path] = Verdict("hot", never)
+            continue
+        age = _age(s.date, as_of)
+        if age is None:
+            out[s.path] = Verdict("", never or f"its date {s.date!r} is no YYYY-MM-DD day")
+        else:
+            out[s.path] = Verdict("cold" if age > policy.cold_days else "warm", never)
+    return out
+
+
+def never_compressed(s: Dated, pins: frozenset[str], conflicted: frozenset[str]) -> str:
+    """Why `s` must never be compressed ("" when it may be)."""
+    if s.status == "active":
+        return "active (status: active)"
+    if s.stem in pins or s.path in pins:
+        return "pinned"
+    if s.path in conflicted:
+        return "it has an unresolved conflict copy under conflicts/"
+    return ""
+
+
+def _age(date: str, as_of: dt.date) -> int | None:
+    try:
+        return (as_of - dt.date.fromisoformat(date[:10])).days
+    except ValueError:
+        return None
+
+
+def tier_of(data: bytes) -> str:
+    """The tier a file was compressed to ("" for full text), from its header."""
+    return _header_value(data, "tier:") if data.startswith(b"---") else ""
+
+
+def compressed_from(data: bytes) -> str:
+    """The blob id of the full text a compressed file came from ("" when it is full text)."""
+    return _header_value(data, "compressed_from:") if data.startswith(b"---") else ""
+
+
+def _header_value(data: bytes, key: str) -> str:
+    for raw in data.split(b"\n", 64)[1:64]:
+        line = raw.decode("utf-8", "replace").rstrip("\r")
+        if line.rstrip() in ("---", "..."):
+            break
+        if line.startswith(key):
+            return line[len(key):].strip().strip("\"'")
+    return ""
+
+
+def interactions(text: str) -> int:
+    """How many `### ` entries the Interactions section holds."""
+    return sum(1 for ln in _section_chunks(text).get("Interactions", "").split("\n") if ln.startswith("### "))
+
+
+# --- the compressor -----------------------------------------------------------------
+
+def blob_id(data: bytes) -> str:
+    """The id git gives `data` as a blob (SHA-1: the repositories we open)."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
+
+
+def compress(path: str, data: bytes, tier: str, fold_after: int = FOLD_AFTER_DEFAULT) -> bytes:
+    """`data` compressed to `tier` (fold, warm or cold), checked by `guard`.
+
+    Unchanged when it is at that tier or a later one already. CompressionRefused when
+    the file does not parse or the result would lose what must survive.
+    """
+    if tier not in TIERS:
+        raise ValueError(f"no tier {tier!r}: one of {', '.join(TIERS)}")
+    if RANK.get(tier_of(data), 0) >= RANK[tier]:
+        return data
+    before = _parse(path, data, "the file")
+    text = data.decode("utf-8")
+    parts = fm.split(text)
+    assert parts is not None  # parse_session found a header (session_id is required)
+    header, body, _ = parts
+    source = compressed_from(data) or blob_id(data)
+    keep = [ln for ln in header if not ln.startswith(_OWN_KEYS)]
+    head = "\n".join(["---", *keep, f'compressed_from: "{source}"', f"compressor: {VERSION}", f"tier: {tier}", "---"])
+    if tier == "fold":
+        new_body = _fold(body, fold_after)
+    else:
+        new_body = _anchored(body, before, cold=tier == "cold")
+    out = f"{head}\n{_with_references(body, new_body)}".encode()
+    guard(path, data, out, tier)
+    return out
+
+
+def _parse(path: str, data: bytes, what: str) -> Session:
+    try:
+        return parse_session(path, data)
+    except EnfError as exc:
+        raise CompressionRefused(f"{path}: {what} does not parse, so it is not compressed: {exc.message}",
+                                 hint="fix the file by hand (git enf doctor names the problem)") from exc
+
+
+def _anchored(body: str, s: Session, cold: bool) -> str:
+    """The warm anchored summary, or the cold summary."""
+    sec = _section_chunks(body)
+    intent = sec.get("Intent", "").strip("\n") or s.summary or _NONE
+    decisions = _join(sec.get("Decisions", ""), sec.get("Decisions Taken", ""))
+    nexts = _join(*(_unresolved(sec.get(name, "")) for name in ("Open Items", "Next Steps")))
+    if cold:
+        parts = [("Summary", s.summary or intent)]
+    else:
+        parts = [("Intent", intent), ("Changes Made", _join(sec.get("Files Touched", ""), sec.get("Changes Made", "")))]
+    parts += [("Decisions Taken", decisions), ("Reversals", sec.get("Reversals", ""))]
+    if not cold:
+        parts.append(("Errors & Fixes", sec.get("Errors & Fixes", "")))
+    parts.append(("Next Steps", nexts))
+    return "\n".join(f"## {name}\n{text.strip(chr(10)) or _NONE}\n" for name, text in parts)
+
+
+def _join(*texts: str) -> str:
+    return "\n".join(t.strip("\n") for t in texts if t.strip())
+
+
+def _unresolved(text: str) -> str:
+    """The items of an open-items list not checked off (`- [x]`), with their sub-lines."""
+    out: list[str] = []
+    keep = False
+    for line in text.split("\n"):
+        if line.startswith(("- ", "* ", "-[")) or (line and not line[0].isspace()):
+            keep = not _CHECKED.match(line)
+        if keep and line.strip():
+            out.append(line)
+    return "\n".join(out)
+
+
+_CHECKED = re.compile(r"^[-*]\s*\[[xX]\]")
+
+
+def _fold(body: str, fold_after: int) -> str:
+    """Interactions past the newest `fold_after` become one line each in Summary of Earlier Work."""
+    chunks = _raw_chunks(body)
+    names = [heading_name(h) if h is not None else None for h, _ in chunks]
+    if "Interactions" not in names:
+        return body
+    i = names.index("Interactions")
+    lead, entries = _entries(chunks[i][1])
+    if len(entries) <= fold_after:
+        return body
+    folded, kept = entries[:-fold_after], entries[-fold_after:]
+    earlier = [t.strip("\n") for h, t in chunks if h is not None and heading_name(h) == FOLD_HEADING]
+    lines = [*filter(None, earlier), *(f"- {e.split(chr(10), 1)[0].removeprefix('###').strip()}" for e in folded)]
+    out: list[str] = []
+    for (head, text), name in zip(chunks, names):
+        if name == FOLD_HEADING:
+            continue  # written again, in front of Interactions, with the new lines
+        if name == "Interactions":
+            out.append(f"## {FOLD_HEADING}\n" + "\n".join(lines) + "\n\n")
+            text = lead + "".join(kept)
+        out.append(text if head is None else f"## {head}{text}")
+    return "".join(out)
+
+
+def _entries(text: str) -> tuple[str, list[str]]:
+    """(text before the first `### `, each `### ` entry with what follows it)."""
+    starts = [m.start() for m in re.finditer(r"^### ", text, re.MULTILINE)]
+    if not starts:
+        return text, []
+    ends = [*starts[1:], len(text)]
+    return text[: starts[0]], [text[a:b] for a, b in zip(starts, ends)]
+
+
+def _raw_chunks(body: str) -> list[tuple[str | None, str]]:
+    """The body as (heading text after `## `, the rest of its line and section) pieces,
+    the text before the first heading first (heading None); joined back, the body."""
+    matches = list(SECTION.finditer(body))
+    out: list[tuple[str | None, str]] = [(None, body[: matches[0].start()] if matches else body)]
+    for k, m in enumerate(matches):
+        end = matches[k + 1].start() if k + 1 < len(matches) else len(body)
+        out.append((m.group(1), body[m.end(): end]))
+    return out
+
+
+def _section_chunks(text: str) -> dict[str, str]:
+    """`## Heading` -> its text (repeated headings joined), from a body or a whole file."""
+    out: dict[str, str] = {}
+    for head, rest in _raw_chunks(text)[1:]:
+        assert head is not None
+        name = heading_name(head)
+        out[name] = f"{out[name]}\n{rest}" if name in out else rest
+    return out
+
+
+# --- what must survive ----------------------------------------------------------------
+
+_TOKEN = re.compile(r"[\w.~/@+-]+")
+_EXTENSIONS = frozenset(
+    "py pyi ts tsx js jsx mjs cjs json md rst txt toml yaml yml ini cfg conf sh bash zsh ps1 bat go rs rb java kt "
+    "kts scala c h cc cpp hpp cs swift m mm php pl lua sql html htm css scss sass less vue svelte xml csv tsv lock "
+    "env dockerfile gradle proto graphql gql tf hcl nix ex exs erl hs ml clj dart r jl zig ipynb log pem crt "
+    "patch diff".split())
+_CODE = re.compile(r"\b(?:[A-Z][A-Z0-9]{0,7}-?[0-9]{2,6}|0x[0-9A-Fa-f]{4,16}|[A-Z][A-Za-z0-9]*(?:Error|Exception)"
+                   r"|E(?:NOENT|ACCES|EXIST|PERM|CONNREFUSED|CONNRESET|TIMEDOUT|ADDRINUSE|NOTDIR|ISDIR|NOSPC|PIPE"
+                   r"|AGAIN|BUSY|MFILE|NOTEMPTY|INVAL|NOMEM|ROFS|XDEV|NOTFOUND|HOSTUNREACH|NETUNREACH))\b")
+_DATE = re.compile(r"\b[0-9]{4}-[0-9]{2}-[0-9]{2}\b")
+_HEX_ID = re.compile(r"\b(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
+
+
+def references(text: str) -> dict[str, set[str]]:
+    """Every file path, error code, date and id `text` names, by kind: what no tier drops."""
+    out: dict[str, set[str]] = {"paths": set(), "codes": set(_CODE.findall(text)),
+                                "dates": set(_DATE.findall(text)), "ids": set(_HEX_ID.findall(text))}
+    for raw in _TOKEN.findall(text):
+        if "/" in raw or "." in raw:  # most words have neither: skip them cheaply
+            token = raw.rstrip(".-").lstrip("-")
+            if _is_path(token):
+                out["paths"].add(token)
+    return out
+
+
+def _is_path(token: str) -> bool:
+    if "/" in token:
+        return any(c.isalnum() for c in token)
+    stem, dot, ext = token.rpartition(".")
+    return bool(dot) and ext.lower() in _EXTENSIONS and any(c.isalpha() for c in stem)
+
+
+def _with_references(before: str, body: str) -> str:
+    """`body`, plus a References section naming whatever `before` named that it lost."""
+    had, has = references(before), references(body)
+    lines = [f"- {kind}: " + ", ".join(f"`{t}`" for t in sorted(had[kind] - has[kind]))
+             for kind in had if had[kind] - has[kind]]
+    if not lines:
+        return body
+    return f"{body.rstrip(chr(10))}\n\n## {REFERENCES}\n" + "\n".join(lines) + "\n"
+
+
+def guard(path: str, before: bytes, after: bytes, tier: str) -> None:
+    """Refuse (CompressionRefused) an output that does not parse, lacks a required heading,
+    or loses a header field, a decision, a reversal link, an open item or a reference."""
+    old, new = _parse(path, before, "the file"), _parse(path, after, f"its {tier} compression")
+    lost: list[str] = []
+    required = {"warm": WARM_HEADINGS, "cold": COLD_HEADINGS}.get(tier, tuple(old.sections))
+    lost += [f"the heading ## {h}" for h in required if h not in new.sections]
+    lost += [f"the {k} field" for k in ("session_id", "date", "summary", "status", "tags", "start_time")
+             if getattr(old, k) != getattr(new, k)]
+    kept = {d.id: d for d in new.decisions}
+    lost += [f"decision {d.id}" for d in old.decisions if kept.get(d.id) != d]
+    links = {(r.id, r.ref) for r in new.reversals}
+    lost += [f"the reversal of {r.ref}" for r in old.reversals if (r.id, r.ref) not in links]
+    items = set(_items(new))
+    lost += [f"the open item {i!r}" for i in _items(old) if i not in items]
+    had, has = references(_body(before)), references(_body(after))
+    lost += [f"{kind[:-1]} {t}" for kind in had for t in sorted(had[kind] - has[kind])]
+    if lost:
+        raise CompressionRefused(f"{path}: compressing it to {tier} would lose {', '.join(lost[:5])}"
+                                 + (f" and {len(lost) - 5} more" if len(lost) > 5 else "") + "; left as it is",
+                                 hint="please report this file: the compressor must keep all of it")
+
+
+def _items(s: Session) -> list[str]:
+    """The unresolved open items of a session, each as its first line."""
+    text = _join(*(_unresolved(s.sections.get(name, "")) for name in ("Open Items", "Next Steps")))
+    return [ln.strip() for ln in text.split("\n") if ln.startswith(("- ", "* ", "-["))]
+
+
+def _body(data: bytes) -> str:
+    parts = fm.split(data.decode("utf-8", "replace"))
+    return parts[1] if parts else data.decode("utf-8", "replace")
+
+
+def due_tier(verdict: Verdict, have: str, n_interactions: int, policy: Policy = Policy()) -> str:
+    """The tier to compress to now ("" for none), given the file's tier and Interactions."""
+    if verdict.never or not verdict.tier:
+        return ""
+    if verdict.tier == "hot":
+        return "fold" if not have and n_interactions > policy.fold_after else ""
+    return verdict.tier if RANK[verdict.tier] > RANK.get(have, 0) else ""
+
+
+def summary_of(ranked: Mapping[str, Verdict]) -> dict[str, int]:
+    """How many sessions each tier holds (for dry runs and reports)."""
+    out: dict[str, int] = {}
+    for v in ranked.values():
+        key = v.tier if not v.never else "never"
+        out[key] = out.get(key, 0) + 1
+    return out
