@@ -233,6 +233,28 @@ def test_a_synonym_finds_a_session_written_in_other_words(enf, repo_dir: Path) -
     assert rows[0]["path"] == "sessions/2026-04-23-error-tracking.md"
 
 
+def test_synonyms_of_one_query_word_score_as_that_one_word(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    write(repo_dir, "2026-04-23-importer-errors", session_text(
+        session_id="c3d4e5f6", date="2026-04-23", summary="Errors, exceptions and failures of the importer",
+        tags="[import]"))
+    write(repo_dir, "2026-04-24-production-crash", session_text(
+        session_id="d4e5f6a7", date="2026-04-24", summary="A crash in production", tags="[ops]"))
+    enf("commit", "-m", "two")
+    # Three synonyms of "crashes" are one word of the question, not three: the session
+    # that also holds "production" answers more of it. Scored word by word, the three
+    # synonyms (each as rare as "production") won.
+    rows = json.loads(enf("recall", "crashes", "in", "production", "--json"))["results"]
+    assert [r["path"] for r in rows] == ["sessions/2026-04-24-production-crash.md",
+                                         "sessions/2026-04-23-importer-errors.md"]
+    db = search.connect(repo_dir / ".git" / "enf" / "search.db")
+    db.execute("DROP TABLE vocab")
+    db.execute("DROP TABLE fts")
+    answer = search.query(db, "crashes in production", 10)  # without FTS5, the same concepts
+    assert [h.path for h in answer.hits] == [r["path"] for r in rows]
+    assert [h.score for h in answer.hits] == [r["score"] for r in rows]
+
+
 @pytest.mark.parametrize("args", [["kafka", "event", "bus", "search"], ["algolia"], ["algolia", "--json"]])
 def test_the_fast_path_prints_what_the_full_path_prints(enf, repo_dir: Path, args: list[str]) -> None:  # type: ignore[no-untyped-def]
     two_sessions(enf, repo_dir)
