@@ -88,6 +88,9 @@ def test_weak_rule_weighs_unseen_words_by_idf() -> None:
     assert search.is_weak(matched=1, unknown_share=0.6)  # most of the query's weight is words memory never saw
     assert not search.is_weak(matched=1, unknown_share=0.4)  # a paraphrase: an unseen word or two
     assert search.is_weak(matched=0, unknown_share=0.0)  # no first result holds any of it
+    # An unseen name lowers the share that makes it weak, not to nothing.
+    assert search.is_weak(matched=3, unknown_share=0.4, names=True)
+    assert not search.is_weak(matched=3, unknown_share=0.2, names=True)
 
 
 # --- through the CLI ----------------------------------------------------------------
@@ -221,6 +224,16 @@ def test_a_name_memory_never_saw_makes_an_answer_weak(enf, repo_dir: Path) -> No
     plain = json.loads(enf("recall", "kafka", "search", "engine", "cluster", "--json"))
     assert plain["weak"] is False  # the same words in lower case: only the counts decide
     assert json.loads(enf("recall", "Postgres", "search", "--json"))["weak"] is False  # a name it knows
+
+
+def test_an_unseen_name_in_a_question_memory_otherwise_holds_is_not_weak(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    # "CMS" is in no record, but the other six words are memory's: the name is a small
+    # part of the question (an acronym of the trade, say), not its whole topic.
+    out = json.loads(enf("recall", "CMS", "algolia", "elasticsearch", "postgres", "search", "engine", "cost",
+                         "--json"))
+    assert out["strength"]["unknown_names"] == ["CMS"]
+    assert out["weak"] is False
 
 
 def test_a_synonym_finds_a_session_written_in_other_words(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]

@@ -31,8 +31,11 @@ its idf (a word no record holds gets the largest). "Kafka event bus" about a mem
 without Kafka is mostly unseen words; a paraphrase ("how do we hear about crashes")
 has an unseen word or two, but its common words carry the rest. Weighting by idf, and
 not counting words, keeps "the" kind of words ("get", "use") from diluting the share.
-And a name the query spells with a capital (Kafka, gRPC, GDPR) that no record mentions
-makes it weak on its own: names carry a question's topic, and memory never saw this one.
+A name the query spells with a capital (Kafka, gRPC, GDPR) that no record mentions
+lowers that share to NAME_SHARE: names carry a question's topic, and memory never saw
+this one. Not to nothing: in a long question whose other words memory holds ("why do
+the CMS specs use hand-written doubles instead of recorded responses") the name is a
+small part, often an acronym of the trade (CMS, CDN) that the sessions spell out.
 A rule on how much of the query the first results hold (the one before this) flagged
 paraphrases above all: their answer shares few words with them by nature.
 Chosen on the dev queries of bench/recall_quality.py, checked on its held-out blocks.
@@ -61,6 +64,7 @@ COLUMNS = ("decided", "summary", "tags", "body")
 WEIGHTS = (2.0, 2.0, 2.0, 1.0)
 LINE_WEIGHTS = {"decision": 2.0, "summary": 2.0, "tags": 2.0, "body": 1.0}
 WEAK_SHARE = 0.5  # see the module docstring; bench/recall_quality.py reports the sensitivity
+NAME_SHARE = 0.3  # the same, for a query with a name no record holds
 WEAK_TOP = 3  # results `matched` reports on: the answer is often second or third, rarely further
 _CANDIDATES = 50  # rows FTS5 ranks first, which _score ranks again (history rows may share a file)
 K1, B = 1.2, 0.75  # BM25's (and FTS5's) saturation and length normalisation
@@ -112,16 +116,18 @@ class Answer:
 
     @property
     def weak(self) -> bool:
-        return bool(self.unknown_names) or is_weak(self.matched, self.unknown_share)
+        return is_weak(self.matched, self.unknown_share, bool(self.unknown_names))
 
     def strength(self) -> dict[str, object]:
         return {"terms": self.terms, "matched": self.matched, "unknown": self.unknown,
                 "unknown_share": round(self.unknown_share, 4), "unknown_names": self.unknown_names}
 
 
-def is_weak(matched: int, unknown_share: float, share: float = WEAK_SHARE) -> bool:
-    """No first result holds a query term, or unseen words carry more than `share` of its idf."""
-    return not matched or unknown_share > share
+def is_weak(matched: int, unknown_share: float, names: bool = False, share: float = WEAK_SHARE,
+            name_share: float = NAME_SHARE) -> bool:
+    """No first result holds a query term, or unseen words carry more than `share` of its
+    idf, or more than `name_share` when one of them is a name (see the module docstring)."""
+    return not matched or unknown_share > (name_share if names else share)
 
 
 # --- the database -------------------------------------------------------------------
