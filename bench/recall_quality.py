@@ -30,8 +30,8 @@ and the fraction of none-queries flagged weak, and of answerable ones (wrongly) 
 each also for the dev queries and for the held-out blocks (ids `hold*`) on their own.
 Goal: MRR >= BM25 + 0.03, recall@5 >= 0.97, >= 80 % of none-queries flagged weak,
 <= 5 % of answerable ones flagged. The weak rule's sensitivity: the flag rates it would
-have at other values of its one constant (search.WEAK_SHARE), from the `strength`
-counts each answer reports.
+have at other values of its two constants (search.WEAK_SHARE, search.NAME_SHARE), from
+the `strength` counts each answer reports.
 
 Run: python bench/recall_quality.py [--verbose] [--json] [--keep]
 Exit 0 whatever the figures (a benchmark, not a test); 1 only on an error.
@@ -256,24 +256,28 @@ def goals(enf: dict[str, Any], bm25: dict[str, Any]) -> dict[str, dict[str, Any]
 
 
 SHARES = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
+NAME_SHARES = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
 
 
 def sensitivity(rows: list[Scored]) -> list[dict[str, Any]]:
-    """Flag rates of the weak rule at other shares (None when the answers carry no counts)."""
+    """Flag rates of the weak rule at other values of its two constants, one varied at a
+    time (empty when the answers carry no counts)."""
     if not all(r.answer.strength for r in rows):
         return []
     from enf_git.plumbing import search
 
-    out = []
-    for share in SHARES:
+    def rates(share: float, name_share: float) -> dict[str, Any]:
         def flagged(r: Scored) -> float:
             st = r.answer.strength
-            # The name rule does not depend on the share: it stays on at every value.
-            return float(bool(st.get("unknown_names")) or search.is_weak(st["matched"], st["unknown_share"], share))
-        out.append({"share": round(share, 3), "current": abs(share - search.WEAK_SHARE) < 1e-9,
-                    "none_flagged": mean(flagged(r) for r in rows if r.query.kind == "none"),
-                    "answerable_flagged": mean(flagged(r) for r in rows if r.query.kind != "none")})
-    return out
+            return float(search.is_weak(st["matched"], st["unknown_share"], bool(st.get("unknown_names")),
+                                        share, name_share))
+        current = abs(share - search.WEAK_SHARE) < 1e-9 and abs(name_share - search.NAME_SHARE) < 1e-9
+        return {"share": round(share, 3), "name_share": round(name_share, 3), "current": current,
+                "none_flagged": mean(flagged(r) for r in rows if r.query.kind == "none"),
+                "answerable_flagged": mean(flagged(r) for r in rows if r.query.kind != "none")}
+
+    return ([rates(share, search.NAME_SHARE) for share in SHARES]
+            + [rates(search.WEAK_SHARE, name) for name in NAME_SHARES if abs(name - search.NAME_SHARE) > 1e-9])
 
 
 # --- output -----------------------------------------------------------------------
@@ -312,11 +316,12 @@ def print_failures(system: str, rows: list[Scored]) -> None:
 def print_sensitivity(table: list[dict[str, Any]]) -> None:
     if not table:
         return
-    print("\nweak rule sensitivity (unseen words' share of the query's idf; * = search.WEAK_SHARE):")
+    print("\nweak rule sensitivity (unseen words' share of the query's idf above which it is weak, without and "
+          "with an unseen name; * = search.WEAK_SHARE, search.NAME_SHARE):")
     for row in table:
         mark = "*" if row["current"] else " "
-        print(f"  {mark} share {row['share']:.3f}: none flagged {pct(row['none_flagged']):>4}, "
-              f"answerable flagged {pct(row['answerable_flagged']):>4}")
+        print(f"  {mark} share {row['share']:.3f} / name {row['name_share']:.3f}: none flagged "
+              f"{pct(row['none_flagged']):>5}, answerable flagged {pct(row['answerable_flagged']):>5}")
 
 
 def print_goals(checks: dict[str, dict[str, Any]]) -> None:

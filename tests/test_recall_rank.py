@@ -88,6 +88,9 @@ def test_weak_rule_weighs_unseen_words_by_idf() -> None:
     assert search.is_weak(matched=1, unknown_share=0.6)  # most of the query's weight is words memory never saw
     assert not search.is_weak(matched=1, unknown_share=0.4)  # a paraphrase: an unseen word or two
     assert search.is_weak(matched=0, unknown_share=0.0)  # no first result holds any of it
+    # An unseen name lowers the share that makes it weak, not to nothing.
+    assert search.is_weak(matched=3, unknown_share=0.4, names=True)
+    assert not search.is_weak(matched=3, unknown_share=0.2, names=True)
 
 
 # --- through the CLI ----------------------------------------------------------------
@@ -223,6 +226,16 @@ def test_a_name_memory_never_saw_makes_an_answer_weak(enf, repo_dir: Path) -> No
     assert json.loads(enf("recall", "Postgres", "search", "--json"))["weak"] is False  # a name it knows
 
 
+def test_an_unseen_name_in_a_question_memory_otherwise_holds_is_not_weak(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    # "CMS" is in no record, but the other six words are memory's: the name is a small
+    # part of the question (an acronym of the trade, say), not its whole topic.
+    out = json.loads(enf("recall", "CMS", "algolia", "elasticsearch", "postgres", "search", "engine", "cost",
+                         "--json"))
+    assert out["strength"]["unknown_names"] == ["CMS"]
+    assert out["weak"] is False
+
+
 def test_a_synonym_finds_a_session_written_in_other_words(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     two_sessions(enf, repo_dir)
     write(repo_dir, "2026-04-23-error-tracking", session_text(
@@ -231,6 +244,28 @@ def test_a_synonym_finds_a_session_written_in_other_words(enf, repo_dir: Path) -
     enf("commit", "-m", "tracking")
     rows = json.loads(enf("recall", "who", "hears", "about", "crashes", "--json"))["results"]
     assert rows[0]["path"] == "sessions/2026-04-23-error-tracking.md"
+
+
+def test_synonyms_of_one_query_word_score_as_that_one_word(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    write(repo_dir, "2026-04-23-importer-errors", session_text(
+        session_id="c3d4e5f6", date="2026-04-23", summary="Errors, exceptions and failures of the importer",
+        tags="[import]"))
+    write(repo_dir, "2026-04-24-production-crash", session_text(
+        session_id="d4e5f6a7", date="2026-04-24", summary="A crash in production", tags="[ops]"))
+    enf("commit", "-m", "two")
+    # Three synonyms of "crashes" are one word of the question, not three: the session
+    # that also holds "production" answers more of it. Scored word by word, the three
+    # synonyms (each as rare as "production") won.
+    rows = json.loads(enf("recall", "crashes", "in", "production", "--json"))["results"]
+    assert [r["path"] for r in rows] == ["sessions/2026-04-24-production-crash.md",
+                                         "sessions/2026-04-23-importer-errors.md"]
+    db = search.connect(repo_dir / ".git" / "enf" / "search.db")
+    db.execute("DROP TABLE vocab")
+    db.execute("DROP TABLE fts")
+    answer = search.query(db, "crashes in production", 10)  # without FTS5, the same concepts
+    assert [h.path for h in answer.hits] == [r["path"] for r in rows]
+    assert [h.score for h in answer.hits] == [r["score"] for r in rows]
 
 
 @pytest.mark.parametrize("args", [["kafka", "event", "bus", "search"], ["algolia"], ["algolia", "--json"]])

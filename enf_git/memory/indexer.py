@@ -51,6 +51,7 @@ def ensure(repo: store.Repo, cache: records.Cache) -> sqlite3.Connection:
     with db:
         search.create(db)
         _update(repo, db, old, tip, cache)
+        search.settle_lengths(db)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?), ('schema', ?)", (str(tip.id), str(search.SCHEMA)))
     return db
 
@@ -164,17 +165,18 @@ class _Writer:
     """
 
     _BATCH = 1000  # rows queued at most: history texts can be large
-    _COLS = "kind, ref, path, date, rev, blob, text, decided, summary, tags, body"
+    _COLS = "kind, ref, path, date, rev, blob, text, decided, summary, tags, body, length"
 
     def __init__(self, db: sqlite3.Connection, fts: bool) -> None:
         self.db, self._fts = db, fts  # FTS5 availability, checked once per update
-        self._rows: list[tuple[str, ...]] = []
+        self._rows: list[tuple[str | int, ...]] = []
 
     def insert(self, kind: str, rev: str, path: str, blob: str, data: bytes,
                record: model.Session | list[model.Decision] | EnfError) -> None:
         text = data.decode("utf-8", "replace")
         ref, date, decided, summary, tags, body = analyzed(path, text, record)
-        self._rows.append((kind, ref, path, date, rev, blob, text, decided, summary, tags, body))
+        length = sum(len(c.split()) for c in (decided, summary, tags, body))  # BM25's document length, in terms
+        self._rows.append((kind, ref, path, date, rev, blob, text, decided, summary, tags, body, length))
         if len(self._rows) >= self._BATCH:
             self.flush()
 
@@ -183,7 +185,7 @@ class _Writer:
             return
         # New rows get ids above the current largest (INTEGER PRIMARY KEY): that range is theirs.
         (last,) = self.db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
-        self.db.executemany(f"INSERT INTO docs ({self._COLS}) VALUES ({', '.join('?' * 11)})", self._rows)
+        self.db.executemany(f"INSERT INTO docs ({self._COLS}) VALUES ({', '.join('?' * 12)})", self._rows)
         if self._fts:
             self.db.execute(f"INSERT INTO fts (rowid, {_FTS_COLS}) SELECT id, {_FTS_COLS} FROM docs WHERE id > ?",
                             (last,))

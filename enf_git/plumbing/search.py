@@ -8,13 +8,19 @@ branch), tagged with the branch tip it was built from. Its data model:
              version of either that the tip no longer has: before a compression, an
              edit, a deletion). Besides the raw text, four analyzed columns (stemmed
              terms without stopwords, see stem.py): the decided clauses, the summary,
-             the tags, the body. FTS5 ranks rows with bm25() and per-column weights.
+             the tags, the body, and the row's length in terms. FTS5 finds the
+             candidates; _score ranks them (below).
   decisions  every decision of the ledger with its file, its text, and whether it is
              standing or superseded (by which decision, on which date).
 
-A query is analyzed like the documents, ranked by BM25F over the four columns, and
-fused into one result per file: a session's decisions, summary, tags and body are one
-document, and its history counts only for query terms the tip no longer has. The
+A query is analyzed like the documents and ranked by BM25F over the four columns,
+concept by concept: a query word, its synonyms (thesaurus.py) and the pieces of its
+compounds widen what matches, and a word with its synonyms is scored as one term, as
+Lucene's SynonymQuery does (the sum of their frequencies, the idf of the rows holding
+any of them), so a session is not rewarded for holding many synonyms of one word.
+The rows are then fused into one result per file: a session's decisions, summary,
+tags and body are one document, and its history counts only for query terms the tip
+no longer has. The
 result shows its best line (a decision line wins a tie, and then says whether that
 decision still stands); a superseded decision is followed by the decision that
 replaced it. Elephants Never Forget's recall order (decisions, sessions, history) only breaks ties.
@@ -25,8 +31,11 @@ its idf (a word no record holds gets the largest). "Kafka event bus" about a mem
 without Kafka is mostly unseen words; a paraphrase ("how do we hear about crashes")
 has an unseen word or two, but its common words carry the rest. Weighting by idf, and
 not counting words, keeps "the" kind of words ("get", "use") from diluting the share.
-And a name the query spells with a capital (Kafka, gRPC, GDPR) that no record mentions
-makes it weak on its own: names carry a question's topic, and memory never saw this one.
+A name the query spells with a capital (Kafka, gRPC, GDPR) that no record mentions
+lowers that share to NAME_SHARE: names carry a question's topic, and memory never saw
+this one. Not to nothing: in a long question whose other words memory holds ("why do
+the CMS specs use hand-written doubles instead of recorded responses") the name is a
+small part, often an acronym of the trade (CMS, CDN) that the sessions spell out.
 A rule on how much of the query the first results hold (the one before this) flagged
 paraphrases above all: their answer shares few words with them by nature.
 Chosen on the dev queries of bench/recall_quality.py, checked on its held-out blocks.
@@ -47,16 +56,18 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 KINDS = ("decision", "session", "history")  # tie-break order (Elephants Never Forget's recall order)
-SCHEMA = 6
+SCHEMA = 7
 COLUMNS = ("decided", "summary", "tags", "body")
-# bm25() column weights: the decided clause, the summary and the tags say what a session
-# is about; the body also holds every decision line in full, so a decided clause counts
-# once more through the body.
+# BM25F column weights (_score; FTS5's bm25() too, choosing the candidates): the decided
+# clause, the summary and the tags say what a session is about; the body also holds
+# every decision line in full, so a decided clause counts once more through the body.
 WEIGHTS = (2.0, 2.0, 2.0, 1.0)
 LINE_WEIGHTS = {"decision": 2.0, "summary": 2.0, "tags": 2.0, "body": 1.0}
 WEAK_SHARE = 0.5  # see the module docstring; bench/recall_quality.py reports the sensitivity
+NAME_SHARE = 0.3  # the same, for a query with a name no record holds
 WEAK_TOP = 3  # results `matched` reports on: the answer is often second or third, rarely further
-_CANDIDATES = 50  # rows ranked by FTS5 before fusion (history rows may share a file)
+_CANDIDATES = 50  # rows FTS5 ranks first, which _score ranks again (history rows may share a file)
+K1, B = 1.2, 0.75  # BM25's (and FTS5's) saturation and length normalisation
 _FTS_TOKENIZER = "unicode61 remove_diacritics 0 tokenchars '-._'"  # terms are pre-analyzed
 
 
@@ -105,16 +116,18 @@ class Answer:
 
     @property
     def weak(self) -> bool:
-        return bool(self.unknown_names) or is_weak(self.matched, self.unknown_share)
+        return is_weak(self.matched, self.unknown_share, bool(self.unknown_names))
 
     def strength(self) -> dict[str, object]:
         return {"terms": self.terms, "matched": self.matched, "unknown": self.unknown,
                 "unknown_share": round(self.unknown_share, 4), "unknown_names": self.unknown_names}
 
 
-def is_weak(matched: int, unknown_share: float, share: float = WEAK_SHARE) -> bool:
-    """No first result holds a query term, or unseen words carry more than `share` of its idf."""
-    return not matched or unknown_share > share
+def is_weak(matched: int, unknown_share: float, names: bool = False, share: float = WEAK_SHARE,
+            name_share: float = NAME_SHARE) -> bool:
+    """No first result holds a query term, or unseen words carry more than `share` of its
+    idf, or more than `name_share` when one of them is a name (see the module docstring)."""
+    return not matched or unknown_share > (name_share if names else share)
 
 
 # --- the database -------------------------------------------------------------------
@@ -132,8 +145,9 @@ def create(db: sqlite3.Connection) -> bool:
         CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
         CREATE TABLE IF NOT EXISTS docs (id INTEGER PRIMARY KEY, kind TEXT, ref TEXT, path TEXT, date TEXT,
                                          rev TEXT, blob TEXT, text TEXT,
-                                         decided TEXT, summary TEXT, tags TEXT, body TEXT);
+                                         decided TEXT, summary TEXT, tags TEXT, body TEXT, length INTEGER);
         CREATE INDEX IF NOT EXISTS docs_path ON docs(path, kind);
+        CREATE INDEX IF NOT EXISTS docs_length ON docs(length); -- settle_lengths() reads it, not the rows
         CREATE INDEX IF NOT EXISTS docs_blob ON docs(blob);
         CREATE TABLE IF NOT EXISTS decisions (id TEXT, path TEXT, date TEXT, text TEXT, terms TEXT,
                                               status TEXT, superseded_by TEXT, superseded_on TEXT);
@@ -181,7 +195,7 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
     # The pieces of the query's compounds ("copy-pasting" is also "copy" and "pasting")
     # widen the candidates, as the index holds the pieces of the documents' compounds.
     pieces = [t for t in analysis.analyze(text, parts=True) if t not in idf]
-    groups = _rank(db, q, idf, tuple(pieces))
+    groups = _rank(db, q, _concepts([*q, *pieces]))
     names = _unknown_names(text, unseen)
     hits: list[Hit] = []
     placed: set[str] = set()
@@ -217,13 +231,22 @@ def _unknown_names(text: str, unseen: set[str]) -> list[str]:
 def _idf(db: sqlite3.Connection, q: list[str]) -> tuple[dict[str, float], set[str]]:
     """BM25's idf per query term (a term no document holds gets the largest), and those terms."""
     n = _doc_count(db)
-    marks = ",".join("?" * len(q))
+    df = _df(db, q)
+    return {t: _idf_of(n, df[t]) for t in q}, {t for t in q if not df[t]}
+
+
+def _idf_of(n: int, df: int) -> float:
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def _df(db: sqlite3.Connection, terms: list[str]) -> dict[str, int]:
+    """How many rows hold each term."""
+    marks = ",".join("?" * len(terms))
     try:
-        df = dict(db.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", q).fetchall())
-    except sqlite3.OperationalError:  # no FTS5: count the documents holding each term
-        df = {t: _count_like(db, t) for t in q}
-    idf = {t: math.log(1 + (n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in q}
-    return idf, {t for t in q if not df.get(t)}
+        found = dict(db.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", terms).fetchall())
+    except sqlite3.OperationalError:  # no FTS5: count the rows holding each term
+        found = {t: _count_like(db, t) for t in terms}
+    return {t: int(found.get(t, 0)) for t in terms}
 
 
 def _doc_count(db: sqlite3.Connection) -> int:
@@ -276,37 +299,121 @@ class _Group:
 
 
 _ROW = "d.id, d.kind, d.ref, d.path, d.date, d.rev"
+_COLS = "d.decided, d.summary, d.tags, d.body, d.length"
 
 
-def _rank(db: sqlite3.Connection, q: list[str], idf: dict[str, float], pieces: tuple[str, ...] = ()) -> list[_Group]:
+def _rank(db: sqlite3.Connection, q: list[str], concepts: list[tuple[str, ...]]) -> list[_Group]:
     # Candidates match the query, the pieces of its compounds, or a synonym of its
     # terms; what a result holds (the weak rule, the best line) is still counted in the
     # query's own terms.
-    wide = _expand([*q, *pieces])
-    if len(wide) > len(q):
-        idf = {**idf, **_idf(db, [t for t in wide if t not in idf])[0]}
-    rows = _fts(db, wide) if has_fts(db) else _scan(db, wide, idf)
+    members = list(dict.fromkeys(t for c in concepts for t in c))
+    found = _fts(db, members) if has_fts(db) else _scan(db, members)
+    qset = set(q)
+    _score(db, found, concepts, qset)
     groups: dict[str, _Group] = {}
-    for row in rows:
+    for row, _ in found:
         group = groups.setdefault(row.path, _Group(row.path))
         if row.kind == "history":
             group.history.append(row)
         elif group.tip is None:
             group.tip = row
-    qset = set(q)
     for group in groups.values():
-        if group.history:  # history counts only for what the tip lacks: compare their terms
-            if group.tip is None:  # the tip's version ranked below the candidates, if it matched at all
-                group.tip = _tip_row(db, group.path)
-            _fetch(db, [r for r in (group.tip, *group.history) if r is not None], qset)
+        if group.history and group.tip is None:  # the tip's version ranked below the candidates, if it matched
+            group.tip = _tip_row(db, group.path)
+            if group.tip is not None:
+                _fetch(db, [group.tip], qset)
         group.settle()
     order = {k: i for i, k in enumerate(KINDS)}
     ranked = [g for g in groups.values() if g.score > 0]
     ranked.sort(key=lambda g: (-round(g.score, 9), order.get(g.kind, 9), _neg_date(_date_of(g)), g.path))
-    # The weak rule reads what the first results hold.
-    _fetch(db, [r for g in ranked[:WEAK_TOP] for r in (g.tip, g.best_history) if r is not None and r.terms is None],
-           qset)
     return ranked
+
+
+def _concepts(terms: list[str]) -> list[tuple[str, ...]]:
+    """Each term with its synonyms (thesaurus.py), analyzed like the index: one concept each.
+
+    Two terms of one synonym group are one concept ("login sso" asks one thing twice).
+    """
+    out: dict[frozenset[str], tuple[str, ...]] = {}
+    table = _synonyms()
+    for term in terms:
+        members = tuple(dict.fromkeys((term, *table.get(term, ()))))
+        out.setdefault(frozenset(members), members)
+    return list(out.values())
+
+
+_SYNONYMS: dict[str, tuple[str, ...]] | None = None
+
+
+def _synonyms() -> dict[str, tuple[str, ...]]:
+    global _SYNONYMS
+    if _SYNONYMS is None:
+        from . import thesaurus
+
+        table: dict[str, tuple[str, ...]] = {}
+        for group in thesaurus.GROUPS:
+            terms = tuple(dict.fromkeys(t for w in group.split() for t in analysis.analyze(w)))
+            for t in terms:
+                table[t] = table.get(t, ()) + terms
+        _SYNONYMS = table
+    return _SYNONYMS
+
+
+def _score(db: sqlite3.Connection, found: list[tuple[_Row, tuple[str, str, str, str, int]]],
+           concepts: list[tuple[str, ...]], qset: set[str]) -> None:
+    """BM25F over concepts, as Lucene's SynonymQuery scores: a concept's frequency in a
+    row is the sum of its members' (weighted by column), its idf that of the rows
+    holding any member. Scored term by term (FTS5's bm25()), a row holding "error",
+    "exception" and "failure" scored three times for the query's one "crash", and a
+    rare synonym brought a rare word's idf for a word the query did not use.
+    """
+    if not found:
+        return
+    n = _doc_count(db)
+    idf = {c: _idf_of(n, df) for c, df in _concept_df(db, concepts).items()}
+    avg = _avg_length(db)
+    members = {t for c in concepts for t in c}
+    for row, (*cols, length) in found:
+        tf: dict[str, float] = {}
+        for weight, col in zip(WEIGHTS, cols):
+            for t in col.split():
+                if t in members:
+                    tf[t] = tf.get(t, 0.0) + weight
+        row.terms = qset.intersection(tf)
+        norm = K1 * (1 - B + B * (length or 0) / avg)
+        score = 0.0
+        for c in concepts:
+            f = sum(tf.get(t, 0.0) for t in c)
+            if f:
+                score += idf[c] * f * (K1 + 1) / (f + norm)
+        row.score = score
+
+
+def _concept_df(db: sqlite3.Connection, concepts: list[tuple[str, ...]]) -> dict[tuple[str, ...], int]:
+    """How many rows hold any member of each concept."""
+    single = _df(db, [c[0] for c in concepts if len(c) == 1])
+    out: dict[tuple[str, ...], int] = {}
+    for c in concepts:
+        if len(c) == 1:
+            out[c] = single[c[0]]
+        elif has_fts(db):
+            (out[c],) = db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (_match(c),)).fetchone()
+        else:
+            out[c] = _count_like(db, *c)
+    return out
+
+
+def _avg_length(db: sqlite3.Connection) -> float:
+    """The rows' mean length in terms, as the indexer left it (reading every row's costs ~1 ms per 10,000)."""
+    row = db.execute("SELECT value FROM meta WHERE key='avg_length'").fetchone()
+    if row is None:
+        row = db.execute("SELECT avg(length) FROM docs").fetchone()
+    return max(1.0, float(row[0] or 1))
+
+
+def settle_lengths(db: sqlite3.Connection) -> None:
+    """Record the rows' mean length for _score (the indexer calls this after each update)."""
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('avg_length', (SELECT coalesce(avg(length), 1) FROM docs))")
 
 
 def _fetch(db: sqlite3.Connection, rows: list[_Row], qset: set[str]) -> None:
@@ -321,59 +428,36 @@ def _fetch(db: sqlite3.Connection, rows: list[_Row], qset: set[str]) -> None:
         by_id[rid].terms = qset.intersection(" ".join(cols).split())
 
 
-def _fts(db: sqlite3.Connection, q: list[str]) -> list[_Row]:
-    match = " OR ".join('"' + t.replace('"', '""') + '"' for t in q)
+def _fts(db: sqlite3.Connection, q: list[str]) -> list[tuple[_Row, tuple[str, str, str, str, int]]]:
+    """The rows FTS5 ranks first (bm25(), term by term), with their analyzed columns for _score."""
+    match = _match(q)
     weights = ", ".join(str(w) for w in WEIGHTS)
     # Rank inside the FTS table first: joining docs before the LIMIT would read the text
     # of every matching row (thousands, for a common word at 10,000 sessions).
-    sql = (f"SELECT {_ROW}, s.score FROM (SELECT rowid, -bm25(fts, {weights}) AS score FROM fts WHERE fts MATCH ? "
-           "ORDER BY score DESC LIMIT ?) s JOIN docs d ON d.id = s.rowid ORDER BY s.score DESC")
-    return [_Row(*r) for r in db.execute(sql, (match, _CANDIDATES))]
+    sql = (f"SELECT {_ROW}, {_COLS} FROM (SELECT rowid, bm25(fts, {weights}) AS score FROM fts WHERE fts MATCH ? "
+           "ORDER BY score LIMIT ?) s JOIN docs d ON d.id = s.rowid ORDER BY s.score")
+    return [(_Row(*r[:6]), r[6:]) for r in db.execute(sql, (match, _CANDIDATES))]
 
 
-_SYNONYMS: dict[str, tuple[str, ...]] | None = None
+def _scan(db: sqlite3.Connection, q: list[str]) -> list[tuple[_Row, tuple[str, str, str, str, int]]]:
+    """Without FTS5: every row that holds a query term (_score ranks them as it ranks FTS5's)."""
+    where = " OR ".join(f"{_ALL_COLUMNS} LIKE ?" for _ in q)
+    found = db.execute(f"SELECT {_ROW}, {_COLS} FROM docs d WHERE {where}", [f"% {t} %" for t in q]).fetchall()
+    return [(_Row(*r[:6]), r[6:]) for r in found]
 
 
-def _expand(q: list[str]) -> list[str]:
-    """`q` and the synonyms of its terms (thesaurus.py), analyzed like the index."""
-    global _SYNONYMS
-    if _SYNONYMS is None:
-        from . import thesaurus
-
-        table: dict[str, tuple[str, ...]] = {}
-        for group in thesaurus.GROUPS:
-            terms = tuple(dict.fromkeys(t for w in group.split() for t in analysis.analyze(w)))
-            for t in terms:
-                table[t] = table.get(t, ()) + terms
-        _SYNONYMS = table
-    return list(dict.fromkeys(t for term in q for t in (term, *_SYNONYMS.get(term, ()))))
+def _match(terms: tuple[str, ...] | list[str]) -> str:
+    """An FTS5 query for the rows holding any of `terms`."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
-def _scan(db: sqlite3.Connection, q: list[str], idf: dict[str, float]) -> list[_Row]:
-    """Without FTS5: the same BM25F, computed here over the rows that hold a query term."""
-    where = " OR ".join("(' ' || decided || ' ' || summary || ' ' || tags || ' ' || body || ' ') LIKE ?" for _ in q)
-    found = db.execute(f"SELECT {_ROW}, {', '.join(COLUMNS)} FROM docs d WHERE {where}",
-                       [f"% {t} %" for t in q]).fetchall()
-    (avg,) = db.execute("SELECT avg(length(decided || summary || tags || body)) FROM docs").fetchone()
-    scored = []
-    for *head, decided, summary, tags, body in found:
-        cols = [str(c).split() for c in (decided, summary, tags, body)]
-        length = sum(len(" ".join(c)) for c in cols)
-        norm = 1.2 * (0.25 + 0.75 * length / max(1.0, float(avg or 1)))
-        score = 0.0
-        for t in q:
-            tf = sum(w * c.count(t) for w, c in zip(WEIGHTS, cols))
-            score += idf[t] * tf * 2.2 / (tf + norm) if tf else 0.0
-        row = _Row(*head)
-        row.score = score
-        scored.append(row)
-    scored.sort(key=lambda r: -r.score)
-    return scored[:_CANDIDATES]
+_ALL_COLUMNS = "(' ' || decided || ' ' || summary || ' ' || tags || ' ' || body || ' ')"
 
 
-def _count_like(db: sqlite3.Connection, term: str) -> int:
-    (n,) = db.execute("SELECT count(*) FROM docs WHERE (' ' || decided || ' ' || summary || ' ' || tags || ' ' "
-                      "|| body || ' ') LIKE ?", (f"% {term} %",)).fetchone()
+def _count_like(db: sqlite3.Connection, *terms: str) -> int:
+    """Without FTS5: how many rows hold any of `terms`."""
+    where = " OR ".join(f"{_ALL_COLUMNS} LIKE ?" for _ in terms)
+    (n,) = db.execute(f"SELECT count(*) FROM docs WHERE {where}", [f"% {t} %" for t in terms]).fetchone()
     return int(n)
 
 
@@ -402,6 +486,8 @@ def _present(db: sqlite3.Connection, group: _Group, q: list[str], idf: dict[str,
     """The group as one hit: its best line, and the decision that line is, if it is one."""
     if group.kind == "history" and group.best_history is not None:
         row = group.best_history
+        if not row.text:
+            _fetch(db, [row], set(q))
         lost = set(q) - group.tip_terms()  # show the text the tip no longer has
         _, line = _best_line(row.text, [], q, {t: (w if t in lost else w / 100) for t, w in idf.items()})
         return Hit("history", row.ref, group.path, row.date, snip(line, q), row.rev, _shown(group.score))
