@@ -505,13 +505,9 @@ def test_session_start_sweeps_facts_of_sessions_that_never_ended(ctx: memory.Con
     assert mine.exists() and recent.exists() and not crashed.exists()
 
 
-# The lead wires memories.md into the views (render.VIEWS, views.py, sync_merge.py, view_edits.py):
-# these pass then, and the mark goes.
-WIRING = pytest.mark.xfail(strict=True, reason="until memories.md joins render.VIEWS and views.py, sync_merge.py "
-                                                "and view_edits.py handle it")
+# memories.md among the views: render.VIEWS, views.py, sync_merge.py, view_edits.py.
 
 
-@WIRING
 def test_a_merge_of_two_sides_facts_keeps_both_and_renders_memories_md(ctx: memory.Context, places: facts.Places,
                                                                        git: Git) -> None:
     from enf_git.memory import sync_merge
@@ -531,7 +527,6 @@ def test_a_merge_of_two_sides_facts_keeps_both_and_renders_memories_md(ctx: memo
     assert "We chose Postgres" in view and "CI caches node_modules" in view
 
 
-@WIRING
 def test_a_fact_file_committed_from_the_working_copy_updates_memories_md(ctx: memory.Context, git: Git) -> None:
     (ctx.root / "memories").mkdir(exist_ok=True)
     (ctx.root / "memories" / "fhand0001.md").write_text("---\ndate: 2026-04-13\n---\nWe chose Postgres\n")
@@ -539,7 +534,6 @@ def test_a_fact_file_committed_from_the_working_copy_updates_memories_md(ctx: me
     assert "## Project Decisions\n- [2026-04-13] We chose Postgres\n" in git("show", "claude-memory:memories.md")
 
 
-@WIRING
 def test_a_hand_edit_of_memories_md_is_set_aside_with_what_to_do(ctx: memory.Context, places: facts.Places,
                                                                  git: Git) -> None:
     facts.remember(ctx, places, "We chose Postgres", now=NOW)

@@ -14,7 +14,7 @@ import sys
 import time
 
 from .. import memory, paths
-from ..memory import eventlog, fetched, startup
+from ..memory import eventlog, fact_stores, facts, fetched, startup
 from ..plumbing import events, store
 from ..pure import briefing
 from . import gate
@@ -35,8 +35,19 @@ def handle(event: str, where: Where, payload: dict[str, object]) -> str:
     elif event == "SessionEnd":
         reason = payload.get("reason")
         _log(where, sid, "session-end", reason=reason if isinstance(reason, str) else "")
+        facts.drop_session_facts(where.state, gate.id8(sid))  # session facts end with their session
         spawn_background_commit(where.top)
     return ""
+
+
+def _facts_block(ctx: memory.Context, sid: str, now: int) -> str:
+    """Remembered facts for the context (pruning the expired ones, and saying so); a
+    broken fact store leaves the rest of the context standing."""
+    try:
+        block, _pruned = facts.session_start_block(ctx, gate.id8(sid), now, fact_stores.user_dir(os.environ))
+    except Exception:  # noqa: BLE001 - the session starts whatever the facts say (doctor reports them)
+        return ""
+    return block
 
 
 def _log(where: Where, sid: str, kind: str, **fields: str) -> None:
@@ -52,7 +63,8 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
         return ""
     source = payload.get("source") if isinstance(payload.get("source"), str) else "startup"
     eventlog.flush(str(ctx.root), where.state)
-    startup.prepare(ctx, f"enf: session start {sid[:8]}", now=int(time.time()))
+    now = int(time.time())
+    prepared = startup.prepare(ctx, f"enf: session start {sid[:8]}", now=now, current=gate.id8(sid) or None)
     if sid:
         events.append(where.root, sid, "session-start", source=str(source))
     today, yesterday = gate.days()
@@ -60,7 +72,8 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
     situation = briefing.Situation(
         project="", session_id=gate.id8(sid), today=today, yesterday=yesterday, source=str(source),
         own_file=os.path.relpath(own, where.top) if own else None, opted_out=bool(sid) and gate.opted_out(where.root, sid))
-    text = startup.context_text(ctx, situation)
+    blocks = (_facts_block(ctx, sid, now), prepared.compression_notice())
+    text = startup.context_text(ctx, situation, blocks)
     fetched.start_background_fetch(ctx)  # detached: what it brings is merged by the next session or git hook
     return reply("SessionStart", additionalContext=text)
 

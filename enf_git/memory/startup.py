@@ -3,11 +3,13 @@ build the context the assistant sees before its first step."""
 
 from __future__ import annotations
 
+import time
+
 from .. import paths
 from ..errors import EnfError
 from ..plumbing import store
 from ..pure import briefing, model, render
-from . import fetched, records
+from . import compress, fetched, records
 from .commits import commit
 from .report import Report
 from .setup import init
@@ -19,13 +21,24 @@ from .workspace import Context, require_branch
 class Prepared:  # a plain class: see workspace.Settings
     """What SessionStart's preparation did."""
 
-    def __init__(self, commit: Report, restored: list[str], merged: str = "") -> None:
+    def __init__(self, commit: Report, restored: list[str], merged: str = "",
+                 compressed: compress.Compression | None = None) -> None:
         self.commit = commit  # the commit of what earlier sessions left
         self.restored = restored  # files brought back into the working copy since
         self.merged = merged  # what merging the fetched teammates' memory did ('' nothing)
+        self.compressed = compressed  # this start's compression tier (None: none ran)
+
+    def compression_notice(self) -> str:
+        """One line for the context: which sessions this start compressed, and how to get them back."""
+        done = self.compressed.done if self.compressed else []
+        if not done:
+            return ""
+        names = ", ".join(s.stem for s in done[:3]) + (f" and {len(done) - 3} more" if len(done) > 3 else "")
+        return (f"## Compressed this start\n- {len(done)} older session{'s' if len(done) != 1 else ''} "
+                f"to {done[0].tier}: {names}; the full text stays in history: `git enf show NAME --full`")
 
 
-def prepare(ctx: Context, message: str, now: int | None = None) -> Prepared:
+def prepare(ctx: Context, message: str, now: int | None = None, current: str | None = None) -> Prepared:
     """Commit what an earlier session left (it crashed, or SessionEnd ran out of time),
     then set up and restore the working copy.
 
@@ -39,9 +52,11 @@ def prepare(ctx: Context, message: str, now: int | None = None) -> Prepared:
         return Prepared(commit(ctx, message, now), [])
     report = commit(ctx, message, now)
     merged = _merge_fetched(ctx, now)
+    # One tier per start, oldest first (seed 000); `current` (the starting session) stays hot.
+    compressed = compress.scheduled(ctx, now if now is not None else int(time.time()), current=current)
     restored = restore(ctx, report.held_deletions, paths_on_branch=True).written if report.held_deletions else []
     restored += init(ctx, now).materialized
-    return Prepared(report, [*report.restored, *restored], merged)
+    return Prepared(report, [*report.restored, *restored], merged, compressed)
 
 
 def _merge_fetched(ctx: Context, now: int | None) -> str:
@@ -56,8 +71,9 @@ def _merge_fetched(ctx: Context, now: int | None) -> str:
     return f"{done[1].outcome} with {done[0]}'s memory"
 
 
-def context_text(ctx: Context, situation: briefing.Situation) -> str:
-    """The SessionStart injection for `situation` (its `project` is filled in here)."""
+def context_text(ctx: Context, situation: briefing.Situation, blocks: tuple[str, ...] = ()) -> str:
+    """The SessionStart injection for `situation` (its `project` is filled in here), with
+    `blocks` (remembered facts, the compression notice) right after its header."""
     tip = require_branch(ctx)
     recs = records.load(ctx.repo, tip.tree, ctx.cache())
     sessions = _with_sections(ctx, render.newest_first(recs.all_sessions()))
@@ -66,7 +82,7 @@ def context_text(ctx: Context, situation: briefing.Situation) -> str:
                                    today=situation.today, yesterday=situation.yesterday, source=situation.source,
                                    own_file=situation.own_file, opted_out=situation.opted_out,
                                    conflicts=tuple(_conflict_copies(ctx, tip)))
-    return briefing.build(situation, sessions, ledger)
+    return briefing.build(situation, sessions, ledger, blocks=blocks)
 
 
 def _conflict_copies(ctx: Context, tip: store.Commit) -> list[str]:

@@ -32,7 +32,7 @@ from .. import paths
 from ..errors import ConcurrencyError, EnfError
 from ..plumbing import store
 from ..pure import render
-from . import merge, records, views
+from . import compress, fact_stores, merge, records, views
 
 MAX_ATTEMPTS = 50
 Outcome = Literal["up-to-date", "fast-forward", "merged"]
@@ -178,6 +178,7 @@ def append_only(sides: Sides, plan: Plan) -> None:
 # First match wins; three_way when none matches.
 RULES: tuple[tuple[Callable[[str], bool], Rule], ...] = (
     (lambda path: path in paths.APPEND_ONLY, append_only),
+    (compress.is_session, compress.keep_edit),  # a compression against an edit keeps the edit
 )
 
 
@@ -194,7 +195,7 @@ def render_views(repo: store.Repo, tree: store.Tree, overlay: dict[str, bytes | 
     for path, data in render.render_all(project, recs.all_sessions(), recs.extra_decisions()).items():
         if store.blob_oid(repo, tree, path) != (store.hash_bytes(data) if data is not None else None):
             out[path] = data
-    return out, recs.problems
+    return out | fact_stores.memories_view(repo, tree, overlay), recs.problems
 
 
 def merge_message(ours: store.Commit, theirs: store.Commit, plan: Plan) -> str:

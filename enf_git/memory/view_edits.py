@@ -42,6 +42,8 @@ def import_views(repo: store.Repo, root: Path, edited: dict[str, bytes], manifes
             if not leftovers:
                 continue
             why = "only new Y-statement lines can be imported; other edits to decisions.md were not applied"
+        elif view == render.MEMORIES:
+            why = "memories.md is generated from memories/*.md; use git enf remember TEXT or git enf forget ID"
         else:
             why = f"{view} is generated from session files; edit the session file's summary or tags instead"
         saved = _save_rejected(root, view, data, now)

@@ -32,7 +32,7 @@ def views_for(repo: store.Repo, tip: store.Commit | None, overlay: dict[str, byt
     reader = _synced_reader(repo, synced[0], synced[1], tree) if synced else None
     patched = _patched_views(repo, tree, overlay, reader)
     if patched is not None:
-        return patched, {}
+        return patched | _memories(repo, tree, overlay), {}
     recs = records.load(repo, tree, cache, overlay)
     project = project_of(repo, tree, overlay)
     out: dict[str, bytes | None] = {}
@@ -41,7 +41,17 @@ def views_for(repo: store.Repo, tip: store.Commit | None, overlay: dict[str, byt
         wanted = store.hash_bytes(data) if data is not None else None
         if current != wanted:
             out[path] = data
-    return out, recs.problems
+    return out | _memories(repo, tree, overlay), recs.problems
+
+
+def _memories(repo: store.Repo, tree: store.Tree | None, overlay: Mapping[str, bytes | None]) -> dict[str, bytes]:
+    """memories.md when the overlay touches a remembered fact (imported only then: a
+    routine session commit never loads the facts machinery)."""
+    if not any(p.startswith("memories/") for p in overlay):
+        return {}
+    from .fact_stores import memories_view
+
+    return memories_view(repo, tree, overlay)
 
 
 def _patched_views(repo: store.Repo, tree: store.Tree | None, overlay: dict[str, bytes | None],

@@ -37,11 +37,14 @@ class Situation:
 
 
 def build(situation: Situation, sessions: Sequence[Session], ledger: ledger_mod.Ledger,
-          budget_tokens: int = DEFAULT_TOKENS) -> str:
+          budget_tokens: int = DEFAULT_TOKENS, blocks: Sequence[str] = ()) -> str:
+    """The context; `blocks` (ready-made text: remembered facts, a compression notice) go
+    right after the header, each cut to a third of the budget, and count against it."""
     limit = min(budget_tokens * CHARS_PER_TOKEN, HARD_LIMIT) - 200  # room for the footer
     ordered = sorted(sessions, key=lambda s: (s.date, s.start_time, s.stem), reverse=True)
     parts = [_header(situation)]
-    used = len(parts[0])
+    parts += [_cut(b, limit // 3) for b in blocks if b.strip()]
+    used = sum(len(p) + 2 for p in parts)
     sections = [s for s in (_disagreements(ledger), _interrupted(situation, ordered), _decisions(ledger), _recent(ordered),
                             _details(situation, ordered)) if s[1]]
     # Each section gets its share of what is left, so decisions cannot crowd out the
@@ -56,6 +59,14 @@ def build(situation: Situation, sessions: Sequence[Session], ledger: ledger_mod.
     footer = (f"\n\n(enf-git context: {len(text):,} chars ≈ {len(text) // CHARS_PER_TOKEN:,} tokens of a "
               f"{budget_tokens:,}-token budget; everything else is in .claude-sessions/ and `git enf recall`.)")
     return text + footer
+
+
+def _cut(block: str, room: int) -> str:
+    """A ready-made block within `room` characters, cut at a line."""
+    if len(block) <= room:
+        return block
+    kept = block[:max(room - 2, 0)].rsplit("\n", 1)[0]
+    return kept + "\n…"
 
 
 def _fit(title: str, lines: list[str], more: str, room: int, used: int) -> tuple[str, int]:
