@@ -60,6 +60,10 @@ EXTRA_SCRUB = ("GIT_NAMESPACE", "GIT_QUARANTINE_PATH", "GIT_PUSH_OPTION_COUNT", 
 # these too when it runs a command in another repository, run-command.c
 # prepare_other_repo_env).
 KEEP = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+# The git hooks' recursion guard (install/githooks): set on our own push, so the pre-push
+# hook a user's `git enf sync` triggers runs only the user's chained hook, not a second
+# sync that would push memory first and make ours fail ("failed to update ref").
+HOOK_GUARD = "ENF_GIT_HOOK_ACTIVE"
 
 
 class Outcome(str, Enum):
@@ -412,7 +416,7 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     the remote refuses unless it is a fast-forward.
     `no_verify`: skip the user's pre-push hook (set when called from inside it).
     """
-    full_env = _env(repo_dir, env)
+    full_env = {**_env(repo_dir, env), HOOK_GUARD: "1"}
     if expect:
         ancestor = _run(repo_dir, ["merge-base", "--is-ancestor", expect, oid_or_ref], full_env, LOCAL_TIMEOUT)
         if ancestor.code == 1:

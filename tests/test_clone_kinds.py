@@ -1,0 +1,121 @@
+"""Sharing memory from every kind of clone: shallow, single-branch, partial
+(`--filter=blob:none`), a linked worktree; and a remote that has no branches yet.
+
+Alice (repo_dir) pushes code and memory to a bare remote served over file:// (so
+that `--depth` and `--filter` really apply; a plain path clone ignores them). Bob
+clones it one way or another and must get the same as from a full clone: `git enf
+init` adopts Alice's memory, `git enf sync` moves it both ways, `git pull` with the
+hooks brings it into his working copy, every memory blob is on his disk (pygit2
+cannot fetch a missing one on demand), and log and recall see Alice's sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitfixtures import run_git, session_text
+
+BIN = Path(sys.executable).parent
+GIT_ENF, ENF_HOOK = str(BIN / "git-enf"), str(BIN / "enf-hook")
+KINDS = ("depth", "single-branch", "filter", "worktree")
+CLONE_FLAGS = {"depth": ["--depth=1"], "single-branch": ["--single-branch"], "filter": ["--filter=blob:none"],
+               "worktree": []}
+
+
+@pytest.fixture(autouse=True)
+def not_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The git hooks stand down when CI is set, and this suite runs in CI."""
+    monkeypatch.delenv("CI", raising=False)
+
+
+def enf(cwd: Path, *args: str, code: int = 0) -> str:
+    proc = subprocess.run([GIT_ENF, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == code, proc.stdout + proc.stderr
+    return proc.stdout + proc.stderr
+
+
+def git_ok(cwd: Path, *args: str) -> str:
+    """`git args` that must succeed: its stderr (where hooks speak)."""
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stderr
+
+
+def write_session(repo: Path, sid: str, summary: str, date: str = "2026-04-13") -> str:
+    name = f"sessions/{date}-{summary.lower().replace(' ', '-')}.md"
+    (repo / ".claude-sessions" / name).write_text(session_text(session_id=sid, date=date, summary=summary))
+    return name
+
+
+def code_commit(repo: Path, name: str) -> None:
+    (repo / name).write_text(name + "\n")
+    run_git(repo, "add", name)
+    run_git(repo, "commit", "-q", "-m", name)
+
+
+def tip(repo: Path, ref: str = "refs/heads/claude-memory") -> str:
+    return run_git(repo, "rev-parse", "-q", "--verify", ref, check=False).strip()
+
+
+def sessions_on(repo: Path, ref: str = "claude-memory") -> list[str]:
+    return sorted(run_git(repo, "ls-tree", "--name-only", f"{ref}:sessions").split())
+
+
+def missing(repo: Path, *refs: str) -> list[str]:
+    """Objects reachable from `refs` that this repository does not hold (a partial clone's holes)."""
+    out = run_git(repo, "rev-list", "--objects", "--missing=print", *(refs or ("refs/heads/claude-memory",)))
+    return [line for line in out.splitlines() if line.startswith("?")]
+
+
+def session_start(tree: Path) -> None:
+    payload = {"session_id": "c0c0c0c0-0000-4000-8000-000000000003", "cwd": str(tree),
+               "hook_event_name": "SessionStart", "source": "startup"}
+    proc = subprocess.run([ENF_HOOK, "session-start"], cwd=tree, input=json.dumps(payload), capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.fixture
+def origin(tmp_path: Path, repo_dir: Path) -> Path:
+    """Alice's bare remote with a few code commits (so a shallow or filtered clone lacks some)
+    and her memory, pushed the way she works: by the pre-push hook of a code push."""
+    bare = tmp_path / "origin.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    run_git(bare, "config", "uploadpack.allowFilter", "true")
+    run_git(repo_dir, "remote", "add", "origin", str(bare))
+    for name in ("one.txt", "two.txt"):
+        code_commit(repo_dir, name)
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    enf(repo_dir, "init")
+    write_session(repo_dir, "a1a1a1a1", "Alice first")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "three.txt")
+    assert "memory pushed to origin" in git_ok(repo_dir, "push", "origin", "main")
+    assert sessions_on(bare) == ["2026-04-13-alice-first.md"]
+    return bare
+
+
+# --- our own push ----------------------------------------------------------------------------
+
+def test_sync_with_the_hooks_installed_pushes_memory_once(tmp_path: Path, repo_dir: Path, origin: Path) -> None:
+    """`git enf sync` pushes through `git push`, which runs the pre-push hook: there the
+    user's own hook runs, never a second sync that would push first and fail ours."""
+    record = tmp_path / "record"
+    hook = Path(run_git(repo_dir, "rev-parse", "--git-path", "hooks").strip())
+    chained = (repo_dir / hook / "pre-push.enf-chained")
+    chained.write_text(f"#!/bin/sh\necho \"$@\" >> {record}.args\ncat >> {record}.stdin\n")
+    chained.chmod(0o755)
+    write_session(repo_dir, "a2a2a2a2", "Alice again", "2026-04-14")
+    out = enf(repo_dir, "sync")
+    assert "pushed claude-memory to origin" in out
+    assert tip(origin) == tip(repo_dir)
+    assert Path(f"{record}.args").read_text() == f"origin {origin}\n"  # once
+    pushed = Path(f"{record}.stdin").read_text().splitlines()
+    assert len(pushed) == 1 and pushed[0].split()[1:3] == [tip(repo_dir), "refs/heads/claude-memory"]
