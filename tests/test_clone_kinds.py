@@ -119,3 +119,103 @@ def test_sync_with_the_hooks_installed_pushes_memory_once(tmp_path: Path, repo_d
     assert Path(f"{record}.args").read_text() == f"origin {origin}\n"  # once
     pushed = Path(f"{record}.stdin").read_text().splitlines()
     assert len(pushed) == 1 and pushed[0].split()[1:3] == [tip(repo_dir), "refs/heads/claude-memory"]
+
+
+# --- kinds of clones ---------------------------------------------------------------------------
+
+def bob_clone(tmp_path: Path, origin: Path, kind: str) -> Path:
+    """Bob's work tree, cloned as `kind`, checked for really being that kind."""
+    full = tmp_path / "bob"
+    run_git(tmp_path, "clone", "-q", *CLONE_FLAGS[kind], f"file://{origin}", str(full))
+    for repo in (full,):
+        run_git(repo, "config", "user.name", "bob")
+        run_git(repo, "config", "user.email", "bob@example.com")
+    if kind == "depth":
+        assert run_git(full, "rev-parse", "--is-shallow-repository").strip() == "true"
+        assert run_git(full, "rev-list", "--count", "HEAD").strip() == "1"
+    if kind in ("depth", "single-branch"):
+        assert tip(full, "refs/remotes/origin/claude-memory") == ""  # the clone did not bring memory
+    if kind == "filter":  # the filter applied: memory's blobs (and old code's) were left on the server
+        assert missing(full, "refs/remotes/origin/claude-memory")
+    if kind != "worktree":
+        return full
+    tree = tmp_path / "bob-feature"
+    run_git(full, "worktree", "add", "-q", "--track", "-b", "feature", str(tree), "origin/main")
+    return tree
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_teammate_shares_memory_from_any_kind_of_clone(tmp_path: Path, repo_dir: Path, origin: Path,
+                                                         kind: str) -> None:
+    alice = repo_dir
+    bob = bob_clone(tmp_path, origin, kind)
+    out = enf(bob, "init")
+    assert "adopted origin/claude-memory" in out
+    assert tip(bob) == tip(origin)  # adopted, not a history of its own
+    assert (bob / ".claude-sessions" / "sessions" / "2026-04-13-alice-first.md").is_file()
+    assert missing(bob) == []
+    assert "Alice first" in enf(bob, "log")
+    assert "Alice first" in enf(bob, "recall", "Alice", "first")
+
+    # sync, both ways
+    write_session(bob, "b2b2b2b2", "Bob first", "2026-04-14")
+    out = enf(bob, "sync")
+    assert "pushed claude-memory to origin" in out
+    assert sessions_on(origin) == ["2026-04-13-alice-first.md", "2026-04-14-bob-first.md"]
+    write_session(alice, "a3a3a3a3", "Alice second", "2026-04-15")
+    enf(alice, "sync")
+    enf(bob, "sync")
+    assert (bob / ".claude-sessions" / "sessions" / "2026-04-15-alice-second.md").is_file()
+    assert tip(bob) == tip(origin) == tip(alice)
+
+    # git pull, with the hooks: memory arrives in this work tree's working copy
+    write_session(alice, "a4a4a4a4", "Alice third", "2026-04-16")
+    enf(alice, "commit")
+    code_commit(alice, "four.txt")
+    assert "memory pushed to origin" in git_ok(alice, "push", "origin", "main")
+    # a plain pull: `git pull origin main` fetches main alone, never memory (git's rule)
+    pulled = git_ok(bob, "pull", "--no-rebase")
+    assert "enf-git:" in pulled and "refreshed" in pulled
+    assert (bob / "four.txt").is_file()
+    assert (bob / ".claude-sessions" / "sessions" / "2026-04-16-alice-third.md").is_file()
+    assert tip(bob) == tip(origin)
+    assert missing(bob) == []
+    assert "Alice third" in enf(bob, "log")
+    assert "Alice third" in enf(bob, "recall", "Alice", "third")
+    for repo in (bob, origin, alice):
+        run_git(repo, "fsck", "--strict", "--no-dangling")
+
+
+def test_a_partial_clone_set_up_offline_starts_its_own_memory_and_sync_merges(tmp_path: Path, origin: Path) -> None:
+    """A SessionStart (no network) must not adopt memory whose blobs are still on the server."""
+    bob = bob_clone(tmp_path, origin, "filter")
+    session_start(bob)
+    assert tip(bob) and tip(bob) != tip(bob, "refs/remotes/origin/claude-memory")
+    assert missing(bob) == []
+    assert "Alice first" not in enf(bob, "log")  # and log works: nothing it reads is missing
+    enf(bob, "sync")
+    assert "Alice first" in enf(bob, "log")
+    assert (bob / ".claude-sessions" / "sessions" / "2026-04-13-alice-first.md").is_file()
+    assert missing(bob) == []
+
+
+def test_init_makes_a_single_branch_clone_fetch_memory_and_uninstall_undoes_it(tmp_path: Path,
+                                                                                origin: Path) -> None:
+    bob = bob_clone(tmp_path, origin, "single-branch")
+    before = run_git(bob, "config", "--get-all", "remote.origin.fetch")
+    out = enf(bob, "init")
+    spec = "+refs/heads/claude-memory*:refs/remotes/origin/claude-memory*"
+    assert f"added {spec} to remote.origin.fetch" in out
+    assert run_git(bob, "config", "--get-all", "remote.origin.fetch") == before + spec + "\n"
+    assert f"added {spec}" not in enf(bob, "init")  # once
+    git_ok(bob, "fetch")  # the glob matches claude-memory, and would match nothing without breaking fetch
+    assert tip(bob, "refs/remotes/origin/claude-memory") == tip(origin)
+    assert f"removed {spec} from remote.origin.fetch" in enf(bob, "uninstall")
+    assert run_git(bob, "config", "--get-all", "remote.origin.fetch") == before
+
+
+def test_a_full_clone_keeps_its_fetch_refspecs(tmp_path: Path, origin: Path) -> None:
+    bob = tmp_path / "bob"
+    run_git(tmp_path, "clone", "-q", str(origin), str(bob))
+    enf(bob, "init")
+    assert run_git(bob, "config", "--get-all", "remote.origin.fetch") == "+refs/heads/*:refs/remotes/origin/*\n"

@@ -9,7 +9,7 @@ Python, so a git child still running is killed with its process group (gitcli).
   there too (fetch, merge, push with --no-verify). Any other remote: nothing.
 - post-merge, post-checkout, post-rewrite: merge the already-fetched
   refs/remotes/<remote>/claude-memory into claude-memory and refresh the working
-  copy. No network.
+  copy. No network, except in a partial clone for the blobs that fetch left out.
 """
 
 from __future__ import annotations
@@ -95,6 +95,12 @@ def merge_fetched() -> None:
     if not configured:
         return
     remote = gitcli.resolve_remote(str(ctx.top), configured)
+    # A partial clone's `git pull` brought memory without its blobs, which pygit2 cannot
+    # fetch on demand: fetch them now (the one network call here, and only in such a clone).
+    filled = gitcli.fetch_missing(str(ctx.top), remote, [remote.tracking_ref])
+    if not filled.ok:
+        say(f"memory not merged: {filled.message}")
+        return
     theirs = store.commit_at(ctx.repo, store.ref_target(ctx.repo, remote.tracking_ref))
     ours = store.tip(ctx.repo)
     if theirs is None or ours is None:
