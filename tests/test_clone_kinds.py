@@ -219,3 +219,43 @@ def test_a_full_clone_keeps_its_fetch_refspecs(tmp_path: Path, origin: Path) -> 
     run_git(tmp_path, "clone", "-q", str(origin), str(bob))
     enf(bob, "init")
     assert run_git(bob, "config", "--get-all", "remote.origin.fetch") == "+refs/heads/*:refs/remotes/origin/*\n"
+
+
+# --- worktrees: one branch, a working copy each -------------------------------------------
+
+def test_a_session_committed_in_one_worktree_reaches_the_others_working_copy(tmp_path: Path, repo_dir: Path,
+                                                                              origin: Path) -> None:
+    other = tmp_path / "other"
+    run_git(repo_dir, "worktree", "add", "-q", "-b", "other", str(other))
+    session_start(other)  # a session starting there sets its working copy up
+    assert (other / ".claude-sessions" / "sessions" / "2026-04-13-alice-first.md").is_file()
+
+    def lands(summary: str, day: str) -> Path:
+        name = write_session(repo_dir, f"d{day}d{day}d{day}d{day}"[:8], summary, f"2026-04-{day}")
+        enf(repo_dir, "commit")
+        there = other / ".claude-sessions" / name
+        assert not there.exists()
+        return there
+
+    there = lands("Before a session start", "20")
+    session_start(other)
+    assert there.is_file()
+    there = lands("Before a command", "21")
+    enf(other, "commit")
+    assert there.is_file()
+    there = lands("Before a checkout", "22")
+    git_ok(other, "checkout", "-q", "-b", "topic")
+    assert there.is_file()
+    assert sessions_on(repo_dir) == sorted(p.name for p in (other / ".claude-sessions" / "sessions").iterdir())
+
+
+def test_worktrees_without_a_remote_refresh_each_other_too(tmp_path: Path, repo_dir: Path) -> None:
+    enf(repo_dir, "init")
+    other = tmp_path / "other"
+    git_ok(repo_dir, "worktree", "add", "-q", "-b", "other", str(other))  # its post-checkout sets it up
+    assert (other / ".claude-sessions" / "index.md").is_file()
+    name = write_session(repo_dir, "f1f1f1f1", "Local only")
+    enf(repo_dir, "commit")
+    git_ok(other, "checkout", "-q", "-b", "topic")
+    assert (other / ".claude-sessions" / name).is_file()
+    assert "enf-git" not in git_ok(other, "checkout", "-q", "other")  # refreshing says nothing
