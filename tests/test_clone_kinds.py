@@ -259,3 +259,40 @@ def test_worktrees_without_a_remote_refresh_each_other_too(tmp_path: Path, repo_
     git_ok(other, "checkout", "-q", "-b", "topic")
     assert (other / ".claude-sessions" / name).is_file()
     assert "enf-git" not in git_ok(other, "checkout", "-q", "other")  # refreshing says nothing
+
+
+# --- a remote without branches --------------------------------------------------------------
+
+def test_an_empty_remote_gets_memory_only_once_the_code_is_there(tmp_path: Path, repo_dir: Path) -> None:
+    empty = tmp_path / "empty.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(empty))
+    run_git(repo_dir, "remote", "add", "origin", str(empty))
+    enf(repo_dir, "init")
+    write_session(repo_dir, "e1e1e1e1", "Before the code")
+    out = enf(repo_dir, "sync")
+    assert "has none of the code's branches yet, so memory was not pushed there" in out
+    assert run_git(empty, "for-each-ref").strip() == ""
+    # The first code push: the remote is still empty while pre-push runs, so memory waits, and says so.
+    pushed = git_ok(repo_dir, "push", "-q", "origin", "main")
+    assert "has none of the code's branches yet" in pushed
+    assert tip(empty) == "" and tip(empty, "refs/heads/main")
+    # The next push goes with memory.
+    code_commit(repo_dir, "next.txt")
+    pushed = git_ok(repo_dir, "push", "-q", "origin", "main")
+    assert "memory pushed to origin" in pushed
+    assert tip(empty) == tip(repo_dir) and sessions_on(empty) == ["2026-04-13-before-the-code.md"]
+
+
+def test_an_empty_remote_gets_memory_with_the_next_sync_once_the_code_is_there(tmp_path: Path,
+                                                                               repo_dir: Path) -> None:
+    empty = tmp_path / "empty.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(empty))
+    run_git(repo_dir, "remote", "add", "origin", str(empty))
+    enf(repo_dir, "init")
+    write_session(repo_dir, "e1e1e1e1", "Before the code")
+    assert "memory was not pushed there" in enf(repo_dir, "sync")
+    git_ok(repo_dir, "push", "-q", "origin", "main")
+    assert tip(empty) == ""
+    assert "pushed claude-memory to origin" in enf(repo_dir, "sync")
+    assert tip(empty) == tip(repo_dir)
+    assert run_git(empty, "symbolic-ref", "HEAD").strip() == "refs/heads/main"

@@ -86,6 +86,8 @@ def pre_push(name: str, url: str) -> None:
         say("your push goes on; memory stays committed here: git enf sync")
     elif done.pushed is not None:
         say(f"memory pushed to {done.remote}")
+    elif done.waiting:
+        say(done.waiting)
 
 
 def merge_fetched() -> None:
