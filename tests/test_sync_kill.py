@@ -273,3 +273,35 @@ def test_killed_at_random_moments_of_a_long_merge(tmp_path: Path, repo_dir: Path
         wait_gone(orphans)
         sound_and_synced(here, there, expected, f"try {n}: killed after {delay:.3f} s of {took:.3f} s "
                          f"(seed {SEED}, finished first: {finished})")
+
+
+# --- (c) what a kill at the worst instant leaves: a ref's lock file --------------------------
+
+def dead_lock(path: Path, age: float = 60.0) -> Path:
+    """The lock file a process killed between taking a ref's lock and renaming it leaves."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("0" * 40 + "\n")
+    then = time.time() - age
+    os.utime(path, (then, then))
+    return path
+
+
+@pytest.mark.parametrize("ref", ["refs/heads/claude-memory", "refs/remotes/origin/claude-memory"])
+def test_a_ref_lock_left_by_a_killed_sync_does_not_block_the_next(tmp_path: Path, repo_dir: Path, origin: Path,
+                                                                  ref: str) -> None:
+    bob, expected = two_sides(tmp_path, repo_dir, origin)
+    enf(bob, "commit")  # nothing left to commit: the sync's first write is the merge's
+    lock = dead_lock(bob / ".git" / f"{ref}.lock")
+    enf(bob, "sync")
+    assert not lock.exists()
+    sound_and_synced(bob, origin, expected, f"a dead process's {ref}.lock")
+
+
+def test_a_fresh_ref_lock_is_left_alone_and_named(tmp_path: Path, repo_dir: Path, origin: Path) -> None:
+    """A lock this young may be a live git command's: never removed, and the message says
+    which file to remove if nothing is running."""
+    bob, _ = two_sides(tmp_path, repo_dir, origin)
+    enf(bob, "commit")
+    lock = dead_lock(bob / ".git" / "refs" / "remotes" / "origin" / "claude-memory.lock", age=0)
+    out = enf(bob, "sync", code=1)
+    assert lock.exists() and f"if no git command is running, rm {lock}, then git enf sync" in out

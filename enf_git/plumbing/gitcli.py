@@ -30,6 +30,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -386,6 +387,8 @@ def fetch(repo_dir: str, remote: Remote, branch: str = paths.BRANCH, env: Mappin
     args += _version_flags()
     args += ["--progress"] if progress is not None else ["--quiet"]
     run = _run(repo_dir, [*args, remote.arg, f"+refs/heads/{branch}:{ref}"], full_env, timeout, progress)
+    if run.code != 0 and _clear_dead_lock(run.err, ref):  # a fetch killed mid-update left it: once more
+        run = _run(repo_dir, [*args, remote.arg, f"+refs/heads/{branch}:{ref}"], full_env, timeout, progress)
     after = _rev(repo_dir, ref, full_env)
     if run.code == 0:
         filled = fetch_missing(repo_dir, remote, [ref, f"refs/heads/{branch}"], env, progress, timeout)
@@ -397,8 +400,42 @@ def fetch(repo_dir: str, remote: Remote, branch: str = paths.BRANCH, env: Mappin
         return FetchResult(outcome, ref, before, after, text, run.err)
     if "couldn't find remote ref" in run.err and not run.timed_out:
         return FetchResult(Outcome.ABSENT, ref, before, after, f"{remote.label} has no {branch} yet", run.err)
+    lock = _lock_named(run.err, ref)
+    if lock is not None:
+        return FetchResult(Outcome.UNKNOWN, ref, before, after, f"{lock} exists: another git command is updating "
+                           f"{ref}, or one was killed; memory stays committed locally; if no git command is "
+                           f"running, rm {lock}, then git enf sync", run.err)
     outcome = _classify(run)
     return FetchResult(outcome, ref, before, after, _message(outcome, remote, "fetch", run), _redact_url(run.err))
+
+
+STALE_LOCK = 10.0  # seconds: git holds a ref's lock for milliseconds; older means its holder died
+
+
+def _lock_named(err: str, ref: str) -> str | None:
+    """The lock file of `ref` that git's error says exists, if it says so."""
+    head = "Unable to create '"
+    start = err.find(head)
+    end = err.find("': File exists", start)
+    if start < 0 or end < 0:
+        return None
+    lock = err[start + len(head):end]
+    return lock if lock.replace(os.sep, "/").endswith(f"/{ref}.lock") else None
+
+
+def _clear_dead_lock(err: str, ref: str) -> bool:
+    """Remove `ref`'s lock file when git's error names it and it is older than STALE_LOCK
+    (only that ref's: the tracking ref is ours to write); whether it was removed."""
+    lock = _lock_named(err, ref)
+    if lock is None:
+        return False
+    try:
+        if time.time() - os.stat(lock).st_mtime < STALE_LOCK:
+            return False
+        os.unlink(lock)
+    except OSError:
+        return False
+    return True
 
 
 def _version_flags() -> list[str]:
