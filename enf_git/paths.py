@@ -38,6 +38,8 @@ WC_FOLDERS = (SESSIONS_DIR, RAW_DIR, OPT_OUT_DIR)  # created by init, restored a
 # --- per-machine state ---------------------------------------------------------------
 STATE_DIR = "enf"  # under the common git dir (all worktrees) or a worktree's git dir
 MANIFEST = "manifest.bin"  # per worktree: what the working copy was last synced to
+# per worktree: the commit the working copy shows, as text for the git hooks' shell to compare
+MATERIALIZED = "materialized"
 WORKTREE_LOCK = "manifest.lock"  # per worktree: one commit or materialize at a time
 WRITE_LOCK = "write.lock"  # per repository: writers of the branch queue here
 RECORDS_CACHE = "records.json"  # parsed records by blob OID

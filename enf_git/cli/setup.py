@@ -25,7 +25,7 @@ def init(scope: str, no_hooks: bool) -> None:
     from .. import memory
 
     ctx = workspace()
-    report = memory.init(ctx)
+    report = memory.init(ctx, online=True)
     for w in report.warnings:
         click.echo(w)
     state = "created" if report.commit else "ready"
@@ -78,7 +78,8 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
         _confirm_purge(ctx, yes)  # before anything is removed
     common = store.common_dir(ctx.repo)
     result = claude.uninstall(scope, ctx.top, Path.home(), common / paths.STATE_DIR / claude.RECORD)
-    git_hooks = _uninstall_git_hooks(ctx)  # per repository, whatever the scope; before --purge's deletes
+    # per repository, whatever the scope; before --purge's deletes
+    git_hooks = _uninstall_git_hooks(ctx) + _untrack(ctx)
     if scope == "local":
         result.done += [f"removed {line} from .git/info/exclude"
                         for line in claude.remove_excluded(common / "info" / "exclude", claude.LOCAL_EXCLUDES)]
@@ -102,6 +103,16 @@ def _uninstall_git_hooks(ctx: Context) -> list[str]:
     from ..plumbing import store
 
     return githooks.uninstall(ctx.top, store.common_dir(ctx.repo)).lines("removed from")
+
+
+def _untrack(ctx: Context) -> list[str]:
+    """The fetch refspec init added in a single-branch or shallow clone (memory.setup)."""
+    from ..plumbing import gitcli
+
+    name, top = ctx.settings.remote, str(ctx.top)
+    if not name or not gitcli.remote_exists(top, name) or not gitcli.untrack(top, name):
+        return []
+    return [f"removed {gitcli.memory_refspec(name)} from remote.{name}.fetch"]
 
 
 def _elsewhere(ctx: Context) -> str:

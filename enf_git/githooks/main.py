@@ -9,7 +9,7 @@ Python, so a git child still running is killed with its process group (gitcli).
   there too (fetch, merge, push with --no-verify). Any other remote: nothing.
 - post-merge, post-checkout, post-rewrite: merge the already-fetched
   refs/remotes/<remote>/claude-memory into claude-memory and refresh the working
-  copy. No network.
+  copy. No network, except in a partial clone for the blobs that fetch left out.
 """
 
 from __future__ import annotations
@@ -19,6 +19,11 @@ import signal
 import sys
 import time
 from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..memory.sync_merge import MergeResult
+    from ..memory.workspace import Context
 
 PREFIX = "enf-git:"
 DEFAULT_TIMEOUT = 60
@@ -81,33 +86,54 @@ def pre_push(name: str, url: str) -> None:
         say("your push goes on; memory stays committed here: git enf sync")
     elif done.pushed is not None:
         say(f"memory pushed to {done.remote}")
+    elif done.waiting:
+        say(done.waiting)
 
 
 def merge_fetched() -> None:
+    """Merge fetched memory, then refresh this worktree's working copy: from the merge, or
+    from a commit another worktree made (the shim starts us only when one of them is new)."""
     from .. import paths
-    from ..memory import sync_merge
     from ..memory.working_set import materialize
     from ..memory.workspace import Context
-    from ..plumbing import gitcli, store
+    from ..plumbing import store
 
     ctx = Context.open(".")
-    configured = ctx.settings.remote
-    if not configured:
-        return
-    remote = gitcli.resolve_remote(str(ctx.top), configured)
-    theirs = store.commit_at(ctx.repo, store.ref_target(ctx.repo, remote.tracking_ref))
-    ours = store.tip(ctx.repo)
-    if theirs is None or ours is None:
-        return
-    merged = sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), int(time.time()))
-    if merged.outcome == "up-to-date":
+    merged = _merge_remote(ctx)
+    if store.tip(ctx.repo) is None:
         return
     with ctx.lock():
         materialize(ctx)
-    verb = "fast-forwarded to" if merged.outcome == "fast-forward" else "merged"
-    say(f"{paths.BRANCH} {verb} {remote.label}'s memory; {paths.WC_DIR}/ refreshed")
-    for path, copy in merged.conflicts:
+    if merged is None:
+        return
+    label, result = merged
+    verb = "fast-forwarded to" if result.outcome == "fast-forward" else "merged"
+    say(f"{paths.BRANCH} {verb} {label}'s memory; {paths.WC_DIR}/ refreshed")
+    for path, copy in result.conflicts:
         say(f"conflict: {path} changed on both sides; both kept, the other version is at {copy}")
+
+
+def _merge_remote(ctx: Context) -> tuple[str, MergeResult] | None:
+    """The remote's already-fetched memory merged into the branch; None when nothing moved."""
+    from ..memory import sync_merge
+    from ..plumbing import gitcli, store
+
+    configured = ctx.settings.remote
+    if not configured:
+        return None
+    remote = gitcli.resolve_remote(str(ctx.top), configured)
+    # A partial clone's `git pull` brought memory without its blobs, which pygit2 cannot
+    # fetch on demand: fetch them now (the one network call here, and only in such a clone).
+    filled = gitcli.fetch_missing(str(ctx.top), remote, [remote.tracking_ref])
+    if not filled.ok:
+        say(f"memory not merged: {filled.message}")
+        return None
+    theirs = store.commit_at(ctx.repo, store.ref_target(ctx.repo, remote.tracking_ref))
+    ours = store.tip(ctx.repo)
+    if theirs is None or ours is None:
+        return None
+    merged = sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), int(time.time()))
+    return None if merged.outcome == "up-to-date" else (remote.label, merged)
 
 
 def _limit() -> int:

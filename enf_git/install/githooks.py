@@ -51,7 +51,8 @@ if [ -x "$chained" ]; then "$chained" "$@"; status=$?; fi
 # ---- our part: fail-open, bounded, silent unless it has something to say ----
 [ -n "$ENF_GIT_HOOK_ACTIVE" ] && exit $status
 case ${{CI:-}} in ''|false|0) ;; *) [ "$(git config --bool enf.ci 2>/dev/null)" = true ] || exit $status ;; esac
-remote=$(git config --get enf.remote 2>/dev/null) || exit $status
+remote=$(git config --get enf.remote 2>/dev/null)
+[ -n "$remote" ] || [ "$hook" != pre-push ] || exit $status  # not shared: nothing to push
 if git config --get "remote.$remote.url" >/dev/null 2>&1; then
   tracking="refs/remotes/$remote/{branch}"; named=1
 else
@@ -69,9 +70,13 @@ pre-push)
 *)
   [ "$hook" = post-checkout ] && [ "$3" != 1 ] && exit $status  # a file checkout
   [ "$hook" = post-rewrite ] && [ "$1" != rebase ] && exit $status  # an amend fetched nothing
-  [ -n "$theirs" ] || exit $status
-  [ "$ours" = "$theirs" ] && exit $status
-  git merge-base --is-ancestor "$theirs" "$ours" 2>/dev/null && exit $status ;;
+  # Another worktree committed since this one's working copy was refreshed: refresh it.
+  # Else only fetched memory can be new.
+  if [ "$(cat "$(git rev-parse --git-path {state}/{materialized})" 2>/dev/null)" = "$ours" ]; then
+    [ -n "$theirs" ] || exit $status
+    [ "$ours" = "$theirs" ] && exit $status
+    git merge-base --is-ancestor "$theirs" "$ours" 2>/dev/null && exit $status
+  fi ;;
 esac
 ENF_GIT_HOOK_ACTIVE=1; export ENF_GIT_HOOK_ACTIVE
 case ${{ENF_GIT_HOOK_TIMEOUT:-}} in ''|*[!0-9]*) ENF_GIT_HOOK_TIMEOUT=$limit ;; esac
@@ -89,7 +94,7 @@ def render(hook: str, python: str) -> str:
     return _TEMPLATE.format(marker=MARKER, hook=hook, python=_quote(python), chained=CHAINED,
                             limit=PUSH_TIMEOUT if hook == "pre-push" else MERGE_TIMEOUT,
                             branch=paths.BRANCH, ref=paths.REF, url_remote=paths.URL_REMOTE_NAME,
-                            launch=LAUNCH)
+                            state=paths.STATE_DIR, materialized=paths.MATERIALIZED, launch=LAUNCH)
 
 
 def _quote(text: str) -> str:

@@ -5,31 +5,36 @@ when two processes (two sessions starting at once) run it at the same moment.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import paths
+from ..errors import EnfError
 from ..plumbing import store, workcopy
 from . import views
 from .report import Report
 from .working_set import ensure_folders, materialize
 from .workspace import REMOTE_KEY, Context
 
+if TYPE_CHECKING:
+    from ..plumbing import gitcli
+
 ORIGIN_BRANCH = f"refs/remotes/origin/{paths.BRANCH}"
+INIT_FETCH_TIMEOUT = 120.0  # seconds: a hung server must not hang init; sync merges the remote's later
 
 
-def init(ctx: Context, now: int | None = None) -> Report:
-    """Branch (adopting origin's), exclude entry, working copy; restores what is missing."""
+def init(ctx: Context, now: int | None = None, online: bool = False) -> Report:
+    """Branch (adopting the remote's), exclude entry, working copy; restores what is missing.
+
+    `online` (`git enf init`, never a hook): fetch the remote's memory first, so that a
+    shallow, single-branch or partial clone adopts it too, and make the user's own
+    `git fetch` bring memory in a clone whose remote fetches only some branches.
+    """
     report = Report()
-    if store.tip(ctx.repo) is None:
-        remote = store.ref_target(ctx.repo, ORIGIN_BRANCH)
-        if remote is not None:
-            if store.create_branch(ctx.repo, remote, "enf: adopt origin/claude-memory"):
-                report.warnings.append(f"adopted origin/{paths.BRANCH}")
-        else:
-            report.commit = _create(ctx, now)
-    if ctx.settings.remote is None and "origin" in store.remote_names(ctx.repo):
-        # Memory travels with the code's own remote unless told otherwise (enf.remote).
-        store.set_config(ctx.repo, REMOTE_KEY, "origin")
-        ctx.settings.remote = "origin"
-        report.warnings.append(f"memory will be shared through origin (git config {REMOTE_KEY} to change it)")
+    _elect_remote(ctx, report)
+    if store.tip(ctx.repo) is None and not _adopt(ctx, report, online):
+        report.commit = _create(ctx, now)
+    if online:
+        _track(ctx, report)
     if workcopy.ensure_excluded(store.common_dir(ctx.repo)):
         report.warnings.append(f"added {paths.EXCLUDE_LINE} to .git/info/exclude")
     ensure_folders(ctx)
@@ -40,6 +45,65 @@ def init(ctx: Context, now: int | None = None) -> Report:
             report.warnings.append("the working copy is busy (a commit in this worktree holds its lock): "
                                    "not refreshed now; the next commit refreshes it")
     return report
+
+
+def _elect_remote(ctx: Context, report: Report) -> None:
+    if ctx.settings.remote is None and "origin" in store.remote_names(ctx.repo):
+        # Memory travels with the code's own remote unless told otherwise (enf.remote).
+        store.set_config(ctx.repo, REMOTE_KEY, "origin")
+        ctx.settings.remote = "origin"
+        report.warnings.append(f"memory will be shared through origin (git config {REMOTE_KEY} to change it)")
+
+
+def _memory_remote(ctx: Context, report: Report) -> gitcli.Remote | None:
+    from ..plumbing import gitcli  # not on a commit's import path: a commit never needs it
+
+    if not ctx.settings.remote:
+        return None
+    try:
+        return gitcli.resolve_remote(str(ctx.top), ctx.settings.remote)
+    except EnfError as exc:
+        report.warnings.append(f"{exc} ({exc.hint})" if exc.hint else str(exc))
+        return None
+
+
+def _adopt(ctx: Context, report: Report, online: bool) -> bool:
+    """Point the new branch at the remote's memory, so the team keeps one history."""
+    from ..plumbing import gitcli
+
+    remote = _memory_remote(ctx, report)
+    ref = remote.tracking_ref if remote is not None else ORIGIN_BRANCH
+    complete = False
+    if online and remote is not None:
+        fetched = gitcli.fetch(str(ctx.top), remote, timeout=INIT_FETCH_TIMEOUT)
+        complete = fetched.ok
+        if not fetched.ok:
+            report.warnings.append(f"could not fetch {remote.label}'s memory ({fetched.outcome.value}), so memory "
+                                   "starts here on its own; git enf sync merges the two later")
+    oid = store.ref_target(ctx.repo, ref)
+    if oid is None:
+        return False
+    if not complete and gitcli.is_partial_clone(str(ctx.top)):
+        return False  # its blobs may be on the server only, where pygit2 cannot reach them
+    if store.create_branch(ctx.repo, oid, f"enf: adopt {_short(ref)}"):
+        report.warnings.append(f"adopted {_short(ref)}")
+    return True
+
+
+def _short(ref: str) -> str:
+    return ref.removeprefix("refs/remotes/")
+
+
+def _track(ctx: Context, report: Report) -> None:
+    """In a single-branch or shallow clone, make `git fetch` (and so `git pull`) bring memory."""
+    from ..plumbing import gitcli
+
+    name = ctx.settings.remote
+    if not name or not gitcli.remote_exists(str(ctx.top), name) or gitcli.tracks(str(ctx.top), name):
+        return
+    spec = gitcli.track(str(ctx.top), name)
+    report.warnings.append(f"{name} fetches only some branches (a single-branch or shallow clone): added {spec} "
+                           f"to remote.{name}.fetch, so git fetch and git pull bring memory too")
 
 
 def _create(ctx: Context, now: int | None) -> store.CommitResult | None:

@@ -48,6 +48,7 @@ class Synced:  # a plain class: see workspace.Settings
         self.plan: gitcli.Plan | None = None  # --dry-run
         self.rounds = 0
         self.messages: list[str] = []
+        self.waiting = ""  # why memory was held back though nothing failed (the remote has no code yet)
         self.ok = True
 
     def fail(self, message: str) -> Synced:
@@ -156,9 +157,10 @@ def _may_create(ctx: Context, remote: gitcli.Remote, out: Synced) -> bool:
     if code.state is gitcli.State.PRESENT:
         return True
     if code.state is gitcli.State.ABSENT:
-        out.messages.append(f"{remote.label} has none of the code's branches yet, so memory was not pushed there "
-                            "(it would become the default branch): it goes with the next push or sync once the "
-                            "code is there")
+        out.waiting = (f"{remote.label} has none of the code's branches yet, so memory was not pushed there "
+                       "(it would become the default branch): it goes with the next push or sync once the "
+                       "code is there")
+        out.messages.append(out.waiting)
         return False
     out.fail(code.message or f"could not tell whether {remote.label} has the code's branches; memory was not pushed")
     return False

@@ -30,6 +30,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -60,6 +61,10 @@ EXTRA_SCRUB = ("GIT_NAMESPACE", "GIT_QUARANTINE_PATH", "GIT_PUSH_OPTION_COUNT", 
 # these too when it runs a command in another repository, run-command.c
 # prepare_other_repo_env).
 KEEP = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+# The git hooks' recursion guard (install/githooks): set on our own push, so the pre-push
+# hook a user's `git enf sync` triggers runs only the user's chained hook, not a second
+# sync that would push memory first and make ours fail ("failed to update ref").
+HOOK_GUARD = "ENF_GIT_HOOK_ACTIVE"
 
 
 class Outcome(str, Enum):
@@ -370,32 +375,197 @@ def fetch(repo_dir: str, remote: Remote, branch: str = paths.BRANCH, env: Mappin
     remote lacks would break the user's every `git fetch`); `--refmap=` stops git from
     also updating the configured tracking refs, so exactly one ref moves. No tags, no
     pruning, no submodules, no FETCH_HEAD (a user's pending `git merge FETCH_HEAD` stays
-    theirs), no auto-gc (a gc during our pygit2 writes is unsafe, design §7).
+    theirs), no auto-gc (a gc during our pygit2 writes is unsafe, design §7). In a
+    partial clone, what the branch still lacks is fetched by id (fetch_missing).
     `progress`: a stream to copy git's progress to (pass sys.stderr when it is a tty).
     """
     full_env = _env(repo_dir, env)
     ref = tracking_ref(paths.URL_REMOTE_NAME if remote.is_url else remote.arg, branch)
     before = _rev(repo_dir, ref, full_env)
+    # _version_flags has --no-filter: in a partial clone memory comes whole (see fetch_missing)
     args = ["fetch", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap="]
     args += _version_flags()
     args += ["--progress"] if progress is not None else ["--quiet"]
     run = _run(repo_dir, [*args, remote.arg, f"+refs/heads/{branch}:{ref}"], full_env, timeout, progress)
+    if run.code != 0 and _clear_dead_lock(run.err, ref):  # a fetch killed mid-update left it: once more
+        run = _run(repo_dir, [*args, remote.arg, f"+refs/heads/{branch}:{ref}"], full_env, timeout, progress)
     after = _rev(repo_dir, ref, full_env)
     if run.code == 0:
+        filled = fetch_missing(repo_dir, remote, [ref, f"refs/heads/{branch}"], env, progress, timeout)
+        if not filled.ok:
+            return FetchResult(filled.outcome, ref, before, after, filled.message, filled.stderr)
         outcome = Outcome.UP_TO_DATE if after == before else Outcome.OK
         text = (f"{remote.label}: {branch} is unchanged" if outcome is Outcome.UP_TO_DATE
                 else f"fetched {branch} from {remote.label} into {ref}")
         return FetchResult(outcome, ref, before, after, text, run.err)
     if "couldn't find remote ref" in run.err and not run.timed_out:
         return FetchResult(Outcome.ABSENT, ref, before, after, f"{remote.label} has no {branch} yet", run.err)
+    lock = _lock_named(run.err, ref)
+    if lock is not None:
+        return FetchResult(Outcome.UNKNOWN, ref, before, after, f"{lock} exists: another git command is updating "
+                           f"{ref}, or one was killed; memory stays committed locally; if no git command is "
+                           f"running, rm {lock}, then git enf sync", run.err)
     outcome = _classify(run)
     return FetchResult(outcome, ref, before, after, _message(outcome, remote, "fetch", run), _redact_url(run.err))
 
 
+STALE_LOCK = 10.0  # seconds: git holds a ref's lock for milliseconds; older means its holder died
+
+
+def _lock_named(err: str, ref: str) -> str | None:
+    """The lock file of `ref` that git's error says exists, if it says so."""
+    head = "Unable to create '"
+    start = err.find(head)
+    end = err.find("': File exists", start)
+    if start < 0 or end < 0:
+        return None
+    lock = err[start + len(head):end]
+    return lock if lock.replace(os.sep, "/").endswith(f"/{ref}.lock") else None
+
+
+def _clear_dead_lock(err: str, ref: str) -> bool:
+    """Remove `ref`'s lock file when git's error names it and it is older than STALE_LOCK
+    (only that ref's: the tracking ref is ours to write); whether it was removed."""
+    lock = _lock_named(err, ref)
+    if lock is None:
+        return False
+    try:
+        if time.time() - os.stat(lock).st_mtime < STALE_LOCK:
+            return False
+        os.unlink(lock)
+    except OSError:
+        return False
+    return True
+
+
 def _version_flags() -> list[str]:
     version = git_version()
-    flags = ["--no-write-fetch-head"] if version >= (2, 29) else []
+    flags = ["--no-filter"] if version >= (2, 19) else []  # partial clones came with 2.19
+    flags += ["--no-write-fetch-head"] if version >= (2, 29) else []
     return flags + (["--no-auto-maintenance"] if version >= (2, 29) else ["--no-auto-gc"])
+
+
+# --- clones that hold less: partial (--filter), single-branch, shallow ------------------
+#
+# A partial clone leaves blobs on the server and git fetches each on demand; pygit2
+# cannot, so a merge or a materialize would meet a missing blob. Memory is fetched
+# without the filter (--no-filter) and what is still missing (what the user's own
+# filtered `git fetch` brought) is asked for by id. A single-branch or shallow clone
+# fetches only its branch: `fetch` names claude-memory explicitly, and `track` adds a
+# refspec so that the user's `git fetch` and `git pull` bring memory too.
+
+WANTS_PER_FETCH = 1000  # object ids per `git fetch` command line (~41 KB, far below ARG_MAX)
+MISSING_ROUNDS = 3  # a missing tree hides what lies under it until it arrives (--filter=tree:0)
+_FALSE_WORDS = ("", "false", "no", "off", "0")
+
+
+def is_partial_clone(repo_dir: str, env: Mapping[str, str] | None = None) -> bool:
+    """Whether some remote of this repository is a promisor (a `--filter` clone or fetch)."""
+    keys = r"^(remote\..*\.promisor|extensions\.partialclone)$"
+    run = _run(repo_dir, ["config", "--get-regexp", keys], env_for_git(os.environ if env is None else env),
+               LOCAL_TIMEOUT)
+    return any(line.partition(" ")[2].strip().lower() not in _FALSE_WORDS for line in run.out.splitlines())
+
+
+def missing_objects(repo_dir: str, refs: list[str], env: Mapping[str, str] | None = None) -> list[str] | None:
+    """Ids of objects reachable from `refs` (those that exist) that this repository lacks;
+    None when git could not tell."""
+    full_env = env_for_git(os.environ if env is None else env)
+    present = [ref for ref in refs if _rev(repo_dir, ref, full_env) is not None]
+    if not present:
+        return []
+    run = _run(repo_dir, ["rev-list", "--objects", "--missing=print", *present], full_env, FETCH_TIMEOUT)
+    if run.code != 0:
+        return None
+    return [line[1:].strip() for line in run.out.splitlines() if line.startswith("?")]
+
+
+def fetch_missing(repo_dir: str, remote: Remote, refs: list[str], env: Mapping[str, str] | None = None,
+                  progress: IO[str] | None = None, timeout: float = FETCH_TIMEOUT) -> FetchResult:
+    """Every object reachable from `refs` onto this disk, fetched by id and unfiltered.
+
+    Only a partial clone can lack them; elsewhere this costs one `git config`. OK when
+    something was fetched, UP_TO_DATE when nothing was missing, else why it failed.
+    """
+    ref = refs[0] if refs else remote.tracking_ref
+    if not is_partial_clone(repo_dir, env):
+        return FetchResult(Outcome.UP_TO_DATE, ref, None, None, "nothing of memory is missing here")
+    full_env = _env(repo_dir, env)
+    fetched = False
+    for _ in range(MISSING_ROUNDS):
+        wanted = missing_objects(repo_dir, refs, full_env)
+        if wanted is None:
+            return FetchResult(Outcome.UNKNOWN, ref, None, None, f"could not list what {paths.BRANCH} lacks "
+                               "in this partial clone; run git fsck, then git enf sync again")
+        if not wanted:
+            outcome = Outcome.OK if fetched else Outcome.UP_TO_DATE
+            return FetchResult(outcome, ref, None, None, f"{paths.BRANCH} is complete in this partial clone")
+        for start in range(0, len(wanted), WANTS_PER_FETCH):
+            run = _fetch_ids(repo_dir, remote, wanted[start:start + WANTS_PER_FETCH], full_env, progress, timeout)
+            if run.code != 0:
+                outcome = _classify(run)
+                return FetchResult(outcome, ref, None, None, _message(outcome, remote, "fetch", run),
+                                   _redact_url(run.err))
+        fetched = True
+    left = missing_objects(repo_dir, refs, full_env)
+    return FetchResult(Outcome.UNKNOWN, ref, None, None,
+                       f"{len(left or [])} objects of {paths.BRANCH} are still missing after fetching them from "
+                       f"{remote.label}; memory stays committed locally; run git enf doctor")
+
+
+def _fetch_ids(repo_dir: str, remote: Remote, oids: list[str], env: Mapping[str, str],
+               progress: IO[str] | None, timeout: float) -> _Run:
+    """What git's own lazy fetch does (promisor-remote.c), without its filter: no
+    negotiation (the server must not skip what it believes we have), no refs written."""
+    args = ["-c", "fetch.negotiationAlgorithm=noop", "fetch", "--no-tags", "--no-recurse-submodules", "--refmap=",
+            *_version_flags()]
+    args += ["--progress"] if progress is not None else ["--quiet"]
+    return _run(repo_dir, [*args, remote.arg, *oids], env, timeout, progress)
+
+
+def memory_refspec(remote_name: str, branch: str = paths.BRANCH) -> str:
+    """A glob, not the exact name: a configured exact refspec the remote lacks breaks every
+    `git fetch` ("couldn't find remote ref"); a glob that matches nothing is fine."""
+    return f"+refs/heads/{branch}*:{tracking_ref(remote_name, branch)}*"
+
+
+def tracks(repo_dir: str, remote_name: str, branch: str = paths.BRANCH,
+           env: Mapping[str, str] | None = None) -> bool:
+    """Whether a plain `git fetch remote_name` updates the branch's remote-tracking ref."""
+    key = f"remote.{remote_name}.fetch"
+    run = _run(repo_dir, ["config", "--get-all", key], env_for_git(os.environ if env is None else env), LOCAL_TIMEOUT)
+    return any(_refspec_covers(spec, f"refs/heads/{branch}") for spec in run.out.splitlines())
+
+
+def _refspec_covers(spec: str, ref: str) -> bool:
+    source = spec.strip().removeprefix("+").partition(":")[0]
+    if source.startswith("^") or not source:
+        return False  # a negative refspec excludes; it never fetches
+    head, star, tail = source.partition("*")
+    if not star:
+        return ref == source
+    return ref.startswith(head) and ref.endswith(tail) and len(ref) >= len(head) + len(tail)
+
+
+def track(repo_dir: str, remote_name: str, branch: str = paths.BRANCH, env: Mapping[str, str] | None = None) -> str:
+    """Add `memory_refspec` to the remote's fetch refspecs; returns the refspec added."""
+    spec = memory_refspec(remote_name, branch)
+    run = _run(repo_dir, ["config", "--add", f"remote.{remote_name}.fetch", spec],
+               env_for_git(os.environ if env is None else env), LOCAL_TIMEOUT)
+    if run.code != 0:
+        raise EnfError(f"could not add {spec} to remote.{remote_name}.fetch: {run.err.strip()}",
+                       hint=f"git config --add remote.{remote_name}.fetch '{spec}'")
+    return spec
+
+
+def untrack(repo_dir: str, remote_name: str, branch: str = paths.BRANCH,
+            env: Mapping[str, str] | None = None) -> bool:
+    """Remove what `track` added (and only that); whether there was something to remove."""
+    spec = memory_refspec(remote_name, branch)
+    pattern = "^" + "".join("\\" + c if c in ".*+?[]^$(){}|\\" else c for c in spec) + "$"
+    run = _run(repo_dir, ["config", "--unset-all", f"remote.{remote_name}.fetch", pattern],
+               env_for_git(os.environ if env is None else env), LOCAL_TIMEOUT)
+    return run.code == 0
 
 
 # --- push ------------------------------------------------------------------------------
@@ -412,7 +582,7 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     the remote refuses unless it is a fast-forward.
     `no_verify`: skip the user's pre-push hook (set when called from inside it).
     """
-    full_env = _env(repo_dir, env)
+    full_env = {**_env(repo_dir, env), HOOK_GUARD: "1"}
     if expect:
         ancestor = _run(repo_dir, ["merge-base", "--is-ancestor", expect, oid_or_ref], full_env, LOCAL_TIMEOUT)
         if ancestor.code == 1:

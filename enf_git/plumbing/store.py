@@ -569,21 +569,31 @@ def move_branch(repo: pygit2.Repository, expected: pygit2.Commit | None, target:
     does not exist yet). False when another writer moved it first: the caller re-reads
     the tip and decides again. A fast-forward is this with `target` = their tip."""
     oid = pygit2.Oid(hex=target)
-    with _writer_lock(repo):
-        ref = repo.references.get(REF)
-        try:
-            if ref is None:
-                if expected is not None:
-                    return False
-                repo.create_reference_direct(REF, oid, False, message=message)
-                return True
-            if expected is None or ref.target != expected.id:
+    with _writer_lock(repo) as ours:
+        for _ in range(2):
+            try:
+                return _move(repo, expected, oid, message)
+            except (pygit2.GitError, OSError) as exc:
+                if not _is_race(exc):
+                    raise RepoError(f"could not move {BRANCH}: {exc}",
+                                    hint=f"git fsck --no-dangling {BRANCH}; then retry") from exc
+            # The ref's lock is held: by a writer killed mid-update (its leftover goes
+            # and we try once more), or by a live one (the caller re-reads the tip).
+            if not (ours and _clear_stale_ref_lock(repo, [])):
                 return False
-            ref.set_target(oid, message)  # libgit2 compares against the value `ref` was read with
-        except (pygit2.GitError, OSError) as exc:
-            if _is_race(exc):
-                return False
-            raise RepoError(f"could not move {BRANCH}: {exc}", hint=f"git fsck --no-dangling {BRANCH}; then retry") from exc
+    return False
+
+
+def _move(repo: pygit2.Repository, expected: pygit2.Commit | None, oid: pygit2.Oid, message: str) -> bool:
+    ref = repo.references.get(REF)
+    if ref is None:
+        if expected is not None:
+            return False
+        repo.create_reference_direct(REF, oid, False, message=message)
+        return True
+    if expected is None or ref.target != expected.id:
+        return False
+    ref.set_target(oid, message)  # libgit2 compares against the value `ref` was read with
     return True
 
 

@@ -28,6 +28,13 @@ RACY_NS = 100_000_000  # well above a kernel timestamp tick (jiffies: 1-10 ms)
 IN_FLIGHT_NS = 2_000_000_000  # an empty record this fresh is a write in progress
 
 
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="ascii")
+    except (OSError, ValueError):
+        return None
+
+
 class Manifest:
     """What this worktree's working copy was last synced to (a plain class: see memory.Context)."""
 
@@ -63,6 +70,11 @@ class Manifest:
     def save(self, path: Path) -> None:
         atomic.write(path, marshal.dumps({"base": self.base, "files": self.files, "stats": self.stats,
                                          "floor": self.floor}))
+        # The git hooks (a shell, no Python) compare this with the branch after a checkout:
+        # equal, and this worktree's copy is current; else another worktree committed.
+        marker = path.with_name(paths.MATERIALIZED)
+        if self.base is not None and _read_text(marker) != self.base:
+            atomic.write(marker, self.base.encode())
 
     def record(self, root: Path, path: str, oid: str) -> None:
         """`path` holds `oid` now (we wrote or verified it)."""
