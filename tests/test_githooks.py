@@ -143,6 +143,21 @@ def test_pushing_code_to_the_elected_remote_pushes_memory_too(repo_dir: Path, or
     assert "enf-git: memory pushed to origin" in pushed.stderr
 
 
+def test_git_enf_sync_with_the_hooks_installed_pushes_once_and_succeeds(repo_dir: Path, origin: Path,
+                                                                        tmp_path: Path) -> None:
+    # sync's own `git push` runs the pre-push hook: our part must stand down there, or it
+    # syncs again underneath and the remote's ref moves before the outer push lands.
+    record = tmp_path / "calls"
+    user_hook(hooks_path(repo_dir), "pre-push", f'echo "$1" >> {record}\nexit 0\n')
+    enf(repo_dir, "init")
+    for sid, summary in (("a1a1a1a1", "First push"), ("b2b2b2b2", "Second push")):
+        write_session(repo_dir, sid, summary)
+        out = enf(repo_dir, "sync")
+        assert "pushed claude-memory to origin" in out and "failed" not in out
+        assert remote_tip(origin) == local_tip(repo_dir)
+    assert record.read_text() == "origin\norigin\n"  # the user's hook still ran, once per sync
+
+
 def test_pushing_to_a_fork_never_pushes_memory_there(tmp_path: Path, repo_dir: Path, origin: Path) -> None:
     fork = tmp_path / "fork.git"
     run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(fork))

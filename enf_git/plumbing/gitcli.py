@@ -43,6 +43,7 @@ LS_REMOTE_TIMEOUT = 30.0
 FETCH_TIMEOUT = 600.0
 PUSH_TIMEOUT = 600.0
 LOCAL_TIMEOUT = 15.0
+HOOK_ACTIVE_ENV = "ENF_GIT_HOOK_ACTIVE"  # set: the git hooks' enf-git part stands down (install/githooks)
 # ssh we start ourselves: never ask (password, passphrase, unknown host key), and give
 # up on a dead host long before our own timeout would.
 BATCH_SSH = "ssh -o BatchMode=yes -o ConnectTimeout=20"
@@ -411,8 +412,10 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     compare-and-swap of a fast-forward, never an overwrite. None: a plain push, which
     the remote refuses unless it is a fast-forward.
     `no_verify`: skip the user's pre-push hook (set when called from inside it).
+    The user's hook runs otherwise; our own part of it never does (HOOK_ACTIVE_ENV): it
+    would sync underneath this push and move the remote's ref before this one lands.
     """
-    full_env = _env(repo_dir, env)
+    full_env = {**_env(repo_dir, env), HOOK_ACTIVE_ENV: "1"}
     if expect:
         ancestor = _run(repo_dir, ["merge-base", "--is-ancestor", expect, oid_or_ref], full_env, LOCAL_TIMEOUT)
         if ancestor.code == 1:
