@@ -44,13 +44,23 @@ _TEMPLATE = r"""#!/bin/sh
 hook={hook}
 py={python}
 limit={limit}
-chained="$(dirname "$0")/$hook{chained}"
+case $0 in */*) chained="${{0%/*}}/$hook{chained}" ;; *) chained="./$hook{chained}" ;; esac
 status=0
 # Your hook gets this hook's own stdin (ours reads none), so `git lfs pre-push` still sees the refs.
 if [ -x "$chained" ]; then "$chained" "$@"; status=$?; fi
 # ---- our part: fail-open, bounded, silent unless it has something to say ----
 [ -n "$ENF_GIT_HOOK_ACTIVE" ] && exit $status
 case ${{CI:-}} in ''|false|0) ;; *) [ "$(git config --bool enf.ci 2>/dev/null)" = true ] || exit $status ;; esac
+nl='
+'
+if [ $hook = pre-push ]; then
+  [ $status -eq 0 ] || exit $status  # the push is not happening
+  # The usual push, settled by one git call: memory is where it was when it last went to (or
+  # came from) this remote. A push to a URL has no tracking ref by that name: checked below.
+  refs=$(git for-each-ref --format='%(objectname)' {ref} "refs/remotes/$1/{branch}" 2>/dev/null)
+  first=${{refs%%"$nl"*}}
+  [ "$first" != "$refs" ] && [ "$first" = "${{refs#*"$nl"}}" ] && exit $status
+fi
 remote=$(git config --get enf.remote 2>/dev/null) || exit $status
 if git config --get "remote.$remote.url" >/dev/null 2>&1; then
   tracking="refs/remotes/$remote/{branch}"; named=1
@@ -61,7 +71,6 @@ ours=$(git rev-parse -q --verify {ref} 2>/dev/null) || exit $status
 theirs=$(git rev-parse -q --verify "$tracking" 2>/dev/null)
 case $hook in
 pre-push)
-  [ $status -eq 0 ] || exit $status  # the push is not happening
   # only the elected remote gets memory, never a fork or a mirror
   if [ -n "$named" ]; then [ "$1" = "$remote" ] || exit $status
   else [ "$1" = "$remote" ] || [ "$2" = "$remote" ] || exit $status; fi
