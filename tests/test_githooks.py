@@ -158,6 +158,64 @@ def test_git_enf_sync_with_the_hooks_installed_pushes_once_and_succeeds(repo_dir
     assert record.read_text() == "origin\norigin\n"  # the user's hook still ran, once per sync
 
 
+def without_pygit2(tmp_path: Path) -> dict[str, str]:
+    """An environment in which our part cannot open the repository (pygit2 fails to import)."""
+    blocker = tmp_path / "no-pygit2"
+    (blocker / "pygit2").mkdir(parents=True, exist_ok=True)
+    (blocker / "pygit2" / "__init__.py").write_text("raise ImportError('pygit2 blocked by the test')\n")
+    return {"PYTHONPATH": os.pathsep.join(p for p in (str(blocker), os.environ.get("PYTHONPATH", "")) if p)}
+
+
+def test_the_usual_push_of_memory_never_opens_the_repository(repo_dir: Path, origin: Path,
+                                                             tmp_path: Path) -> None:
+    enf(repo_dir, "init")
+    code_commit(repo_dir, "a.txt")
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0  # the first push: scanned, full sync
+    write_session(repo_dir, "b2b2b2b2", "More work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "b.txt")
+    pushed = git_run(repo_dir, "push", "origin", "main", env=without_pygit2(tmp_path))
+    assert pushed.returncode == 0, pushed.stderr
+    assert "enf-git: memory pushed to origin" in pushed.stderr, pushed.stderr
+    assert remote_tip(origin) == local_tip(repo_dir)
+
+
+def test_memory_the_remote_moved_past_is_merged_then_pushed(tmp_path: Path, repo_dir: Path,
+                                                            origin: Path) -> None:
+    bob = alice_pushes_memory(tmp_path, repo_dir, origin)
+    run_git(bob, "pull", "-q", "--no-rebase")  # bob has alice's memory (post-merge)
+    code_commit(bob, "bob.txt")
+    assert git_run(bob, "push", "origin", "main").returncode == 0  # bob's memory goes: the first push, scanned
+    write_session(repo_dir, "c3c3c3c3", "Alice again")  # alice's tracking ref is now behind the remote
+    enf(repo_dir, "commit")
+    run_git(repo_dir, "pull", "-q", "--no-rebase", "origin", "main")  # the code only: memory not fetched
+    code_commit(repo_dir, "c.txt")
+    ours = local_tip(repo_dir)
+    pushed = git_run(repo_dir, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "enf-git: memory pushed to origin" in pushed.stderr, pushed.stderr
+    assert remote_tip(origin) == local_tip(repo_dir) != ours  # a merge of both was pushed, never a force
+    assert git_run(repo_dir, "merge-base", "--is-ancestor", ours, local_tip(repo_dir)).returncode == 0
+    assert git_run(origin, "merge-base", "--is-ancestor", run_git(bob, "rev-parse", "claude-memory").strip(),
+                   "claude-memory").returncode == 0
+
+
+def test_a_clone_that_never_pushed_memory_scans_its_history_first(tmp_path: Path, repo_dir: Path,
+                                                                  origin: Path) -> None:
+    from enf_git.plumbing import store
+
+    bob = alice_pushes_memory(tmp_path, repo_dir, origin)
+    run_git(bob, "pull", "-q", "--no-rebase")  # bob's tracking ref is the remote's memory...
+    repo = store.open_repo(bob)  # ...and his history holds a secret that escaped redaction
+    store.commit(repo, lambda tip: {"notes/old.md": b"aws key AKIAIOSFODNN7EXAMPLE in the notes\n"}, "old notes")
+    code_commit(bob, "bob.txt")
+    pushed = git_run(bob, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "its history holds what looks like secrets: notes/old.md" in pushed.stderr, pushed.stderr
+    assert remote_tip(origin) == run_git(bob, "rev-parse", "refs/remotes/origin/claude-memory").strip()
+    assert run_git(origin, "rev-parse", "main").strip() == run_git(bob, "rev-parse", "main").strip()
+
+
 def test_pushing_to_a_fork_never_pushes_memory_there(tmp_path: Path, repo_dir: Path, origin: Path) -> None:
     fork = tmp_path / "fork.git"
     run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(fork))

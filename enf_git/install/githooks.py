@@ -74,7 +74,9 @@ pre-push)
   # only the elected remote gets memory, never a fork or a mirror
   if [ -n "$named" ]; then [ "$1" = "$remote" ] || exit $status
   else [ "$1" = "$remote" ] || [ "$2" = "$remote" ] || exit $status; fi
-  [ "$ours" = "$theirs" ] && exit $status ;;  # nothing to push: Python is not started
+  [ "$ours" = "$theirs" ] && exit $status  # nothing to push: Python is not started
+  # what Python needs to push without opening the repository (githooks.main.fast_push)
+  [ -n "$named" ] && ENF_GIT_HOOK_PUSH="$remote $ours $theirs" && export ENF_GIT_HOOK_PUSH ;;
 *)
   [ "$hook" = post-checkout ] && [ "$3" != 1 ] && exit $status  # a file checkout
   [ "$hook" = post-rewrite ] && [ "$1" != rebase ] && exit $status  # an amend fetched nothing
