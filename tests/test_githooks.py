@@ -240,6 +240,10 @@ def test_nothing_to_push_never_starts_python(repo_dir: Path, origin: Path) -> No
     pushed = git_run(repo_dir, "push", "origin", "main")
     assert pushed.returncode == 0, pushed.stderr
     assert "enf-git" not in pushed.stderr  # the shell check ended it: no interpreter was needed
+    run_git(repo_dir, "pack-refs", "--all")  # no loose ref files to read: git answers instead
+    code_commit(repo_dir, "b2.txt")
+    pushed = git_run(repo_dir, "push", "origin", "main")
+    assert pushed.returncode == 0 and "enf-git" not in pushed.stderr, pushed.stderr
     write_session(repo_dir, "b2b2b2b2", "More")
     enf(repo_dir, "commit")
     code_commit(repo_dir, "c.txt")

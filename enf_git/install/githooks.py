@@ -55,11 +55,18 @@ nl='
 '
 if [ $hook = pre-push ]; then
   [ $status -eq 0 ] || exit $status  # the push is not happening
-  # The usual push, settled by one git call: memory is where it was when it last went to (or
-  # came from) this remote. A push to a URL has no tracking ref by that name: checked below.
-  refs=$(git for-each-ref --format='%(objectname)' {ref} "refs/remotes/$1/{branch}" 2>/dev/null)
-  first=${{refs%%"$nl"*}}
-  [ "$first" != "$refs" ] && [ "$first" = "${{refs#*"$nl"}}" ] && exit $status
+  # The usual push, to a named remote $1 (a URL is checked below): memory is where it was when
+  # it last went to (or came from) there. Two loose refs that agree settle it without starting
+  # a process; else one git call.
+  if [ "$1" != "$2" ]; then
+    if [ -z "${{GIT_DIR:-}}" ] && [ -d .git ] &&
+       {{ read -r ours <.git/{ref} && read -r theirs <".git/refs/remotes/$1/{branch}"; }} 2>/dev/null; then
+      [ "$ours" = "$theirs" ] && exit $status
+    fi
+    refs=$(git for-each-ref --format='%(objectname)' {ref} "refs/remotes/$1/{branch}" 2>/dev/null)
+    first=${{refs%%"$nl"*}}
+    [ "$first" != "$refs" ] && [ "$first" = "${{refs#*"$nl"}}" ] && exit $status
+  fi
 fi
 remote=$(git config --get enf.remote 2>/dev/null) || exit $status
 if git config --get "remote.$remote.url" >/dev/null 2>&1; then
