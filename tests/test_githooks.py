@@ -178,6 +178,14 @@ def test_the_usual_push_of_memory_never_opens_the_repository(repo_dir: Path, ori
     assert pushed.returncode == 0, pushed.stderr
     assert "enf-git: memory pushed to origin" in pushed.stderr, pushed.stderr
     assert remote_tip(origin) == local_tip(repo_dir)
+    # From a linked worktree (.git is a file there), the same.
+    run_git(repo_dir, "worktree", "add", "-q", "-b", "feature", str(tmp_path / "feature"))
+    write_session(repo_dir, "c3c3c3c3", "Even more")
+    enf(repo_dir, "commit")
+    code_commit(tmp_path / "feature", "c.txt")
+    pushed = git_run(tmp_path / "feature", "push", "origin", "feature", env=without_pygit2(tmp_path))
+    assert pushed.returncode == 0 and "enf-git: memory pushed to origin" in pushed.stderr, pushed.stderr
+    assert remote_tip(origin) == local_tip(repo_dir)
 
 
 def test_memory_the_remote_moved_past_is_merged_then_pushed(tmp_path: Path, repo_dir: Path,

@@ -129,12 +129,13 @@ def _scanned_before(label: str) -> bool:
     from ..plumbing import gitcli
     from ..pure.ystatement import stable_id
 
+    marker = os.path.join(SCAN_MARKERS, stable_id("r", label))
+    if os.path.isdir(".git") and os.path.exists(os.path.join(paths.state_dir(".git"), marker)):
+        return True  # the usual layout (hooks run at the top of the work tree), found without git
     proc = subprocess.run(["git", "rev-parse", "--git-common-dir"], capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, env=gitcli.env_for_git(os.environ), timeout=gitcli.LOCAL_TIMEOUT)
     common = proc.stdout.strip()
-    if proc.returncode != 0 or not common:
-        return False
-    return os.path.exists(os.path.join(paths.state_dir(common), SCAN_MARKERS, stable_id("r", label)))
+    return proc.returncode == 0 and bool(common) and os.path.exists(os.path.join(paths.state_dir(common), marker))
 
 
 def merge_fetched() -> None:
