@@ -349,3 +349,36 @@ def fixture_main(tag: str, doc: str | None, default_reps: int,
         return run(work, n, reps, args)
     finally:
         cleanup(work, args.keep)
+
+
+# --- measuring this checkout --------------------------------------------------------
+
+CHECKOUT = BENCH_DIR.parent
+
+
+def use_checkout() -> None:
+    """Import enf_git from this checkout, here and in every child, not from the editable install.
+
+    The venv's editable finder points at the checkout it was installed from: a benchmark
+    run from another worktree would measure that one. PYTHONPATH entries come before the
+    finder, so one entry makes `git-enf` and the git hooks' interpreter load this one.
+    Call before `hermetic()` (which imports enf_git) and again after it (it drops PYTHONPATH).
+    """
+    root = str(CHECKOUT)
+    if sys.path[:1] != [root]:
+        sys.path.insert(0, root)
+    os.environ["PYTHONPATH"] = root
+    loaded = sys.modules.get("enf_git")
+    if loaded is not None and not str(loaded.__file__).startswith(root + os.sep):
+        raise RuntimeError(f"enf_git was imported from {loaded.__file__} before use_checkout()")
+
+
+def timed_run(argv: Sequence[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """Wall seconds of one whole process, and the process (output kept, for checks)."""
+    t0 = time.perf_counter()
+    out = subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True, check=False,
+                         env=os.environ.copy(), stdin=subprocess.DEVNULL)
+    dt = time.perf_counter() - t0
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({out.returncode}): {out.stderr}")
+    return dt, out

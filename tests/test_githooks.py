@@ -143,6 +143,87 @@ def test_pushing_code_to_the_elected_remote_pushes_memory_too(repo_dir: Path, or
     assert "enf-git: memory pushed to origin" in pushed.stderr
 
 
+def test_git_enf_sync_with_the_hooks_installed_pushes_once_and_succeeds(repo_dir: Path, origin: Path,
+                                                                        tmp_path: Path) -> None:
+    # sync's own `git push` runs the pre-push hook: our part must stand down there, or it
+    # syncs again underneath and the remote's ref moves before the outer push lands.
+    record = tmp_path / "calls"
+    user_hook(hooks_path(repo_dir), "pre-push", f'echo "$1" >> {record}\nexit 0\n')
+    enf(repo_dir, "init")
+    for sid, summary in (("a1a1a1a1", "First push"), ("b2b2b2b2", "Second push")):
+        write_session(repo_dir, sid, summary)
+        out = enf(repo_dir, "sync")
+        assert "pushed claude-memory to origin" in out and "failed" not in out
+        assert remote_tip(origin) == local_tip(repo_dir)
+    assert record.read_text() == "origin\norigin\n"  # the user's hook still ran, once per sync
+
+
+def without_pygit2(tmp_path: Path) -> dict[str, str]:
+    """An environment in which our part cannot open the repository (pygit2 fails to import)."""
+    blocker = tmp_path / "no-pygit2"
+    (blocker / "pygit2").mkdir(parents=True, exist_ok=True)
+    (blocker / "pygit2" / "__init__.py").write_text("raise ImportError('pygit2 blocked by the test')\n")
+    return {"PYTHONPATH": os.pathsep.join(p for p in (str(blocker), os.environ.get("PYTHONPATH", "")) if p)}
+
+
+def test_the_usual_push_of_memory_never_opens_the_repository(repo_dir: Path, origin: Path,
+                                                             tmp_path: Path) -> None:
+    enf(repo_dir, "init")
+    code_commit(repo_dir, "a.txt")
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0  # the first push: scanned, full sync
+    write_session(repo_dir, "b2b2b2b2", "More work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "b.txt")
+    pushed = git_run(repo_dir, "push", "origin", "main", env=without_pygit2(tmp_path))
+    assert pushed.returncode == 0, pushed.stderr
+    assert "enf-git: memory pushed to origin" in pushed.stderr, pushed.stderr
+    assert remote_tip(origin) == local_tip(repo_dir)
+    # From a linked worktree (.git is a file there), the same.
+    run_git(repo_dir, "worktree", "add", "-q", "-b", "feature", str(tmp_path / "feature"))
+    write_session(repo_dir, "c3c3c3c3", "Even more")
+    enf(repo_dir, "commit")
+    code_commit(tmp_path / "feature", "c.txt")
+    pushed = git_run(tmp_path / "feature", "push", "origin", "feature", env=without_pygit2(tmp_path))
+    assert pushed.returncode == 0 and "enf-git: memory pushed to origin" in pushed.stderr, pushed.stderr
+    assert remote_tip(origin) == local_tip(repo_dir)
+
+
+def test_memory_the_remote_moved_past_is_merged_then_pushed(tmp_path: Path, repo_dir: Path,
+                                                            origin: Path) -> None:
+    bob = alice_pushes_memory(tmp_path, repo_dir, origin)
+    run_git(bob, "pull", "-q", "--no-rebase")  # bob has alice's memory (post-merge)
+    code_commit(bob, "bob.txt")
+    assert git_run(bob, "push", "origin", "main").returncode == 0  # bob's memory goes: the first push, scanned
+    write_session(repo_dir, "c3c3c3c3", "Alice again")  # alice's tracking ref is now behind the remote
+    enf(repo_dir, "commit")
+    run_git(repo_dir, "pull", "-q", "--no-rebase", "origin", "main")  # the code only: memory not fetched
+    code_commit(repo_dir, "c.txt")
+    ours = local_tip(repo_dir)
+    pushed = git_run(repo_dir, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "enf-git: memory pushed to origin" in pushed.stderr, pushed.stderr
+    assert remote_tip(origin) == local_tip(repo_dir) != ours  # a merge of both was pushed, never a force
+    assert git_run(repo_dir, "merge-base", "--is-ancestor", ours, local_tip(repo_dir)).returncode == 0
+    assert git_run(origin, "merge-base", "--is-ancestor", run_git(bob, "rev-parse", "claude-memory").strip(),
+                   "claude-memory").returncode == 0
+
+
+def test_a_clone_that_never_pushed_memory_scans_its_history_first(tmp_path: Path, repo_dir: Path,
+                                                                  origin: Path) -> None:
+    from enf_git.plumbing import store
+
+    bob = alice_pushes_memory(tmp_path, repo_dir, origin)
+    run_git(bob, "pull", "-q", "--no-rebase")  # bob's tracking ref is the remote's memory...
+    repo = store.open_repo(bob)  # ...and his history holds a secret that escaped redaction
+    store.commit(repo, lambda tip: {"notes/old.md": b"aws key AKIAIOSFODNN7EXAMPLE in the notes\n"}, "old notes")
+    code_commit(bob, "bob.txt")
+    pushed = git_run(bob, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "its history holds what looks like secrets: notes/old.md" in pushed.stderr, pushed.stderr
+    assert remote_tip(origin) == run_git(bob, "rev-parse", "refs/remotes/origin/claude-memory").strip()
+    assert run_git(origin, "rev-parse", "main").strip() == run_git(bob, "rev-parse", "main").strip()
+
+
 def test_pushing_to_a_fork_never_pushes_memory_there(tmp_path: Path, repo_dir: Path, origin: Path) -> None:
     fork = tmp_path / "fork.git"
     run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(fork))
@@ -167,6 +248,10 @@ def test_nothing_to_push_never_starts_python(repo_dir: Path, origin: Path) -> No
     pushed = git_run(repo_dir, "push", "origin", "main")
     assert pushed.returncode == 0, pushed.stderr
     assert "enf-git" not in pushed.stderr  # the shell check ended it: no interpreter was needed
+    run_git(repo_dir, "pack-refs", "--all")  # no loose ref files to read: git answers instead
+    code_commit(repo_dir, "b2.txt")
+    pushed = git_run(repo_dir, "push", "origin", "main")
+    assert pushed.returncode == 0 and "enf-git" not in pushed.stderr, pushed.stderr
     write_session(repo_dir, "b2b2b2b2", "More")
     enf(repo_dir, "commit")
     code_commit(repo_dir, "c.txt")

@@ -5,8 +5,11 @@ went wrong on stderr, prefixed `enf-git:`; the shim keeps the user's hook's stat
 Time is bounded by an alarm (ENF_GIT_HOOK_TIMEOUT seconds) that raises inside
 Python, so a git child still running is killed with its process group (gitcli).
 
-- pre-push REMOTE URL: the code goes to the elected remote (enf.remote): sync memory
-  there too (fetch, merge, push with --no-verify). Any other remote: nothing.
+- pre-push REMOTE URL: the code goes to the elected remote (enf.remote): memory goes
+  too. Usually it is ahead of what the remote had when we last saw it, and is pushed
+  as a fast-forward of that with no repository opened (`fast_push`: no pygit2, which
+  alone costs more than the push); otherwise a full sync (fetch, merge, push with
+  --no-verify). Any other remote: nothing.
 - post-merge, post-checkout, post-rewrite: merge the already-fetched
   refs/remotes/<remote>/claude-memory into claude-memory and refresh the working
   copy. No network, except in a partial clone for the blobs that fetch left out.
@@ -25,7 +28,11 @@ if TYPE_CHECKING:
     from ..memory.sync_merge import MergeResult
     from ..memory.workspace import Context
 
+from .. import paths
+
 PREFIX = "enf-git:"
+PUSH_ENV = "ENF_GIT_HOOK_PUSH"  # set by the pre-push shim: "<remote> <ours> <theirs>" (install/githooks)
+SCAN_MARKERS = "pushed"  # .git/enf/pushed/<id>: memory went to that remote once (memory.sync._scan_marker)
 DEFAULT_TIMEOUT = 60
 MERGE_HOOKS = ("post-merge", "post-checkout", "post-rewrite")
 
@@ -73,6 +80,8 @@ def elected(configured: str | None, name: str, url: str) -> bool:
 
 
 def pre_push(name: str, url: str) -> None:
+    if fast_push(name, os.environ.get(PUSH_ENV, "")):
+        return
     from ..memory.sync import sync
     from ..memory.workspace import Context
 
@@ -90,10 +99,55 @@ def pre_push(name: str, url: str) -> None:
         say(done.waiting)
 
 
+def fast_push(name: str, facts: str) -> bool:
+    """The usual pre-push: memory is ahead of what the remote had when we last saw it.
+
+    Pushed as a fast-forward of that (the lease is a compare-and-swap, never a force)
+    without opening the repository, so neither pygit2 nor the merge machinery is
+    imported. False when the full sync must run instead: the shim gave no facts (a URL
+    remote, or an older shim), memory never went there (the first push scans the history
+    for secrets), or the remote moved or the histories diverged (a merge is needed).
+    What is pushed is what is committed: the Claude Code hooks commit at Stop and PreCompact.
+    """
+    parts = facts.split()
+    if len(parts) != 3 or parts[0] != name:
+        return False
+    remote_name, ours, theirs = parts
+    from ..plumbing import gitcli
+
+    remote = gitcli.Remote(remote_name, is_url=False)
+    if not _scanned_before(remote.label):
+        return False
+    pushed = gitcli.push(".", remote, ours, expect=theirs, no_verify=True)
+    if pushed.outcome is gitcli.Outcome.NON_FAST_FORWARD:
+        return False
+    if pushed.ok:
+        say(f"memory pushed to {remote.label}")
+    else:
+        say(f"memory not pushed: {pushed.message}")
+        say("your push goes on; memory stays committed here: git enf sync")
+    return True
+
+
+def _scanned_before(label: str) -> bool:
+    """Whether memory already went to `label` once from here (memory.sync's scan marker)."""
+    import subprocess
+
+    from ..plumbing import gitcli
+    from ..pure.ystatement import stable_id
+
+    marker = os.path.join(SCAN_MARKERS, stable_id("r", label))
+    if os.path.isdir(".git") and os.path.exists(os.path.join(paths.state_dir(".git"), marker)):
+        return True  # the usual layout (hooks run at the top of the work tree), found without git
+    proc = subprocess.run(["git", "rev-parse", "--git-common-dir"], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, env=gitcli.env_for_git(os.environ), timeout=gitcli.LOCAL_TIMEOUT)
+    common = proc.stdout.strip()
+    return proc.returncode == 0 and bool(common) and os.path.exists(os.path.join(paths.state_dir(common), marker))
+
+
 def merge_fetched() -> None:
     """Merge fetched memory, then refresh this worktree's working copy: from the merge, or
     from a commit another worktree made (the shim starts us only when one of them is new)."""
-    from .. import paths
     from ..memory.working_set import materialize
     from ..memory.workspace import Context
     from ..plumbing import store

@@ -44,13 +44,30 @@ _TEMPLATE = r"""#!/bin/sh
 hook={hook}
 py={python}
 limit={limit}
-chained="$(dirname "$0")/$hook{chained}"
+case $0 in */*) chained="${{0%/*}}/$hook{chained}" ;; *) chained="./$hook{chained}" ;; esac
 status=0
 # Your hook gets this hook's own stdin (ours reads none), so `git lfs pre-push` still sees the refs.
 if [ -x "$chained" ]; then "$chained" "$@"; status=$?; fi
 # ---- our part: fail-open, bounded, silent unless it has something to say ----
 [ -n "$ENF_GIT_HOOK_ACTIVE" ] && exit $status
 case ${{CI:-}} in ''|false|0) ;; *) [ "$(git config --bool enf.ci 2>/dev/null)" = true ] || exit $status ;; esac
+nl='
+'
+if [ $hook = pre-push ]; then
+  [ $status -eq 0 ] || exit $status  # the push is not happening
+  # The usual push, to a named remote $1 (a URL is checked below): memory is where it was when
+  # it last went to (or came from) there. Two loose refs that agree settle it without starting
+  # a process; else one git call.
+  if [ "$1" != "$2" ]; then
+    if [ -z "${{GIT_DIR:-}}" ] && [ -d .git ] &&
+       {{ read -r ours <.git/{ref} && read -r theirs <".git/refs/remotes/$1/{branch}"; }} 2>/dev/null; then
+      [ "$ours" = "$theirs" ] && exit $status
+    fi
+    refs=$(git for-each-ref --format='%(objectname)' {ref} "refs/remotes/$1/{branch}" 2>/dev/null)
+    first=${{refs%%"$nl"*}}
+    [ "$first" != "$refs" ] && [ "$first" = "${{refs#*"$nl"}}" ] && exit $status
+  fi
+fi
 remote=$(git config --get enf.remote 2>/dev/null)
 [ -n "$remote" ] || [ "$hook" != pre-push ] || exit $status  # not shared: nothing to push
 if git config --get "remote.$remote.url" >/dev/null 2>&1; then
@@ -62,11 +79,12 @@ ours=$(git rev-parse -q --verify {ref} 2>/dev/null) || exit $status
 theirs=$(git rev-parse -q --verify "$tracking" 2>/dev/null)
 case $hook in
 pre-push)
-  [ $status -eq 0 ] || exit $status  # the push is not happening
   # only the elected remote gets memory, never a fork or a mirror
   if [ -n "$named" ]; then [ "$1" = "$remote" ] || exit $status
   else [ "$1" = "$remote" ] || [ "$2" = "$remote" ] || exit $status; fi
-  [ "$ours" = "$theirs" ] && exit $status ;;  # nothing to push: Python is not started
+  [ "$ours" = "$theirs" ] && exit $status  # nothing to push: Python is not started
+  # what Python needs to push without opening the repository (githooks.main.fast_push)
+  [ -n "$named" ] && ENF_GIT_HOOK_PUSH="$remote $ours $theirs" && export ENF_GIT_HOOK_PUSH ;;
 *)
   [ "$hook" = post-checkout ] && [ "$3" != 1 ] && exit $status  # a file checkout
   [ "$hook" = post-rewrite ] && [ "$1" != rebase ] && exit $status  # an amend fetched nothing

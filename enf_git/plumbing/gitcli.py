@@ -581,6 +581,8 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     compare-and-swap of a fast-forward, never an overwrite. None: a plain push, which
     the remote refuses unless it is a fast-forward.
     `no_verify`: skip the user's pre-push hook (set when called from inside it).
+    The user's hook runs otherwise; our own part of it never does (HOOK_GUARD): it
+    would sync underneath this push and move the remote's ref before this one lands.
     """
     full_env = {**_env(repo_dir, env), HOOK_GUARD: "1"}
     if expect:
