@@ -72,13 +72,18 @@ def test_uninstall_without_purge_keeps_the_working_copy_and_its_exclude_line(rep
     out = cli(repo_dir, "uninstall")
     settings = repo_dir / ".claude" / "settings.local.json"
     skill = repo_dir / ".claude" / "skills" / "enf-git"
+    commands = repo_dir / ".claude" / "commands"
     assert out == (f"deleted {settings} (enf-git created it; nothing else was in it)\n"
                    f"deleted the skill {skill / 'SKILL.md'}\n"
+                   f"deleted the slash commands /remember, /forget, /memories, /pin from {commands}\n"
                    f"deleted the empty folder {skill}\n"
+                   f"deleted the empty folder {commands}\n"
                    f"deleted the empty folder {skill.parent}\n"
                    f"deleted the empty folder {skill.parent.parent}\n"
                    "removed /.claude/settings.local.json from .git/info/exclude\n"
                    "removed /.claude/skills/enf-git/ from .git/info/exclude\n"
+                   + "".join(f"removed /.claude/commands/{n}.md from .git/info/exclude\n"
+                             for n in ("remember", "forget", "memories", "pin")) +
                    f"git hooks removed from {repo_dir / '.git' / 'hooks'}: pre-push, post-merge, post-checkout, "
                    "post-rewrite\n"
                    "the claude-memory branch and .claude-sessions/ are untouched (--purge deletes the working copy)\n")

@@ -40,12 +40,13 @@ def _install_hooks(ctx: Context, scope: str) -> None:
     from ..plumbing import store, workcopy
 
     result = claude.install(scope, ctx.top, Path.home(), store.state_dir(ctx.repo) / claude.RECORD)
-    if scope == "local":
-        # Per-user files inside the repo: keep them out of `git status`, like the working copy.
-        for line in claude.LOCAL_EXCLUDES:
-            workcopy.ensure_excluded(store.common_dir(ctx.repo), line)
+    # Per-user files inside the repo (local scope): keep them out of `git status`, like the working copy.
+    for line in result.excludes:
+        workcopy.ensure_excluded(store.common_dir(ctx.repo), line)
     verb = "registered" if result.changed else "already registered"
     click.echo(f"hooks {verb} in {result.settings} (scope {scope}), calling: {result.command}")
+    for note in result.notes:
+        click.echo(note)
     if scope == "project":
         click.echo("  project scope is shared: it calls enf-hook from PATH, so every teammate needs enf-git "
                    "installed; --scope local uses an absolute path instead (faster, only for you)")
@@ -82,7 +83,7 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
     git_hooks = _uninstall_git_hooks(ctx) + _untrack(ctx)
     if scope == "local":
         result.done += [f"removed {line} from .git/info/exclude"
-                        for line in claude.remove_excluded(common / "info" / "exclude", claude.LOCAL_EXCLUDES)]
+                        for line in claude.remove_excluded(common / "info" / "exclude", claude.OWN_EXCLUDES)]
     if purge:
         result.done += _purge(ctx)
     for line in [*result.done, *result.kept]:

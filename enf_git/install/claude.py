@@ -1,4 +1,4 @@
-"""Register the hooks (and the skill) with Claude Code; remove exactly what we added.
+"""Register the hooks (and the skill and slash commands) with Claude Code; remove exactly what we added.
 
 Scopes (docs/claude-code.md): `local` writes `.claude/settings.local.json` (per user,
 not committed) and `user` writes `~/.claude/settings.json`; both call the
@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import EnfError
 from ..paths import LAUNCH  # how settings call the hook (see there)
 from ..plumbing import atomic
+from . import slash
 
 PROGRAM = "enf-hook"
 SCOPES = ("project", "local", "user")
@@ -40,8 +41,11 @@ EVENTS = (
     ("SessionEnd", None, 5, "session-end"),
 )
 SKILL_NAME = "enf-git"
-# What `init --scope local` adds to .git/info/exclude: per-user files inside the repo.
+# What `init --scope local` adds to .git/info/exclude: per-user files inside the repo
+# (and one line per slash command it placed, slash.EXCLUDES: never a user's own command's).
 LOCAL_EXCLUDES = ("/.claude/settings.local.json", f"/.claude/skills/{SKILL_NAME}/")
+# What uninstall may take out of .git/info/exclude (only lines below our marker comment).
+OWN_EXCLUDES = LOCAL_EXCLUDES + slash.EXCLUDES
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,9 @@ class Installed:
     skill: Path | None
     changed: bool
     created: tuple[Path, ...] = ()  # files and folders that did not exist before
+    commands: tuple[Path, ...] = ()  # the slash commands in place, ours
+    notes: tuple[str, ...] = ()  # what the user should know: their own files kept
+    excludes: tuple[str, ...] = ()  # .git/info/exclude lines this scope needs (local only)
 
 
 def settings_path(scope: str, top: Path, home: Path) -> Path:
@@ -161,7 +168,9 @@ def install(scope: str, top: Path, home: Path, record: Path | None = None) -> In
     path = settings_path(scope, top, home)
     skill = skill_path(scope, top, home)
     base = home if scope == "user" else top
-    created = tuple(dict.fromkeys(p for p in (*_chain(path, base), *_chain(skill, base)) if not p.exists()))
+    commands = slash.targets(scope, top, home).values()
+    candidates = (*_chain(path, base), *_chain(skill, base), *(p for c in commands for p in _chain(c, base)))
+    absent = [p for p in dict.fromkeys(candidates) if not p.exists() and not p.is_symlink()]
     before = path.read_text(encoding="utf-8") if path.is_file() else None
     program = hook_program(scope)
     changed = write_settings(path, merged(read_settings(path), program))
@@ -170,9 +179,14 @@ def install(scope: str, top: Path, home: Path, record: Path | None = None) -> In
     if not skill.is_file() or skill.read_text(encoding="utf-8") != text:
         skill.write_text(text, encoding="utf-8")
         changed = True
-    if record is not None and (created or changed):
-        _remember(record, path, created, before if changed else None)
-    return Installed(path, program, skill, changed, created)
+    placed = slash.place(scope, top, home, _recorded(record) if record is not None else {})
+    changed = changed or bool(placed.written)
+    created = tuple(p for p in absent if p.exists())  # what this run made (not a foreign file's folder)
+    if record is not None and (created or changed or placed.foreign):
+        _remember(record, path, created, before if changed else None, placed)
+    excludes = (*LOCAL_EXCLUDES, *map(slash.exclude_line, placed.ours)) if scope == "local" else ()
+    return Installed(path, program, skill, changed, created, placed.ours,
+                     tuple(map(slash.kept_note, placed.foreign)), excludes)
 
 
 def _chain(path: Path, base: Path) -> list[Path]:
@@ -217,14 +231,31 @@ def _save_record(record: Path, data: dict[str, Any]) -> None:
     atomic.write(record, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
-def _remember(record: Path, settings: Path, created: tuple[Path, ...], before: str | None) -> None:
-    """Add to what an earlier init recorded: the first init's creations and text stand."""
+def _remember(record: Path, settings: Path, created: tuple[Path, ...], before: str | None,
+              placed: slash.Placed) -> None:
+    """Add to what an earlier init recorded: the first init's creations and text stand.
+    `foreign`: the user's own files with a command's name, which uninstall never deletes."""
     data = _load_record(record)
     entry = data.setdefault(str(settings), {"created": [], "before": None})
     entry["created"] = sorted(set(entry.get("created", [])) | {str(p) for p in created})
     if entry.get("before") is None and before is not None and str(settings) not in entry["created"]:
         entry["before"] = before
+    wrote = entry.get("commands") if isinstance(entry.get("commands"), dict) else {}
+    entry["commands"] = {**wrote, **{str(p): slash.digest(p.read_bytes()) for p in placed.ours}}
+    foreign = (set(entry.get("foreign", [])) - {str(p) for p in placed.ours}) | {str(p) for p in placed.foreign}
+    entry["foreign"] = sorted(foreign)
     _save_record(record, data)
+
+
+def _recorded(record: Path) -> dict[Path, str]:
+    """Every command file an init wrote (path -> digest of its text), in any scope: local
+    and project scope share .claude/commands/."""
+    out: dict[Path, str] = {}
+    for entry in _load_record(record).values():
+        wrote = entry.get("commands") if isinstance(entry, dict) else None
+        if isinstance(wrote, dict):
+            out.update({Path(p): d for p, d in wrote.items() if isinstance(p, str) and isinstance(d, str)})
+    return out
 
 
 def uninstall(scope: str, top: Path, home: Path, record: Path | None = None) -> Removed:
@@ -235,14 +266,22 @@ def uninstall(scope: str, top: Path, home: Path, record: Path | None = None) -> 
     entry = data.pop(str(path), None)
     created = {Path(p) for p in entry.get("created", [])} if isinstance(entry, dict) else None
     before = entry.get("before") if isinstance(entry, dict) else None
+    foreign = {Path(p) for p in entry.get("foreign", [])} if isinstance(entry, dict) else set()
+    wrote = _recorded(record) if record is not None else {}  # read before this scope's entry is dropped
     if path.is_file():
         _clean_settings(path, created, before if isinstance(before, str) else None, out)
-    if not _skill_shared(scope, top, home):
+    sharing = _sharing_scope(scope, top, home)
+    if sharing is not None and isinstance(entry, dict):
+        _hand_over(data, settings_path(sharing, top, home), entry, path)
+    if sharing is None:
         _remove_skill(skill_path(scope, top, home), out)
+        done, kept = slash.take_away(scope, top, home, wrote, foreign | _foreign_elsewhere(data, path))
+        out.done += done
+        out.kept += kept
     # Deepest first, so a folder emptied by its child's removal goes too. Without a
     # record, only the skill's own folder, which is ours by its name.
     folders = {p for p in (created or ()) if p != path} | {skill_path(scope, top, home).parent}
-    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+    for folder in sorted(folders, key=lambda p: (-len(p.parts), str(p))):
         if folder.is_dir() and not folder.is_symlink():
             _rmdir_if_empty(folder, out)
     if record is not None:
@@ -273,8 +312,18 @@ def _parsed(text: str) -> object:
         return None
 
 
-def _skill_shared(scope: str, top: Path, home: Path) -> bool:
-    """Local and project scope share one skill: keep it while the other still has our hooks."""
+def _foreign_elsewhere(data: dict[str, Any], settings: Path) -> set[Path]:
+    """The user's own command files that another scope's init recorded (the folder is shared)."""
+    out: set[Path] = set()
+    for key, entry in data.items():
+        if key != str(settings) and isinstance(entry, dict) and isinstance(entry.get("foreign"), list):
+            out |= {Path(p) for p in entry["foreign"] if isinstance(p, str)}
+    return out
+
+
+def _sharing_scope(scope: str, top: Path, home: Path) -> str | None:
+    """Local and project scope share one skill and one commands folder: the other scope
+    of the two while it still has our hooks (keep them for it), else None."""
     others = [s for s in SCOPES if s != scope and skill_path(s, top, home) == skill_path(scope, top, home)]
     for other in others:
         try:
@@ -282,8 +331,19 @@ def _skill_shared(scope: str, top: Path, home: Path) -> bool:
         except EnfError:
             continue
         if removed(settings) != settings:
-            return True
-    return False
+            return other
+    return None
+
+
+def _hand_over(data: dict[str, Any], heir: Path, entry: dict[str, Any], settings: Path) -> None:
+    """What this scope's init created and still stands (skill, commands, their folders) is
+    the other scope's to remove now: without this, the last uninstall would leave it."""
+    inherited = [p for p in entry.get("created", []) if isinstance(p, str) and p != str(settings)]
+    target = data.setdefault(str(heir), {"created": [], "before": None})
+    target["created"] = sorted(set(target.get("created", [])) | set(inherited))
+    commands = entry.get("commands")
+    if isinstance(commands, dict):
+        target["commands"] = {**commands, **(target.get("commands") or {})}
 
 
 def _remove_skill(skill: Path, out: Removed) -> None:

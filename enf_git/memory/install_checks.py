@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import __version__, paths
 from ..errors import EnfError
-from ..install import claude
+from ..install import claude, slash
 from ..plumbing import store
 from .doctor import Problem
 from .workspace import Context
@@ -229,6 +229,11 @@ def skill(ctx: Context, home: Path) -> list[Problem]:
         elif path.read_bytes() != shipped:
             problems.append(Problem("warning", f"{path} differs from the skill enf-git {__version__} ships "
                                     "(edited, or left by another version)", fix))
+        gone = slash.missing(entry.scope, ctx.top, home)
+        if gone:
+            problems.append(Problem("warning", f"the slash command(s) {', '.join(gone)} are missing from "
+                                    f"{slash.folder(entry.scope, ctx.top, home)}: the assistant cannot run them",
+                                    f"git enf init --scope {entry.scope} (copies the shipped commands)"))
     return problems
 
 
