@@ -5,8 +5,9 @@ uninstall removes only ours. It is written where git actually runs hooks (`git
 rev-parse --git-path hooks`, which honours core.hooksPath; core.hooksPath itself is
 never changed). A hook that was there before is kept as `<name>.enf-chained` and run
 first by the shim, with the same arguments and the same stdin, and its exit status is
-the hook's; uninstall puts it back. Our part reads no stdin (it gets /dev/null),
-so the user's hook simply inherits the shim's: nothing to save and replay.
+the hook's; uninstall puts it back. pre-push reads its stdin once, replays it to the
+user's hook, and looks in it for a push that names claude-memory itself (then git
+carries memory and our part stands aside); our Python part gets /dev/null.
 
 A hooks folder that belongs to the repository (husky's `.husky/`, any tracked folder)
 is never written into: a teammate's clone would get our absolute interpreter path.
@@ -46,8 +47,14 @@ py={python}
 limit={limit}
 case $0 in */*) chained="${{0%/*}}/$hook{chained}" ;; *) chained="./$hook{chained}" ;; esac
 status=0
-# Your hook gets this hook's own stdin (ours reads none), so `git lfs pre-push` still sees the refs.
-if [ -x "$chained" ]; then "$chained" "$@"; status=$?; fi
+if [ $hook = pre-push ]; then
+  # Read once and replayed to your hook as it came (`git lfs pre-push` still sees the refs);
+  # ours reads it for one thing: whether this push names memory itself.
+  input=  # the shell's own `read`: no process started on this path
+  while IFS= read -r line || [ -n "$line" ]; do input="$input$line
+"; done
+  if [ -x "$chained" ]; then printf '%s' "$input" | "$chained" "$@"; status=$?; fi
+elif [ -x "$chained" ]; then "$chained" "$@"; status=$?; fi
 # ---- our part: fail-open, bounded, silent unless it has something to say ----
 [ -n "$ENF_GIT_HOOK_ACTIVE" ] && exit $status
 case ${{CI:-}} in ''|false|0) ;; *) [ "$(git config --bool enf.ci 2>/dev/null)" = true ] || exit $status ;; esac
@@ -55,6 +62,9 @@ nl='
 '
 if [ $hook = pre-push ]; then
   [ $status -eq 0 ] || exit $status  # the push is not happening
+  # `git push --all`, `--mirror`, or naming the branch: git sends memory itself, and a push
+  # of ours first would move the remote's ref under it ("failed to update ref").
+  case $input in *" {ref} "*) exit $status ;; esac
   # The usual push, to a named remote $1 (a URL is checked below): memory is where it was when
   # it last went to (or came from) there. Two loose refs that agree settle it without starting
   # a process; else one git call.
