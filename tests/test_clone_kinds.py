@@ -80,6 +80,10 @@ def session_start(tree: Path) -> None:
     proc = subprocess.run([ENF_HOOK, "session-start"], cwd=tree, input=json.dumps(payload), capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+    assert "additionalContext" in proc.stdout  # the hook answered: nothing inside it broke
+    errors = Path(run_git(tree, "rev-parse", "--git-common-dir").strip())
+    log = (tree / errors if not errors.is_absolute() else errors) / "enf" / "hook-errors.log"
+    assert not log.exists(), log.read_text()
 
 
 @pytest.fixture

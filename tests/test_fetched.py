@@ -163,3 +163,33 @@ def _fetch_running(repo: Path) -> bool:
     and a git fetch runs in it)."""
     out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     return "background-fetch" in out and str(repo) in out and os.path.exists(repo)
+
+
+def test_a_partial_clone_waits_for_blobs_instead_of_breaking_the_session(tmp_path: Path, repo_dir: Path,
+                                                                        bare_remote: Path) -> None:
+    """A plain `git fetch` in a `--filter=blob:none` clone brings memory's commits and trees
+    but not its blobs: SessionStart must answer, merge nothing it cannot read, and merge
+    once the background fetch brought them."""
+    run_git(bare_remote, "config", "uploadpack.allowFilter", "true")
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    enf(repo_dir, "init", "--no-hooks")
+    enf(repo_dir, "sync")
+    bob = tmp_path / "bob"
+    run_git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{bare_remote}", str(bob))
+    enf(bob, "init", "--no-hooks")
+    shared = alice_shares_a_session(repo_dir)
+    run_git(bob, "fetch", "-q", "origin")  # the default refspec, with the clone's filter
+    assert "?" in run_git(bob, "rev-list", "--objects", "--missing=print", TRACKING)
+    before = rev(bob, paths.REF)
+    run_git(bob, "config", fetched.AUTO_FETCH_KEY, "false")
+    reply = session_start(bob)
+    assert "hookSpecificOutput" in reply
+    assert rev(bob, paths.REF) == before  # nothing merged that could not be read
+    assert not (bob / ".git" / "enf" / "hook-errors.log").exists()
+    run_git(bob, "config", fetched.AUTO_FETCH_KEY, "true")
+    session_start(bob)  # starts the background fetch, which fills the blobs in
+    assert wait_for(lambda: "?" not in run_git(bob, "rev-list", "--objects", "--missing=print", TRACKING))
+    assert wait_for(lambda: not _fetch_running(bob))
+    session_start(bob)
+    assert subprocess.run(["git", "merge-base", "--is-ancestor", shared, paths.REF], cwd=bob).returncode == 0
+    assert (bob / paths.WC_DIR / "sessions" / ALICE_FILE).exists()

@@ -50,9 +50,18 @@ def merge_fetched(ctx: Context, now: int | None = None) -> tuple[str, sync_merge
     remote = gitcli.resolve_remote(str(ctx.top), configured)
     theirs = store.commit_at(ctx.repo, store.ref_target(ctx.repo, remote.tracking_ref))
     ours = store.tip(ctx.repo)
-    if theirs is None or ours is None:
+    if theirs is None or ours is None or _blobs_missing(ctx, remote):
         return None
     return remote.label, sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), now)
+
+
+def _blobs_missing(ctx: Context, remote: gitcli.Remote) -> bool:
+    """A partial clone's plain `git fetch` leaves memory's blobs out, and a merge cannot
+    read them: wait for the background fetch (or a git hook) to bring them, offline here."""
+    top = str(ctx.top)
+    if not gitcli.is_partial_clone(top):
+        return False
+    return gitcli.missing_objects(top, [remote.tracking_ref]) != []
 
 
 def wanted(ctx: Context, environ: Mapping[str, str] = os.environ) -> bool:
