@@ -14,8 +14,8 @@ import pytest
 
 from enf_git import memory
 from enf_git.errors import NotFound, RecordError
-from enf_git.memory import facts, forget, pins
-from enf_git.pure import model, pins as pp
+from enf_git.memory import compress, facts, forget, pins
+from enf_git.pure import model, pins as pp, tiers
 from gitfixtures import Git, session_text, user_state
 
 NOON = dt.datetime(2026, 4, 13, 12, 0)  # local: pin stamps are local, as session files are
@@ -271,6 +271,41 @@ def test_a_permanent_pin_is_never_released(ctx: memory.Context) -> None:
     put(ctx, later(12), now=NOW + 13 * DAY)
     assert pins.refresh(ctx, NOW + 13 * DAY).released == []
     assert "(permanent)" in pins.session_start_block(ctx, NOW + 13 * DAY)
+
+
+# --- compression and the hot slot -------------------------------------------------------------
+
+class _S:
+    def __init__(self, stem: str) -> None:
+        self.path, self.stem, self.session_id = f"sessions/{stem}.md", stem, stem[-4:]
+        self.date, self.start_time, self.status = stem[:10], "14:30", "completed"
+
+
+def test_a_pin_releases_its_hot_slot() -> None:
+    stems = [f"2026-04-{d:02d}-s{d}" for d in range(1, 7)]
+    policy = tiers.Policy(hot=3)
+    plain = tiers.assign([_S(s) for s in stems], dt.date(2026, 4, 13), policy)
+    assert [s for s in stems if plain[f"sessions/{s}.md"].tier == "hot"] == stems[3:]
+    pinned = tiers.assign([_S(s) for s in stems], dt.date(2026, 4, 13), policy, pins=frozenset({stems[5]}))
+    hot = [s for s in stems if pinned[f"sessions/{s}.md"].tier == "hot"]
+    assert hot == stems[2:]  # three besides the pinned one: the hot tier stays at N, not N - 1
+    assert pinned[f"sessions/{stems[5]}.md"].never == "pinned"
+
+
+def test_compression_never_touches_a_pinned_session(ctx: memory.Context, git: Git) -> None:
+    old = ["2025-12-01-old-a", "2025-12-02-old-b"]
+    body = "## Interactions\n" + "".join(f"### [10:{k:02d}] User -> step {k}\n**Claude ->** did step {k} at length, "
+                                       f"with care and many words about it.\n\n" for k in range(8))
+    put(ctx, {s: worth(s, k, extra=body) for k, s in enumerate(old)})
+    put(ctx, {s: worth(s, 50 + k) for k, s in enumerate([f"2026-04-1{d}-new" for d in range(3)])})
+    pins.pin(ctx, old[0], now=NOW)
+    before = git("show", f"claude-memory:sessions/{old[0]}.md")
+    done = compress.compress(ctx, NOON.date(), now=NOW)
+    assert [s.stem for s in done.done] == [old[1]], [s.as_dict() for s in done.steps]
+    assert git("show", f"claude-memory:sessions/{old[0]}.md") == before
+    by_hand = compress.compress(ctx, NOON.date(), tier="cold", names=[old[0]], now=NOW)
+    assert [s.skipped for s in by_hand.steps] == ["never compressed: pinned"]
+    assert compress.scheduled(ctx, NOW + 60).done == []
 
 
 # --- forget and SessionStart ------------------------------------------------------------------
