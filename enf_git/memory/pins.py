@@ -43,6 +43,7 @@ BUDGET_KEY = "enf.budget.pins"  # tokens of SessionStart's context the pins may 
 BUDGET_DEFAULT = 500
 CHARS_PER_TOKEN = 4
 NOTES_FILE = "pins-asked.json"
+DIRECT_PARSES = 20  # sessions parsed directly before the records cache is worth loading
 
 
 class NotPinned(EnfError):
@@ -290,42 +291,70 @@ class Listing:
         self.statuses, self.problems, self.after = statuses, problems, after
 
 
-def list_pins(ctx: Context) -> Listing:
+def list_pins(ctx: Context, timeline: _Timeline | None = None) -> Listing:
     """Every pin, permanent first, with its session's summary; a temporary pin also says
-    how many sessions have gone by since its last ask (the notes of this machine included)."""
+    how many sessions have gone by since its last ask (the notes of this machine included).
+    `timeline`: the branch's sessions, when the caller has read them already."""
     tip = require_branch(ctx)
     loaded = load(ctx.repo, tip)
     after = release_after(ctx.repo)
     notes = read_notes(ctx)
-    timeline = _Timeline(ctx, tip) if any(p.kind == pp.TEMPORARY for p in loaded.pins.values()) else None
+    adjusted = [p.asked(notes.get(p.session, "")) if p.kind == pp.TEMPORARY else p for p in loaded.pins.values()]
+    temporary = [p for p in adjusted if p.kind == pp.TEMPORARY]
+    if timeline is None and temporary:
+        timeline = _Timeline(ctx, tip, temporary)
+    reader = _Reader(ctx, tip, len(adjusted))
     out = []
-    for p in pp.ordered(loaded.pins.values()):
-        p = p.asked(notes.get(p.session, "")) if p.kind == pp.TEMPORARY else p
-        session = _summary_of(ctx, tip, p.session_path)
+    for p in pp.ordered(adjusted):
+        session = reader.session(p.session_path)
         since = timeline.since_asked(p, after) if timeline is not None and p.kind == pp.TEMPORARY else None
         out.append(Status(p, session.summary if session else "", session is not None, since))
+    reader.close()
     return Listing(out, loaded.problems, after)
 
 
-def _summary_of(ctx: Context, tip: store.Commit, path: str) -> model.Session | None:
-    oid = store.blob_oid(ctx.repo, tip.tree, path)
-    if oid is None:
-        return None
-    cache = ctx.cache()
-    record = records.load_blob_record(cache, path, oid, lambda: store.blob_data(ctx.repo, oid))
-    cache.save()
-    return record if isinstance(record, model.Session) else None
+class _Reader:
+    """Sessions on the branch by path: parsed directly when few are wanted (loading the
+    records cache of a 10,000-session branch costs more than parsing twenty), else from it."""
+
+    def __init__(self, ctx: Context, tip: store.Commit, wanted: int) -> None:
+        self.ctx, self.tip = ctx, tip
+        self.cache = ctx.cache() if wanted > DIRECT_PARSES else None
+
+    def session(self, path: str, oid: str | None = None) -> model.Session | None:
+        oid = oid or store.blob_oid(self.ctx.repo, self.tip.tree, path)
+        if oid is None:
+            return None
+        found = oid
+
+        def data_of() -> bytes:  # read only on a cache miss
+            return store.blob_data(self.ctx.repo, found)
+
+        record = (records.parse_blob(path, data_of()) if self.cache is None
+                  else records.load_blob_record(self.cache, path, oid, data_of))
+        return record if isinstance(record, model.Session) else None
+
+    def close(self) -> None:
+        if self.cache is not None:
+            self.cache.save()
 
 
 class _Timeline:
-    """The branch's sessions, newest first, as the release rule reads them."""
+    """The sessions the release rule reads for `pins`, newest first: those named (session
+    files are named by their start day) on or after the earliest last ask among them, and
+    the pinned sessions themselves (for their ids)."""
 
-    def __init__(self, ctx: Context, tip: store.Commit) -> None:
-        cache = ctx.cache()
-        recs = records.load(ctx.repo, tip.tree, cache)
-        cache.save()
+    def __init__(self, ctx: Context, tip: store.Commit, pins: Sequence[pp.Pin]) -> None:
+        since = min(p.last_asked for p in pins)[:10]
+        stems = {p.session for p in pins}
+        entries = [(name, oid) for name, oid, kind in store.folder_entries(ctx.repo, tip.tree, model.SESSIONS_DIR)
+                   if kind == "blob" and name.endswith(".md")
+                   and (name[:10] >= since or not name[:10].replace("-", "").isdigit() or name[:-3] in stems)]
+        reader = _Reader(ctx, tip, len(entries))
+        found = [reader.session(f"{model.SESSIONS_DIR}/{name}", oid) for name, oid in entries]
+        reader.close()
         self.repo, self.tree = ctx.repo, tip.tree
-        self.sessions = sorted(recs.sessions.values(), reverse=True,
+        self.sessions = sorted((s for s in found if s is not None), reverse=True,
                                key=lambda s: (pp.session_stamp(s.date, s.start_time), s.stem))
         self.ids = {s.stem: s.session_id for s in self.sessions}
         self._texts: dict[str, str] = {}
@@ -403,6 +432,7 @@ class Refreshed:
         self.asked: list[str] = []  # pins whose notes were folded in
         self.released: list[str] = []  # temporary pins released
         self.commits: list[str] = []
+        self.timeline: _Timeline | None = None  # the sessions it read (pin commits never change them)
 
 
 def refresh(ctx: Context, now: int) -> Refreshed:
@@ -430,7 +460,7 @@ def refresh(ctx: Context, now: int) -> Refreshed:
     if not temporary:
         return out
     after = release_after(ctx.repo)
-    timeline = _Timeline(ctx, tip)
+    timeline = out.timeline = _Timeline(ctx, tip, temporary)
     gone = [p for p in pp.ordered(temporary) if timeline.released(p, after)]
     if gone:
         names = [p.session for p in gone]
@@ -448,7 +478,7 @@ def session_start_block(ctx: Context, now: int) -> str:
     Never raises an EnfError: a broken pin leaves the session starting without the block."""
     try:
         done = refresh(ctx, now)
-        listing = list_pins(ctx)
+        listing = list_pins(ctx, done.timeline)
     except EnfError:
         return ""
     shown = [pp.Shown(s.pin, _pointer(ctx, s), s.summary) for s in listing.statuses]
