@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -12,6 +12,9 @@ from ..pure import model
 from ..pure.ledger import Chain, Disagreement
 from .base import CONTEXT, JSON_OPTION, emit, parse_date, style, workspace
 from .text import envelope, recall_json
+
+if TYPE_CHECKING:
+    from ..plumbing.store import Commit
 
 LIMIT = click.IntRange(min=1)
 
@@ -138,10 +141,11 @@ def show(target: str, rev: str | None, history: bool, full: bool, as_json: bool)
     from ..plumbing import store
 
     ctx = workspace()
-    memory.require_branch(ctx)
+    tip = memory.require_branch(ctx)
     at = store.resolve(ctx.repo, rev or paths.REF)
     recs = queries.load(ctx.repo, at, ctx.cache())
     found = queries.resolve_target(ctx.repo, at, recs, target)
+    _note_asked(ctx, tip, [found.path])
     if history:
         versions = queries.history(ctx.repo, store.resolve(ctx.repo, paths.REF), found.path)
         _print_history(ctx, found.path, versions, as_json)
@@ -216,11 +220,24 @@ def recall(query: tuple[str, ...], limit: int, as_json: bool) -> None:
     if not search.terms(text):
         raise click.UsageError("the query has no words to search for; try: git enf recall postgres migration")
     ctx = workspace()
-    memory.require_branch(ctx)
+    tip = memory.require_branch(ctx)
     db = indexer.ensure(ctx.repo, ctx.cache())
     answer = search.query(db, text, limit)
+    _note_asked(ctx, tip, [h.path for h in answer.hits])
     click.echo(recall_json(search.as_rows(answer.hits), text, answer.weak, answer.strength()) if as_json
                else search.format_hits(answer, text))
+
+
+def _note_asked(ctx: Context, tip: Commit, session_paths: list[str]) -> None:
+    """Recall returning a session, or show showing it, is an ask of its temporary pin
+    (memory/pins.py); the pins machinery loads only when something is pinned."""
+    from ..plumbing import store
+    from ..pure.pins import PINS_DIR
+
+    if store.folder_entries(ctx.repo, tip.tree, PINS_DIR):
+        from ..memory import pins
+
+        pins.note_asked(ctx, session_paths)
 
 
 COMMANDS = (log, show, recall)

@@ -117,13 +117,18 @@ def scheduled(ctx: Context, now: int, current: str | None = None) -> Compression
 
 
 def compress(ctx: Context, as_of: dt.date, *, tier: str | None = None, names: Sequence[str] = (),
-             dry_run: bool = False, current: str | None = None, pins: frozenset[str] = frozenset(),
+             dry_run: bool = False, current: str | None = None, pins: frozenset[str] | None = None,
              limit: int | None = None, now: int | None = None, one_tier: bool = False,
              policy: Policy | None = None) -> Compression:
-    """Compress what is due on `as_of` (or `names`, to `tier` if given), one commit each."""
+    """Compress what is due on `as_of` (or `names`, to `tier` if given), one commit each.
+    `pins` None: the sessions pinned on the branch (memory/pins.py), never compressed."""
     require_branch(ctx)
     with ctx.lock():
         run = _Run(ctx, as_of, policy or Policy(ctx.repo), dry_run, now)
+        if pins is None:
+            from .pins import pinned
+
+            pins = pinned(ctx.repo, run.tip)
         run.select(tier, names, current, pins)
         run.execute(limit, one_tier)
         return run.result

@@ -1,9 +1,9 @@
 """`forget`: remove exactly the one remembered thing a query names.
 
 Forgetting matches *things to forget*, each a `Forgettable` from one of `SOURCES`:
-today the remembered facts of the three scopes. Pins (a later piece) join as one
-more source, a function listing them as Forgettables of kind "pin" with their own
-`remove`; `forget` then matches both kinds with the same rule: its id, else its
+the remembered facts of the three scopes, and the pins (memory/pins.forgettables,
+Forgettables of kind "pin" with their own `remove`); `forget` matches both kinds
+with the same rule: its id, else its
 whole text, else a part of it; exactly one match is removed, several are refused
 and listed, none is NotFound. Nothing outside memory is ever touched.
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from ..errors import EnfError, NotFound
 from ..pure import facts as pf
-from . import fact_stores
+from . import fact_stores, pins
 from .facts import FactSettings, Places, load_scope, require_session, require_user
 from .workspace import Context
 
@@ -73,7 +73,7 @@ def _remover(ctx: Context, places: Places, fact: pf.Fact, settings: FactSettings
 
 # Each source lists the things of one kind in one scope. Pins add theirs here.
 Source = Callable[[Context, Places, str, FactSettings], list[Forgettable]]
-SOURCES: tuple[Source, ...] = (_fact_items,)
+SOURCES: tuple[Source, ...] = (_fact_items, pins.forgettables)
 
 
 class Forgotten:
@@ -91,7 +91,7 @@ def forget(ctx: Context, places: Places, query: str, *, scopes: Sequence[str] | 
              for item in source(ctx, places, scope, settings)]
     found = pf.best_matches(query, [(i.id, i.text) for i in items])
     if not found:
-        raise NotFound(f"nothing remembered matches {query!r}", hint="git enf memories list")
+        raise NotFound(f"nothing remembered matches {query!r}", hint="git enf memories list; git enf pins")
     if len(found) > 1:
         raise AmbiguousMatch(query, [items[n] for n in found])
     item = items[found[0]]

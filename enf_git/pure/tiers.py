@@ -94,7 +94,7 @@ def assign(sessions: Iterable[Dated], as_of: dt.date, policy: Policy = Policy(),
     """Path -> the tier each session is due for on `as_of` (by its place and its date).
 
     `current` is this session's id or file stem; `pins` holds stems (or paths) never
-    to compress; `conflicted` the paths with a conflict copy still on the branch.
+    to compress, which take no hot slot; `conflicted` the paths with a conflict copy still on the branch.
     """
     ordered = sorted(sessions, key=lambda s: (s.date, s.start_time, s.stem), reverse=True)
     out: dict[str, Verdict] = {}
@@ -103,7 +103,9 @@ def assign(sessions: Iterable[Dated], as_of: dt.date, policy: Policy = Policy(),
         is_current = current is not None and current in (s.stem, s.session_id, s.path)
         never = never_compressed(s, pins, conflicted)
         if is_current or hot_left > 0:
-            hot_left -= 0 if is_current else 1
+            # A pinned session is kept whole anyway: it releases its hot slot (seed 001),
+            # so the hot tier holds `hot` sessions besides the pinned ones.
+            hot_left -= 0 if is_current or s.stem in pins or s.path in pins else 1
             out[s.path] = Verdict("hot", never)
             continue
         age = _age(s.date, as_of)
