@@ -101,3 +101,14 @@ def test_compression_can_be_turned_off(project: Path) -> None:
     assert "Compressed this start" not in context(project)
     subjects = run_git(project, "log", "--format=%s", f"{before}..claude-memory").splitlines()
     assert not [s for s in subjects if s.startswith("compress(")]
+
+
+def test_a_pinned_session_is_offered_at_every_start_and_never_compressed(project: Path) -> None:
+    names = old_sessions(project, 6)
+    oldest = names[0]
+    enf(project, "pin", oldest)
+    text = context(project)
+    assert oldest in text  # the pointer, within the context's budget
+    assert "step 29: read the logs" in run_git(project, "show", f"claude-memory:sessions/{oldest}.md")
+    assert "compress(" not in run_git(project, "log", "--format=%s", "claude-memory", "--", f"sessions/{oldest}.md")
+    assert len(text) <= 9000

@@ -14,7 +14,7 @@ import sys
 import time
 
 from .. import memory, paths
-from ..memory import eventlog, fact_stores, facts, fetched, startup
+from ..memory import eventlog, fact_stores, facts, fetched, pins, startup
 from ..plumbing import events, store
 from ..pure import briefing
 from . import gate
@@ -38,6 +38,15 @@ def handle(event: str, where: Where, payload: dict[str, object]) -> str:
         facts.drop_session_facts(where.state, gate.id8(sid))  # session facts end with their session
         spawn_background_commit(where.top)
     return ""
+
+
+def _pins_block(ctx: memory.Context, now: int) -> str:
+    """Pinned sessions for the context; releases temporary pins no longer asked about (a
+    commit, announced in the block). A broken pin file leaves the rest of the context standing."""
+    try:
+        return pins.session_start_block(ctx, now)
+    except Exception:  # noqa: BLE001 - the session starts whatever the pins say (git enf pins reports them)
+        return ""
 
 
 def _facts_block(ctx: memory.Context, sid: str, now: int) -> str:
@@ -72,7 +81,7 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
     situation = briefing.Situation(
         project="", session_id=gate.id8(sid), today=today, yesterday=yesterday, source=str(source),
         own_file=os.path.relpath(own, where.top) if own else None, opted_out=bool(sid) and gate.opted_out(where.root, sid))
-    blocks = (_facts_block(ctx, sid, now), prepared.compression_notice())
+    blocks = (_facts_block(ctx, sid, now), _pins_block(ctx, now), prepared.compression_notice())
     text = startup.context_text(ctx, situation, blocks)
     fetched.start_background_fetch(ctx)  # detached: what it brings is merged by the next session or git hook
     return reply("SessionStart", additionalContext=text)
