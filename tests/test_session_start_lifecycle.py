@@ -108,7 +108,8 @@ def test_a_pinned_session_is_offered_at_every_start_and_never_compressed(project
     oldest = names[0]
     enf(project, "pin", oldest)
     text = context(project)
-    assert oldest in text  # the pointer, within the context's budget
+    pinned = text.split("## Pinned sessions", 1)[1].split("\n\n", 1)[0]  # the pins block
+    assert oldest in pinned  # the pointer, within the context's budget
     assert "step 29: read the logs" in run_git(project, "show", f"claude-memory:sessions/{oldest}.md")
     assert "compress(" not in run_git(project, "log", "--format=%s", "claude-memory", "--", f"sessions/{oldest}.md")
     assert len(text) <= 9000
