@@ -231,6 +231,29 @@ def test_a_server_that_never_answers_times_out(repo_dir: Path) -> None:
     assert time.monotonic() - start < 8
 
 
+def test_git_is_awaited_without_polling(repo_dir: Path) -> None:
+    """A git that takes 70 ms comes back at ~70 ms. Popen.wait(timeout) polls with sleeps
+    that double up to 50 ms: it wakes at 63.5 ms, then at 113.5 ms, never in between."""
+    env = gitcli.env_for_git(os.environ)
+    nap = ["-c", "alias.nap=!sleep 0.07", "nap"]
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        assert gitcli._run(str(repo_dir), nap, env, 10.0).code == 0
+        times.append(time.perf_counter() - start)
+    assert min(times) < 0.105, times
+
+
+def test_a_timeout_kills_git_and_what_it_started(repo_dir: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "survived"
+    slow = ["-c", f"alias.slow=!sleep 3; touch '{marker}'", "slow"]
+    start = time.monotonic()
+    run = gitcli._run(str(repo_dir), slow, gitcli.env_for_git(os.environ), 0.3)
+    assert run.timed_out and time.monotonic() - start < 2.5
+    time.sleep(3.2)
+    assert not marker.exists()  # the shell git started was killed with it (its process group)
+
+
 # --- push --------------------------------------------------------------------------------
 
 def test_push_creates_then_fast_forwards(repo_dir: Path, remote: tuple[Remote, Path]) -> None:
