@@ -404,6 +404,82 @@ def test_calls_from_a_hook_environment_target_repo_dir(repo_dir: Path, bare_remo
     assert rev(bare_remote, paths.REF) == ours
 
 
+def test_git_is_asked_for_its_local_env_vars_only_for_a_variable_we_do_not_know(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[int] = []
+
+    def newer_git() -> tuple[str, ...]:  # a git that added a variable to its list
+        asked.append(1)
+        return (*gitcli.LOCAL_ENV_FALLBACK, "GIT_FUTURE_DIR")
+
+    monkeypatch.setattr(gitcli, "local_env_vars", newer_git)
+    hook = {"GIT_DIR": "/x/.git", "GIT_INDEX_FILE": "/x/i", "GIT_SSH_COMMAND": "ssh -i k", "GIT_TRACE2_EVENT": "/t",
+            "GIT_CONFIG_KEY_0": "a.b", "GIT_PUSH_OPTION_0": "ci.skip", "GIT_AUTHOR_NAME": "A", "PATH": "/bin"}
+    env = gitcli.env_for_git(hook)
+    assert not asked and "GIT_DIR" not in env and "GIT_INDEX_FILE" not in env
+    assert env["GIT_SSH_COMMAND"] == "ssh -i k" and env["GIT_TRACE2_EVENT"] == "/t"
+    assert env["GIT_PUSH_OPTION_0"] == "ci.skip" and env["GIT_AUTHOR_NAME"] == "A"
+    env = gitcli.env_for_git({**hook, "GIT_FUTURE_DIR": "/y", "GIT_FUTURE_COLOR": "1"})
+    assert asked and "GIT_FUTURE_DIR" not in env and env["GIT_FUTURE_COLOR"] == "1"
+
+
+def spy_git(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The git subcommands gitcli runs from now on (the first word of each)."""
+    calls: list[str] = []
+    real = gitcli._run
+
+    def run(repo_dir: str, args: list[str], *rest: object, **kw: object) -> object:
+        calls.append(args[0])
+        return real(repo_dir, args, *rest, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gitcli, "_run", run)
+    return calls
+
+
+def test_a_sync_runs_git_once_for_config_then_only_for_transport(repo_dir: Path, bare_remote: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    base = memory_commit(repo_dir, "base")
+    publish(repo_dir, base)
+    calls = spy_git(monkeypatch)
+    env = gitcli.prepare(str(repo_dir))
+    remote = gitcli.resolve_remote(str(repo_dir), "origin", env)
+    fetched = gitcli.fetch(str(repo_dir), remote, env=env)
+    assert (fetched.outcome, fetched.before, fetched.after) == (Outcome.OK, None, base)
+    assert gitcli.fetch(str(repo_dir), remote, env=env).outcome is Outcome.UP_TO_DATE
+    ours = memory_commit(repo_dir, "ours", parent=base)
+    assert gitcli.push(str(repo_dir), remote, ours, expect=base, env=env).outcome is Outcome.OK
+    assert calls == ["config", "fetch", "fetch", "push"]  # refs and ancestry are read in-process
+    assert rev(bare_remote, paths.REF) == ours
+
+
+def test_prepare_finds_remotes_git_knows_and_the_rest_asks_git_remote(repo_dir: Path, bare_remote: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    run_git(repo_dir, "remote", "add", "team.shared/x", str(bare_remote))
+    run_git(repo_dir, "config", "remote.mirror.pushurl", str(bare_remote))  # a remote with no url
+    calls = spy_git(monkeypatch)
+    env = gitcli.prepare(str(repo_dir))
+    assert set(env.remotes) == {"origin", "team.shared/x", "mirror"}
+    for name in ("origin", "team.shared/x", "mirror"):
+        assert gitcli.resolve_remote(str(repo_dir), name, env) == Remote(name, is_url=False)
+    assert calls == ["config"]
+    assert gitcli.resolve_remote(str(repo_dir), "https://example.com/m.git", env).is_url
+    assert calls == ["config", "remote"]  # not in the config: git remote has the last word
+
+
+def test_push_expecting_a_commit_we_do_not_have_is_unknown(repo_dir: Path, bare_remote: Path) -> None:
+    ours = memory_commit(repo_dir, "ours")
+    result = gitcli.push(str(repo_dir), ORIGIN, ours, expect="1" * 40)
+    assert result.outcome is Outcome.UNKNOWN and "git enf sync again" in result.message
+    assert rev(bare_remote, paths.REF) is None
+
+
+def test_a_gitenv_belongs_to_its_repository(repo_dir: Path, tmp_path: Path) -> None:
+    env = gitcli.prepare(str(repo_dir))
+    assert gitcli.prepare(str(repo_dir), env) is env
+    with pytest.raises(ValueError):
+        gitcli.prepare(str(tmp_path), env)
+
+
 def fake_ssh(tmp_path: Path, name: str) -> tuple[Path, Path]:
     """An ssh stand-in that records its arguments and fails like an unreachable host."""
     log = tmp_path / f"{name}.log"
@@ -426,6 +502,18 @@ def test_core_ssh_command_is_not_overridden(repo_dir: Path, tmp_path: Path) -> N
     script, log = fake_ssh(tmp_path, "config-ssh")
     run_git(repo_dir, "config", "core.sshCommand", str(script))
     gitcli.fetch(str(repo_dir), Remote("ssh://git@example.invalid/m.git", is_url=True))
+    assert "example.invalid" in log.read_text()
+
+
+@pytest.mark.parametrize("how", ["GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"])
+def test_an_ssh_command_given_with_git_c_is_not_overridden(repo_dir: Path, tmp_path: Path, how: str) -> None:
+    """`git -c core.sshCommand=... enf sync`: libgit2 never sees it, git does; so must we."""
+    script, log = fake_ssh(tmp_path, "dash-c-ssh")
+    given = ({"GIT_CONFIG_PARAMETERS": f"'core.sshcommand'='{script}'"} if how == "GIT_CONFIG_PARAMETERS" else
+             {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.sshCommand", "GIT_CONFIG_VALUE_0": str(script)})
+    env = {**os.environ, **given}
+    result = gitcli.fetch(str(repo_dir), Remote("ssh://git@example.invalid/m.git", is_url=True), env=env)
+    assert result.outcome is Outcome.OFFLINE
     assert "example.invalid" in log.read_text()
 
 

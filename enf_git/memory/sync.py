@@ -64,32 +64,33 @@ def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, 
         raise EnfError("memory is not shared with any remote yet",
                        hint=f"git config {REMOTE_KEY} origin  (or name one: git enf sync REMOTE)")
     top = str(ctx.top)
-    remote = gitcli.resolve_remote(top, configured)
+    env = gitcli.prepare(top)  # the config every git call needs, read once
+    remote = gitcli.resolve_remote(top, configured, env)
     out = Synced(remote.label)
     if dry_run:
-        out.plan = gitcli.plan(top, remote)
+        out.plan = gitcli.plan(top, remote, env)
         return out
     out.local = commit(ctx, "enf: sync", now)
     for out.rounds in range(1, MAX_ROUNDS + 1):
-        if not _round(ctx, remote, out, now, progress, in_hook, allow_secrets):
+        if not _round(ctx, remote, env, out, now, progress, in_hook, allow_secrets):
             return out
         time.sleep(random.uniform(0.2, 0.5) * out.rounds)  # the remote moved: let it settle, then again
     return out.fail(f"{remote.label} kept moving while memory was pushed ({MAX_ROUNDS} rounds): "
                     "memory stays committed here; run git enf sync again")
 
 
-def _round(ctx: Context, remote: gitcli.Remote, out: Synced, now: int | None, progress: IO[str] | None,
-           in_hook: bool, allow_secrets: bool = False) -> bool:
+def _round(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced, now: int | None,
+           progress: IO[str] | None, in_hook: bool, allow_secrets: bool = False) -> bool:
     """One fetch-merge-push; False when the sync is over (done or failed), True to go again."""
     top = str(ctx.top)
-    fetched = out.fetched = gitcli.fetch(top, remote, progress=progress)
+    fetched = out.fetched = gitcli.fetch(top, remote, env=env, progress=progress)
     if not fetched.ok:
         out.fail(fetched.message)
         return False
     absent = fetched.outcome is gitcli.Outcome.ABSENT
     if not absent and fetched.after:
         _merge(ctx, fetched.after, out, now)
-    if absent and not _may_create(ctx, remote, out):
+    if absent and not _may_create(ctx, remote, env, out):
         return False
     tip = store.tip(ctx.repo)
     if tip is None or (not absent and str(tip.id) == fetched.after):
@@ -99,7 +100,8 @@ def _round(ctx: Context, remote: gitcli.Remote, out: Synced, now: int | None, pr
     if not allow_secrets and not _scanned(ctx, remote, out):
         return False
     expect = "" if absent else fetched.after
-    pushed = out.pushed = gitcli.push(top, remote, str(tip.id), expect=expect, no_verify=in_hook, progress=progress)
+    pushed = out.pushed = gitcli.push(top, remote, str(tip.id), expect=expect, no_verify=in_hook, env=env,
+                                      progress=progress)
     if pushed.ok:
         out.messages.append(pushed.message)
         _scan_marker(ctx, remote).touch()
@@ -147,11 +149,11 @@ def _merge(ctx: Context, theirs_oid: str, out: Synced, now: int | None) -> None:
             materialize(ctx)
 
 
-def _may_create(ctx: Context, remote: gitcli.Remote, out: Synced) -> bool:
+def _may_create(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced) -> bool:
     """The remote lacks claude-memory: create it there only next to the code."""
     if remote.is_url or (store.config_value(ctx.repo, MEMORY_ONLY_KEY) or "").strip().lower() == "true":
         return True
-    code = gitcli.remote_has_code_branches(str(ctx.top), remote)
+    code = gitcli.remote_has_code_branches(str(ctx.top), remote, env)
     if code.state is gitcli.State.PRESENT:
         return True
     if code.state is gitcli.State.ABSENT:

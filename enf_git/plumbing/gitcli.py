@@ -34,10 +34,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from enf_git import paths
 from enf_git.errors import EnfError
+
+if TYPE_CHECKING:  # imported when a fetch or push runs: env_for_git stays stdlib-only
+    from . import store
 
 LS_REMOTE_TIMEOUT = 30.0
 FETCH_TIMEOUT = 600.0
@@ -60,6 +63,24 @@ EXTRA_SCRUB = ("GIT_NAMESPACE", "GIT_QUARANTINE_PATH", "GIT_PUSH_OPTION_COUNT", 
 # these too when it runs a command in another repository, run-command.c
 # prepare_other_repo_env).
 KEEP = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+# GIT_ variables known not to locate a repository (transport, identity, config files,
+# tracing, editors...). With only these and the lists above in the environment, git's
+# own list cannot name anything more to remove, so it is not asked (a subprocess).
+NOT_LOCAL = (
+    "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_ASKPASS", "GIT_TERMINAL_PROMPT", "GIT_EXEC_PATH",
+    "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_TEMPLATE_DIR",
+    "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+    "GIT_COMMITTER_DATE", "GIT_PROXY_COMMAND", "GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER",
+    "GIT_HTTP_USER_AGENT", "GIT_HTTP_LOW_SPEED_LIMIT", "GIT_HTTP_LOW_SPEED_TIME", "GIT_HTTP_MAX_REQUESTS",
+    "GIT_CURL_VERBOSE", "GIT_OPTIONAL_LOCKS", "GIT_FLUSH", "GIT_DEFAULT_HASH", "GIT_MERGE_VERBOSITY",
+)
+NOT_LOCAL_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE", "GIT_SSL_", "GIT_PUSH_OPTION_")
+# The config a sync reads before it runs git: the ssh command (whether to choose ours)
+# and the remotes' names (whether enf.remote is one). Asked of `git config` itself, so
+# every source git reads counts (`git -c`, GIT_CONFIG_GLOBAL, includes), as it would for
+# the fetch; section and key names come back lowercased.
+_CONFIG_KEYS = r"^(core\.sshcommand|remote\..+\.[^.]+)$"
 
 
 class Outcome(str, Enum):
@@ -171,8 +192,9 @@ def tracking_ref(remote_name: str, branch: str = paths.BRANCH) -> str:
 def env_for_git(base_env: Mapping[str, str], ssh_configured: bool = False) -> dict[str, str]:
     """`base_env` made safe for a git subprocess that must target an explicit repository.
 
-    Removed: every variable in git's local_repo_env (from `git rev-parse
-    --local-env-vars`, static fallback) except the `git -c` ones, plus EXTRA_SCRUB.
+    Removed: every variable in git's local_repo_env (LOCAL_ENV_FALLBACK, and `git rev-parse
+    --local-env-vars` when `base_env` holds a GIT_ variable neither that list nor NOT_LOCAL
+    names) except the `git -c` ones, plus EXTRA_SCRUB.
     Kept: everything else, notably GIT_SSH_COMMAND, GIT_SSH, GIT_ASKPASS, SSH_ASKPASS,
     *_proxy, GIT_CONFIG_GLOBAL/NOSYSTEM, GIT_TRACE*.
     Set: GIT_TERMINAL_PROMPT=0, LC_ALL=C (messages are classified by their text),
@@ -182,7 +204,7 @@ def env_for_git(base_env: Mapping[str, str], ssh_configured: bool = False) -> di
     command is not safe (it may be plink or a wrapper script), so theirs runs as is;
     it still cannot prompt, because it gets no terminal and no stdin.
     """
-    drop = (set(local_env_vars()) - set(KEEP)) | set(EXTRA_SCRUB)
+    drop = _scrubbed(base_env)
     env = {k: v for k, v in base_env.items() if k not in drop}
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["LC_ALL"] = "C"
@@ -204,11 +226,45 @@ def local_env_vars() -> tuple[str, ...]:
     return tuple(sorted(set(names) | set(LOCAL_ENV_FALLBACK)))
 
 
-def _env(repo_dir: str, env: Mapping[str, str] | None) -> dict[str, str]:
+def _scrubbed(base_env: Mapping[str, str]) -> set[str]:
+    """The names env_for_git removes from `base_env`."""
+    known = (*LOCAL_ENV_FALLBACK, *EXTRA_SCRUB, *NOT_LOCAL)
+    unknown = any(k.startswith("GIT_") and k not in known and not k.startswith(NOT_LOCAL_PREFIXES)
+                  for k in base_env)
+    local = local_env_vars() if unknown else LOCAL_ENV_FALLBACK  # a newer git may list more
+    return (set(local) - set(KEEP)) | set(EXTRA_SCRUB)
+
+
+class GitEnv(dict[str, str]):
+    """The environment for git in one repository (env_for_git, with that repository's
+    core.sshCommand looked at), and the remotes git knows there: what `prepare` read once.
+
+    Pass it as `env` to every call of one sync (resolve_remote, fetch, push): none of
+    them runs `git config` again.
+    """
+
+    def __init__(self, repo_dir: str, env: Mapping[str, str], remotes: tuple[str, ...]) -> None:
+        super().__init__(env)
+        self.repo_dir = repo_dir
+        self.remotes = remotes
+
+
+def prepare(repo_dir: str, env: Mapping[str, str] | None = None) -> GitEnv:
+    """One `git config` for what every later call needs; `env` (default os.environ) is the base."""
+    if isinstance(env, GitEnv):
+        if env.repo_dir != repo_dir:
+            raise ValueError(f"a GitEnv prepared for {env.repo_dir} used for {repo_dir}")
+        return env
     base = os.environ if env is None else env
     plain = env_for_git(base, ssh_configured=True)  # without our ssh default, to read the user's config
-    configured = _run(repo_dir, ["config", "--get", "core.sshCommand"], plain, LOCAL_TIMEOUT).code == 0
-    return env_for_git(base, ssh_configured=configured)
+    run = _run(repo_dir, ["config", "--null", "--get-regexp", _CONFIG_KEYS], plain, LOCAL_TIMEOUT)
+    keys = [item.split("\n", 1)[0] for item in run.out.split("\0") if item] if run.code == 0 else []
+    remotes = tuple(dict.fromkeys(k[len("remote."):k.rindex(".")] for k in keys if k.startswith("remote.")))
+    return GitEnv(repo_dir, env_for_git(base, ssh_configured="core.sshcommand" in keys), remotes)
+
+
+def _env(repo_dir: str, env: Mapping[str, str] | None) -> GitEnv:
+    return prepare(repo_dir, env)
 
 
 # --- running git -----------------------------------------------------------------------
@@ -283,6 +339,36 @@ def git_version() -> tuple[int, ...]:
     return tuple(int(d) for d in digits[:3] if d.isdigit())
 
 
+def _open(repo_dir: str) -> store.Repo:
+    """The repository, for reading refs and ancestry in-process (a `git rev-parse` or
+    `git merge-base` costs a process start each; these reads cost microseconds)."""
+    from . import store
+
+    return store.open_repo(repo_dir)
+
+
+def _ref_commit(repo: store.Repo, ref: str) -> str | None:
+    """What `git rev-parse --verify --quiet REF^{commit}` prints, read in-process: the
+    ref's OID when it names a commit."""
+    from . import store
+
+    commit = store.commit_at(repo, store.ref_target(repo, ref))
+    return str(commit.id) if commit is not None else None
+
+
+def _descends(repo_dir: str, tip: str, base: str) -> bool | None:
+    """`git merge-base --is-ancestor BASE TIP` in-process; None when either is not here."""
+    from . import store
+
+    repo = _open(repo_dir)
+    try:
+        new = store.resolve(repo, tip)
+    except EnfError:
+        return None
+    old = store.commit_at(repo, base)
+    return store.descends_from(repo, new, old) if old is not None else None
+
+
 def _rev(repo_dir: str, ref: str, env: Mapping[str, str]) -> str | None:
     run = _run(repo_dir, ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], env, LOCAL_TIMEOUT)
     return (run.out.strip() or None) if run.code == 0 else None
@@ -299,6 +385,11 @@ def remote_names(repo_dir: str, env: Mapping[str, str] | None = None) -> list[st
 
 
 def remote_exists(repo_dir: str, name: str, env: Mapping[str, str] | None = None) -> bool:
+    """Whether `name` is a remote, as `git remote` says. A remote in the config is found in
+    what `prepare` read; only another name asks `git remote` (which also knows the legacy
+    .git/remotes files)."""
+    if name in prepare(repo_dir, env).remotes:
+        return True
     return name in remote_names(repo_dir, env)
 
 
@@ -380,12 +471,13 @@ def fetch(repo_dir: str, remote: Remote, branch: str = paths.BRANCH, env: Mappin
     """
     full_env = _env(repo_dir, env)
     ref = tracking_ref(paths.URL_REMOTE_NAME if remote.is_url else remote.arg, branch)
-    before = _rev(repo_dir, ref, full_env)
+    repo = _open(repo_dir)
+    before = _ref_commit(repo, ref)
     args = ["fetch", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap="]
     args += _version_flags()
     args += ["--progress"] if progress is not None else ["--quiet"]
     run = _run(repo_dir, [*args, remote.arg, f"+refs/heads/{branch}:{ref}"], full_env, timeout, progress)
-    after = _rev(repo_dir, ref, full_env)
+    after = _ref_commit(repo, ref)
     if run.code == 0:
         outcome = Outcome.UP_TO_DATE if after == before else Outcome.OK
         text = (f"{remote.label}: {branch} is unchanged" if outcome is Outcome.UP_TO_DATE
@@ -419,12 +511,13 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     """
     full_env = _env(repo_dir, env)
     if expect:
-        ancestor = _run(repo_dir, ["merge-base", "--is-ancestor", expect, oid_or_ref], full_env, LOCAL_TIMEOUT)
-        if ancestor.code == 1:
-            return PushResult(Outcome.NON_FAST_FORWARD, _message(Outcome.NON_FAST_FORWARD, remote, "push", ancestor))
-        if ancestor.code != 0:
-            return PushResult(Outcome.UNKNOWN, f"could not compare {oid_or_ref} with {expect}: "
-                              f"{ancestor.err.strip()}; run git enf sync again", stderr=ancestor.err)
+        ancestor = _descends(repo_dir, oid_or_ref, expect)
+        if ancestor is False:
+            return PushResult(Outcome.NON_FAST_FORWARD,
+                              _message(Outcome.NON_FAST_FORWARD, remote, "push", _Run(1, "", "")))
+        if ancestor is None:
+            return PushResult(Outcome.UNKNOWN, f"could not compare {oid_or_ref} with {expect}: one of them is "
+                              "not in this repository; run git enf sync again")
     args = ["push", "--porcelain", "--no-follow-tags", "--recurse-submodules=no"]
     args += ["--no-verify"] if no_verify else []
     args += [f"--force-with-lease={paths.REF}:{expect}"] if expect is not None else []
