@@ -7,6 +7,8 @@ the same tree OID either way, every record of both sides, no conflict marker.
 
 from __future__ import annotations
 
+import datetime as dt
+import random
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -300,3 +302,96 @@ def test_a_submodule_in_a_hand_made_push_is_left_out_not_a_crash(ctx: memory.Con
     assert result.outcome == "merged" and result.skipped == ["vendored"]
     assert {S1, S2} <= set(files(git)) and "vendored" not in files(git)
     git("fsck", "--strict", "--no-dangling")
+
+
+# --- views patched, not rendered, when a side brought a few sessions ---------------------
+
+def random_session(r: random.Random, i: int) -> tuple[str, str]:
+    """(path, text) of a session on one of 40 days, at a time that often collides, 0-3
+    tags of 5; one in eight records a decision (whose views are always rendered)."""
+    day = (dt.date(2026, 1, 1) + dt.timedelta(days=r.randrange(40))).isoformat()
+    tags = "[" + ", ".join(r.sample(["api", "db", "ui", "ops", "zz"], r.randint(0, 3))) + "]"
+    body = ("\n## Decisions\n- [10:00] Y: In the context of area, decided x over y. Confidence: high\n"
+            if r.random() < 0.125 else "")
+    text = session_text(f"r{i:07d}", day, f"Session {i}", tags, r.choice(["completed", "active"]), body)
+    return f"sessions/{day}-work-{r.choice('abc')}{i:04d}.md", text.replace('"14:30"', f'"{r.choice(["09:00", "14:30"])}"')
+
+
+def put_rendered(ctx: memory.Context, changes: Mapping[str, str | None]) -> store.Commit:
+    """Commit `changes` with the views a full render gives (what enf's own commits hold)."""
+    data = {p: (t.encode() if t is not None else None) for p, t in changes.items()}
+
+    def build(tip: store.Commit | None) -> dict[str, bytes | None]:
+        assert tip is not None
+        rendered, _ = sync_merge.render_views(ctx.repo, tip.tree, data, records.Cache(None))
+        return {**data, **rendered}
+
+    store.commit(ctx.repo, build, "rendered")
+    tip = store.tip(ctx.repo)
+    assert tip is not None
+    return tip
+
+
+@pytest.fixture
+def full_renders(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many times a merge fell back to rendering every view."""
+    calls: list[int] = []
+    real = sync_merge.render_views
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sync_merge, "render_views", counted)
+    return calls
+
+
+def test_merging_a_few_sessions_patches_views_the_same_in_either_direction(
+        ctx: memory.Context, git: Git, full_renders: list[int]) -> None:
+    """Random forks of a 130-session branch (both archives exist): each side adds 1-3
+    sessions of any date, sometimes edits one in place. Either direction gives one tree
+    whose views are a full render's bytes; without decisions, no full render is needed."""
+    r = random.Random(5)
+    made = [random_session(r, i) for i in range(130)]
+    base = put_rendered(ctx, dict(made))
+    patched = 0
+    for trial in range(14):
+        sides = []
+        for side in range(2):
+            news = [random_session(r, 1000 + 10 * trial + 5 * side + k) for k in range(r.randint(1, 3))]
+            edit = {}
+            if r.random() < 0.4:
+                path, text = made[r.randrange(len(made))]
+                edit = {path: text.replace("summary: \"Session", f"summary: \"Side {side} edited session")}
+            sides.append({**dict(news), **edit})
+        git("update-ref", "refs/heads/claude-memory", str(base.id))
+        a = put_rendered(ctx, sides[0])
+        git("update-ref", "refs/heads/claude-memory", str(base.id))
+        b = put_rendered(ctx, sides[1])
+        before = len(full_renders)
+        merge_both_ways(ctx, git, a, b)
+        assert_views_are_a_full_render(ctx, git)
+        decided = any("## Decisions" in t for side in sides for t in side.values() if t)
+        patched += len(full_renders) == before
+        assert decided or len(full_renders) == before, trial
+    assert patched >= 6
+
+
+def test_a_side_whose_views_are_not_a_full_render_makes_the_merge_render_them(
+        ctx: memory.Context, git: Git, full_renders: list[int]) -> None:
+    """A hand edit on the branch that keeps the views' shape: patching would carry it on
+    one side only, so the two patches differ and the views are rendered from the records."""
+    r = random.Random(9)
+    base = put_rendered(ctx, dict(random_session(r, i) for i in range(30)))
+    (new_a, new_b) = (random_session(r, 500), random_session(r, 501))
+    a = put_rendered(ctx, dict([new_a]))
+    index = show(git, "index.md")
+    edited = index.replace("Session 3", "Session three, by hand", 1)
+    assert edited != index
+    a = put(ctx, {"index.md": edited})
+    git("update-ref", "refs/heads/claude-memory", str(base.id))
+    b = put_rendered(ctx, dict([new_b]))
+    before = len(full_renders)
+    merge_both_ways(ctx, git, a, b)
+    assert len(full_renders) == before + 2 and "by hand" not in show(git, "index.md")
+    assert_views_are_a_full_render(ctx, git)

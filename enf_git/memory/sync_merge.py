@@ -16,11 +16,16 @@ A path's rule is looked up in RULES, first match wins; the default is the list a
 The next issue's compression adds a rule there (a session compressed on one side and
 edited on the other keeps the edit) without touching the rest.
 
-Derived views are then rendered from the merged records, as a full render (never a
-patch of either side's views, which could differ), and the change set is checked for
-conflict markers before anything is written. The merge commit has both tips as
-parents; the branch moves by compare-and-swap, and when a local commit lands in the
-meantime the merge is computed again on the new tip.
+Derived views are then made for the merged records, never merged as text. Usually a
+teammate brought a few new sessions: ours' views are patched with them (their lines
+inserted where they sort, memory/views.py), and theirs' views with what ours brought;
+when both patches succeed and agree, that is the result. Both sides are computed
+whichever side merges, so the outcome is the same in every clone, in either direction
+(and equal to a full render whenever either side's views were one). Otherwise, a full
+render from every record. The change set is checked for conflict markers before
+anything is written. The merge commit has both tips as parents; the branch moves by
+compare-and-swap, and when a local commit lands in the meantime the merge is computed
+again on the new tip.
 """
 
 from __future__ import annotations
@@ -105,7 +110,7 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
         return MergeResult("up-to-date", str(ours.id))
     base = store.merge_base(repo, ours, theirs)
     plan = plan_merge(repo, base.tree if base else None, ours.tree, theirs.tree)
-    rendered, problems = render_views(repo, ours.tree, plan.changes, cache)
+    rendered, problems = merged_views(repo, base.tree if base else None, ours.tree, theirs.tree, plan.changes, cache)
     plan.changes.update(rendered)
     merge.refuse_markers(plan.changes)
     done = store.commit_merge(repo, ours, theirs, plan.changes, merge_message(ours, theirs, plan), now)
@@ -183,6 +188,33 @@ RULES: tuple[tuple[Callable[[str], bool], Rule], ...] = (
 
 def rule_for(path: str) -> Rule:
     return next((rule for matches, rule in RULES if matches(path)), three_way)
+
+
+def merged_views(repo: store.Repo, base: store.Tree | None, ours: store.Tree, theirs: store.Tree,
+                 changes: dict[str, bytes | None], cache: records.Cache
+                 ) -> tuple[dict[str, bytes | None], dict[str, EnfError]]:
+    """The views of the merged records (ours + `changes`), as changes to ours' tree.
+
+    Patched only when patching ours' views with `changes` and theirs' views with what
+    makes theirs the merge give the same bytes for every view: the answer then depends
+    on neither the direction of the merge nor the clone. Else a full render.
+    """
+    mine = views.patched_views(repo, ours, changes)
+    if mine is not None:
+        yours = views.patched_views(repo, theirs, plan_merge(repo, base, theirs, ours).changes)
+        if yours is not None and _view_oids(repo, ours, mine) == _view_oids(repo, theirs, yours):
+            return mine, {}
+    return render_views(repo, ours, changes, cache)
+
+
+def _view_oids(repo: store.Repo, tree: store.Tree, patched: dict[str, bytes | None]) -> tuple[str | None, ...]:
+    """Every view's blob id after `patched` is applied to `tree` (None: absent)."""
+    def oid(view: str) -> str | None:
+        if view not in patched:
+            return store.blob_oid(repo, tree, view)
+        data = patched[view]
+        return store.hash_bytes(data) if data is not None else None
+    return tuple(oid(view) for view in render.VIEWS)
 
 
 def render_views(repo: store.Repo, tree: store.Tree, overlay: dict[str, bytes | None],
