@@ -442,3 +442,25 @@ def test_inserting_into_a_full_topic_creates_its_archive_either_way() -> None:
         new = session(f"{day}-zz-late", f"session_id: n{after + 1:07d}\nstatus: completed\nsummary: Late\ntags: [api]")
         assert render.render_all("shop", have, [])["topics-archive.md"] is None
         assert inserted_like_a_full_render(have, [new]) is True, after
+
+
+def test_the_newest_session_costs_a_lookup_or_two_a_list() -> None:
+    """Each lookup parses a session from the tree: a routine add must not bisect 10,000."""
+    have = tagged_sessions(["[api, db]"] * 300)
+    keys = {s.stem: render.order_key(s) for s in have}
+    asked: list[str] = []
+
+    def key_of(stem: str) -> render.Key | None:
+        asked.append(stem)
+        return keys.get(stem)
+
+    new = session("2026-01-01-newest", "session_id: n0000001\nstatus: completed\nsummary: New\ntags: [api, db]")
+    keys[new.stem] = render.order_key(new)
+    views = {v: (d or b"").decode() or None for v, d in render.render_all("shop", have, []).items()}
+    assert render.patch_insert(views, [new], key_of) is not None
+    assert len(asked) <= 2 * 3  # index.md and each tag: the top line, and the last kept one
+    asked.clear()
+    older = session("2025-10-20-older", "session_id: n0000002\nstatus: completed\nsummary: Old\ntags: [api]")
+    keys[older.stem] = render.order_key(older)  # 8 sessions are newer
+    assert render.patch_insert(views, [older], key_of) is not None
+    assert len(asked) <= 2 * (2 + 2 * 3)
