@@ -109,8 +109,11 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
     if store.descends_from(repo, ours, theirs):
         return MergeResult("up-to-date", str(ours.id))
     base = store.merge_base(repo, ours, theirs)
-    plan = plan_merge(repo, base.tree if base else None, ours.tree, theirs.tree)
-    rendered, problems = merged_views(repo, base.tree if base else None, ours.tree, theirs.tree, plan.changes, cache)
+    base_tree = base.tree if base else None
+    mine, yours = _changed(repo, base_tree, ours.tree), _changed(repo, base_tree, theirs.tree)
+    plan = _plan(repo, base_tree, mine, yours)
+    rendered, problems = merged_views(repo, ours.tree, theirs.tree, plan.changes,
+                                      lambda: _plan(repo, base_tree, yours, mine).changes, cache)
     plan.changes.update(rendered)
     merge.refuse_markers(plan.changes)
     done = store.commit_merge(repo, ours, theirs, plan.changes, merge_message(ours, theirs, plan), now)
@@ -122,7 +125,11 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
 
 def plan_merge(repo: store.Repo, base: store.Tree | None, ours: store.Tree, theirs: store.Tree) -> Plan:
     """The per-path merge of two trees against `base` (None: an empty tree)."""
-    mine, yours = _changed(repo, base, ours), _changed(repo, base, theirs)
+    return _plan(repo, base, _changed(repo, base, ours), _changed(repo, base, theirs))
+
+
+def _plan(repo: store.Repo, base: store.Tree | None, mine: dict[str, str | None], yours: dict[str, str | None]) -> Plan:
+    """plan_merge from what each side changed since `base` (path -> blob id, None: deleted)."""
     plan = Plan()
 
     def read(oid: str | None) -> bytes:
@@ -190,31 +197,42 @@ def rule_for(path: str) -> Rule:
     return next((rule for matches, rule in RULES if matches(path)), three_way)
 
 
-def merged_views(repo: store.Repo, base: store.Tree | None, ours: store.Tree, theirs: store.Tree,
-                 changes: dict[str, bytes | None], cache: records.Cache
+def merged_views(repo: store.Repo, ours: store.Tree, theirs: store.Tree, changes: dict[str, bytes | None],
+                 their_changes: Callable[[], dict[str, bytes | None]], cache: records.Cache
                  ) -> tuple[dict[str, bytes | None], dict[str, EnfError]]:
     """The views of the merged records (ours + `changes`), as changes to ours' tree.
 
-    Patched only when patching ours' views with `changes` and theirs' views with what
-    makes theirs the merge give the same bytes for every view: the answer then depends
-    on neither the direction of the merge nor the clone. Else a full render.
+    Patched only when patching ours' views with `changes` and theirs' views with
+    `their_changes()` (what makes theirs the merge) gives the same bytes for every view:
+    the answer then depends on neither the direction of the merge nor the clone. Else a
+    full render.
     """
     mine = views.patched_views(repo, ours, changes)
     if mine is not None:
-        yours = views.patched_views(repo, theirs, plan_merge(repo, base, theirs, ours).changes)
-        if yours is not None and _view_oids(repo, ours, mine) == _view_oids(repo, theirs, yours):
+        yours = views.patched_views(repo, theirs, their_changes())
+        if yours is not None and _same_views(repo, ours, mine, theirs, yours):
             return mine, {}
     return render_views(repo, ours, changes, cache)
 
 
-def _view_oids(repo: store.Repo, tree: store.Tree, patched: dict[str, bytes | None]) -> tuple[str | None, ...]:
-    """Every view's blob id after `patched` is applied to `tree` (None: absent)."""
-    def oid(view: str) -> str | None:
-        if view not in patched:
-            return store.blob_oid(repo, tree, view)
-        data = patched[view]
-        return store.hash_bytes(data) if data is not None else None
-    return tuple(oid(view) for view in render.VIEWS)
+def _same_views(repo: store.Repo, ours: store.Tree, mine: dict[str, bytes | None],
+                theirs: store.Tree, yours: dict[str, bytes | None]) -> bool:
+    """Whether ours' tree patched with `mine` and theirs' with `yours` hold the same views."""
+    for view in render.VIEWS:
+        if view in mine and view in yours:
+            same = mine[view] == yours[view]  # both rewritten (the archives: megabytes): compare, never hash
+        else:
+            same = _view_oid(repo, ours, mine, view) == _view_oid(repo, theirs, yours, view)
+        if not same:
+            return False
+    return True
+
+
+def _view_oid(repo: store.Repo, tree: store.Tree, patched: dict[str, bytes | None], view: str) -> str | None:
+    if view not in patched:
+        return store.blob_oid(repo, tree, view)
+    data = patched[view]
+    return store.hash_bytes(data) if data is not None else None
 
 
 def render_views(repo: store.Repo, tree: store.Tree, overlay: dict[str, bytes | None],
