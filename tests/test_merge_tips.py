@@ -395,3 +395,61 @@ def test_a_side_whose_views_are_not_a_full_render_makes_the_merge_render_them(
     merge_both_ways(ctx, git, a, b)
     assert len(full_renders) == before + 2 and "by hand" not in show(git, "index.md")
     assert_views_are_a_full_render(ctx, git)
+
+
+def test_after_a_sync_merge_the_working_copy_gets_the_merge_and_nothing_else(
+        tmp_path: Path, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refresh after a merge writes exactly the files the merge changed, from the bytes
+    it just committed (no blob read back), and leaves the working copy clean."""
+    from enf_git.memory import sync as sync_mod
+    from enf_git.memory import working_set
+
+    bare = tmp_path / "origin.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(bare))
+    run_git(repo_dir, "remote", "add", "origin", str(bare))
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    r = random.Random(3)
+    alice = tmp_path / "alice"
+    run_git(tmp_path, "clone", "-q", str(bare), str(alice))
+    a = memory.Context.open(alice)
+    memory.init(a, now=1_776_000_000)
+    for i in range(40):
+        path, text = random_session(r, i)
+        (a.root / path).write_text(text.replace("## Decisions", "## Notes"))
+    memory.commit(a, now=1_776_000_001)
+    assert sync_mod.sync(a, "origin", now=1_776_000_002).ok
+    bob = tmp_path / "bob"
+    run_git(tmp_path, "clone", "-q", str(bare), str(bob))
+    run_git(bob, "fetch", "-q", "origin", "claude-memory:refs/remotes/origin/claude-memory")
+    b = memory.Context.open(bob)
+    memory.init(b, now=1_776_000_003)
+    (a.root / "sessions/2026-01-05-alice-late.md").write_text(session_text("aaaa0001", "2026-01-05", "Alice late", "[api]"))
+    assert sync_mod.sync(a, "origin", now=1_776_000_004).ok
+    (b.root / "sessions/2026-03-01-bob-new.md").write_text(session_text("bbbb0001", "2026-03-01", "Bob new", "[api]"))
+    stats = {p.relative_to(b.root).as_posix(): p.stat().st_mtime_ns for p in b.root.rglob("*.md")}
+    reads: list[str] = []
+    real = store.blob_data
+    monkeypatch.setattr(store, "blob_data", lambda repo, oid: reads.append(str(oid)) or real(repo, oid))
+    refreshed = []
+    real_materialize = working_set.materialize
+
+    def spy(*args: object, **kwargs: object) -> list[str]:
+        reads.clear()
+        written = real_materialize(*args, **kwargs)  # type: ignore[arg-type]
+        refreshed.append((written, list(reads)))
+        return written
+
+    monkeypatch.setattr(sync_mod, "materialize", spy)
+    done = sync_mod.sync(b, "origin", now=1_776_000_005)
+    assert done.ok and [m.outcome for m in done.merges] == ["merged"]
+    (written, read_back), = refreshed
+    merge_commit = store.tip(b.repo)
+    assert merge_commit is not None
+    changed = set(run_git(bob, "diff", "--name-only", "claude-memory^1", "claude-memory").split())
+    assert set(written) == changed and "sessions/2026-01-05-alice-late.md" in changed and read_back == []
+    for path in changed:
+        assert (b.root / path).read_text() == run_git(bob, "show", f"claude-memory:{path}")
+    for path, mtime in stats.items():
+        if path not in changed and path != "sessions/2026-03-01-bob-new.md" and path not in render.VIEWS:
+            assert (b.root / path).stat().st_mtime_ns == mtime, path
+    assert memory.commit(b, now=1_776_000_006).commit is None  # nothing left to commit: the manifest agrees

@@ -144,9 +144,17 @@ def _merge(ctx: Context, theirs_oid: str, out: Synced, now: int | None) -> None:
                        hint="git enf sync again; if it persists: git fsck")
     merged = sync_merge.merge_tips(ctx.repo, store.tip(ctx.repo), theirs, ctx.cache(), now)
     out.merges.append(merged)
-    if merged.outcome != "up-to-date":
-        with ctx.lock():
-            materialize(ctx)
+    if merged.outcome == "up-to-date":
+        return
+    with ctx.lock():
+        manifest = ctx.manifest()
+        made = merged.commit
+        if made is None or made.parent != manifest.base:
+            materialize(ctx, manifest=manifest)  # a fast-forward, or the working copy was behind: diff the trees
+            return
+        # The merge commit sits on what the working copy holds: its own change set is the
+        # delta, and its bytes are at hand (no tree diff, no blob read back).
+        materialize(ctx, store.commit_at(ctx.repo, made.oid), manifest=manifest, known=merged.known, changed=made.blobs)
 
 
 def _may_create(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced) -> bool:

@@ -80,6 +80,8 @@ class MergeResult:  # a plain class: see workspace.Settings
         self.kept = plan.kept if plan else []
         self.skipped = plan.skipped if plan else []
         self.written: tuple[str, ...] = commit.paths if commit else ()  # paths the merge commit changed
+        # path -> the bytes the merge commit put there: the working copy's refresh reuses them
+        self.known: dict[str, bytes] = {p: d for p, d in plan.changes.items() if d is not None} if commit and plan else {}
         self.problems = problems or {}  # malformed records, left out of the views
 
 
