@@ -453,3 +453,72 @@ def test_after_a_sync_merge_the_working_copy_gets_the_merge_and_nothing_else(
         if path not in changed and path != "sessions/2026-03-01-bob-new.md" and path not in render.VIEWS:
             assert (b.root / path).stat().st_mtime_ns == mtime, path
     assert memory.commit(b, now=1_776_000_006).commit is None  # nothing left to commit: the manifest agrees
+
+
+def shared_pair(tmp_path: Path, repo_dir: Path) -> tuple[memory.Context, memory.Context]:
+    """Alice and Bob, clones of one bare remote whose claude-memory Alice created."""
+    from enf_git.memory import sync as sync_mod
+
+    bare = tmp_path / "origin.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(bare))
+    run_git(repo_dir, "remote", "add", "origin", str(bare))
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    out = []
+    for name in ("alice", "bob"):
+        path = tmp_path / name
+        run_git(tmp_path, "clone", "-q", str(bare), str(path))
+        run_git(path, "fetch", "-q", "origin", "+refs/heads/claude-memory:refs/remotes/origin/claude-memory",
+                check=False)  # Alice's sync creates it; Bob adopts it
+        ctx = memory.Context.open(path)
+        memory.init(ctx, now=1_776_000_000)
+        assert sync_mod.sync(ctx, "origin", now=1_776_000_001).ok
+        out.append(ctx)
+    return out[0], out[1]
+
+
+def test_sync_commits_the_working_copy_while_the_first_fetch_runs(
+        tmp_path: Path, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from enf_git.memory import sync as sync_mod
+    from enf_git.plumbing import gitcli
+
+    alice, bob = shared_pair(tmp_path, repo_dir)
+    (alice.root / S1).write_text(session_text("aaaa1111"))
+    assert sync_mod.sync(alice, "origin", now=1_776_000_002).ok
+    (bob.root / S2).write_text(session_text("bbbb2222", date="2026-04-14"))
+    fetching = threading.Event()
+    overlapped: list[bool] = []
+    real_fetch, real_commit = gitcli.fetch, sync_mod.commit
+
+    def fetch(*args: object, **kwargs: object) -> gitcli.FetchResult:
+        fetching.set()
+        return real_fetch(*args, **kwargs)  # type: ignore[arg-type]
+
+    def commit(*args: object, **kwargs: object) -> object:
+        overlapped.append(fetching.wait(timeout=3))  # a sync that committed first would wait in vain
+        return real_commit(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gitcli, "fetch", fetch)
+    monkeypatch.setattr(sync_mod, "commit", commit)
+    done = sync_mod.sync(bob, "origin", now=1_776_000_003)
+    assert done.ok and overlapped == [True]
+    assert done.local is not None and done.local.commit is not None
+    assert [m.outcome for m in done.merges] == ["merged"]
+    assert {S1, S2} <= set(run_git(bob.root.parent, "ls-tree", "-r", "--name-only", "origin/claude-memory").split())
+
+
+def test_a_commit_that_fails_during_the_fetch_fails_the_sync(
+        tmp_path: Path, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from enf_git.memory import sync as sync_mod
+
+    _, bob = shared_pair(tmp_path, repo_dir)
+    before = run_git(bob.root.parent, "rev-parse", "origin/claude-memory")
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise EnfError("the working copy could not be read", hint="git enf doctor")
+
+    monkeypatch.setattr(sync_mod, "commit", broken)
+    with pytest.raises(EnfError, match="could not be read"):
+        sync_mod.sync(bob, "origin", now=1_776_000_004)
+    assert run_git(tmp_path / "origin.git", "rev-parse", "claude-memory") == before  # nothing pushed

@@ -18,6 +18,7 @@ default branch of an empty repository); a remote dedicated to memory (a URL, or
 from __future__ import annotations
 
 import random
+import threading
 import time
 from pathlib import Path
 from typing import IO
@@ -70,20 +71,53 @@ def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, 
     if dry_run:
         out.plan = gitcli.plan(top, remote, env)
         return out
-    out.local = commit(ctx, "enf: sync", now)
+    fetched: gitcli.FetchResult | None = _fetch_while_committing(ctx, remote, env, out, now, progress)
     for out.rounds in range(1, MAX_ROUNDS + 1):
-        if not _round(ctx, remote, env, out, now, progress, in_hook, allow_secrets):
+        if not _round(ctx, remote, env, out, now, progress, in_hook, allow_secrets, fetched):
             return out
+        fetched = None
         time.sleep(random.uniform(0.2, 0.5) * out.rounds)  # the remote moved: let it settle, then again
     return out.fail(f"{remote.label} kept moving while memory was pushed ({MAX_ROUNDS} rounds): "
                     "memory stays committed here; run git enf sync again")
 
 
+def _fetch_while_committing(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced,
+                            now: int | None, progress: IO[str] | None) -> gitcli.FetchResult:
+    """The first fetch, with the working copy's commit running meanwhile in a thread.
+
+    They move different refs (the remote-tracking one, the local branch), and while git
+    transfers this process only waits, so the commit's ~50 ms no longer add to the
+    fetch's. The fetch keeps the main thread, so Ctrl-C still kills git; the commit is
+    short and lands or not as a whole (compare-and-swap), so it is always waited for.
+    """
+    done: list[Report] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(commit(ctx, "enf: sync", now))
+        except BaseException as exc:  # re-raised below, in the caller's thread
+            failed.append(exc)
+
+    worker = threading.Thread(target=run, name="enf-sync-commit")
+    worker.start()
+    try:
+        fetched = gitcli.fetch(str(ctx.top), remote, env=env, progress=progress)
+    finally:
+        worker.join()
+    if failed:
+        raise failed[0]
+    out.local = done[0]
+    return fetched
+
+
 def _round(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced, now: int | None,
-           progress: IO[str] | None, in_hook: bool, allow_secrets: bool = False) -> bool:
-    """One fetch-merge-push; False when the sync is over (done or failed), True to go again."""
+           progress: IO[str] | None, in_hook: bool, allow_secrets: bool = False,
+           fetched: gitcli.FetchResult | None = None) -> bool:
+    """One fetch-merge-push (`fetched`: that fetch, already made); False when the sync is
+    over (done or failed), True to go again."""
     top = str(ctx.top)
-    fetched = out.fetched = gitcli.fetch(top, remote, env=env, progress=progress)
+    fetched = out.fetched = fetched or gitcli.fetch(top, remote, env=env, progress=progress)
     if not fetched.ok:
         out.fail(fetched.message)
         return False
