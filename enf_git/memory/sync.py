@@ -17,7 +17,6 @@ default branch of an empty repository); a remote dedicated to memory (a URL, or
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from pathlib import Path
@@ -76,6 +75,8 @@ def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, 
         if not _round(ctx, remote, env, out, now, progress, in_hook, allow_secrets, fetched):
             return out
         fetched = None
+        import random  # only a sync the remote raced needs it
+
         time.sleep(random.uniform(0.2, 0.5) * out.rounds)  # the remote moved: let it settle, then again
     return out.fail(f"{remote.label} kept moving while memory was pushed ({MAX_ROUNDS} rounds): "
                     "memory stays committed here; run git enf sync again")
