@@ -209,9 +209,10 @@ def merged_views(repo: store.Repo, ours: store.Tree, theirs: store.Tree, changes
     the answer then depends on neither the direction of the merge nor the clone. Else a
     full render.
     """
-    mine = views.patched_views(repo, ours, changes)
+    keys: dict[str, render.Key | None] = {}  # the two patches probe mostly the same sessions
+    mine = views.patched_views(repo, ours, changes, keys=keys)
     if mine is not None:
-        yours = views.patched_views(repo, theirs, their_changes())
+        yours = views.patched_views(repo, theirs, their_changes(), keys=keys)
         if yours is not None and _same_views(repo, ours, mine, theirs, yours):
             return mine, {}
     return render_views(repo, ours, changes, cache)

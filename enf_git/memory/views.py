@@ -46,11 +46,14 @@ def views_for(repo: store.Repo, tip: store.Commit | None, overlay: dict[str, byt
 
 
 def patched_views(repo: store.Repo, tree: store.Tree | None, overlay: Mapping[str, bytes | None],
-                  read: Callable[[str], bytes | None] | None = None) -> dict[str, bytes | None] | None:
+                  read: Callable[[str], bytes | None] | None = None,
+                  keys: dict[str, render.Key | None] | None = None) -> dict[str, bytes | None] | None:
     """The views of `tree` + `overlay` by patching `tree`'s lines, when the overlay only
     edits sessions in place and adds sessions without decisions; None: render all.
 
     `read(path)` gives a view's bytes at `tree` (default: from the object store).
+    `keys`: session order keys by "blob id:path", shared between calls (a merge patches
+    both sides' views, which mostly probe the same sessions).
     """
     if tree is None or paths.META in overlay:
         return None
@@ -81,27 +84,33 @@ def patched_views(repo: store.Repo, tree: store.Tree | None, overlay: Mapping[st
         return None
     if added:
         inserted = render.patch_insert(_Patched(current, touched), sorted(added, key=render.order_key),
-                                       _key_reader(repo, tree, overlay))
+                                       _key_reader(repo, tree, overlay, {} if keys is None else keys))
         if inserted is None:
             return None
         touched.update(inserted)
     return {v: text.encode("utf-8") for v, text in touched.items() if text != current.get(v)}
 
 
-def _key_reader(repo: store.Repo, tree: store.Tree, overlay: Mapping[str, bytes | None]) -> render.KeyOf:
-    """The order key of a session by stem, read from `overlay` or `tree` (memoized): the
-    few sessions a patch bisects over, parsed on demand instead of loading every record."""
-    seen: dict[str, render.Key | None] = {}
+def _key_reader(repo: store.Repo, tree: store.Tree, overlay: Mapping[str, bytes | None],
+                keys: dict[str, render.Key | None]) -> render.KeyOf:
+    """The order key of a session by stem, read from `overlay` or `tree`: the few sessions
+    a patch bisects over, parsed on demand (memoized in `keys` by blob and path) instead of
+    loading every record."""
 
     def key_of(stem: str) -> render.Key | None:
-        if stem not in seen:
-            path = f"{model.SESSIONS_DIR}/{stem}.md"
-            data = overlay[path] if path in overlay else store.read_path(repo, tree, path)
+        path = f"{model.SESSIONS_DIR}/{stem}.md"
+        data = overlay.get(path)
+        oid = store.hash_bytes(data) if data is not None else store.blob_oid(repo, tree, path)
+        if oid is None or path in overlay and data is None:
+            return None
+        seen = f"{oid}:{path}"  # the key holds the name: one blob under two names has two
+        if seen not in keys:
             try:
-                seen[stem] = render.order_key(model.parse_session(path, data)) if data is not None else None
-            except EnfError:
-                seen[stem] = None
-        return seen[stem]
+                raw = data if data is not None else store.blob_data(repo, oid)
+                keys[seen] = render.order_key(model.parse_session(path, raw))
+            except (EnfError, KeyError, TypeError):  # malformed, or no blob there (a folder, a submodule)
+                keys[seen] = None
+        return keys[seen]
 
     return key_of
 
