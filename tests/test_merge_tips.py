@@ -522,3 +522,38 @@ def test_a_commit_that_fails_during_the_fetch_fails_the_sync(
     with pytest.raises(EnfError, match="could not be read"):
         sync_mod.sync(bob, "origin", now=1_776_000_004)
     assert run_git(tmp_path / "origin.git", "rev-parse", "claude-memory") == before  # nothing pushed
+
+
+def test_a_sync_merge_reads_our_views_from_the_working_copy(
+        tmp_path: Path, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ours' views are what the working copy holds (the manifest's stat proves it): the
+    merge reads them there, not from the object store (where libgit2 inflates and
+    hash-checks megabytes of archives), and still gets a full render's bytes."""
+    from enf_git.memory import sync as sync_mod
+
+    alice, bob = shared_pair(tmp_path, repo_dir)
+    r = random.Random(12)
+    for i in range(30):
+        path, text = random_session(r, i)
+        (alice.root / path).write_text(text.replace("## Decisions", "## Notes"))
+    assert sync_mod.sync(alice, "origin", now=1_776_000_002).ok
+    assert sync_mod.sync(bob, "origin", now=1_776_000_003).ok  # a fast-forward: bob has them all
+    (alice.root / "sessions/2026-01-03-alice-more.md").write_text(session_text("aaaa0002", "2026-01-03", "More", "[db]"))
+    assert sync_mod.sync(alice, "origin", now=1_776_000_004).ok
+    (bob.root / "sessions/2026-03-03-bob-more.md").write_text(session_text("bbbb0002", "2026-03-03", "Bob", "[db]"))
+    memory.commit(bob, now=1_776_000_005)
+    ours = store.tip(bob.repo)
+    assert ours is not None
+    from_store: list[str] = []
+    real = store.read_path
+
+    def read_path(repo: store.Repo, tree: store.Tree | None, path: str) -> bytes | None:
+        if tree is not None and tree.id == ours.tree.id and path in render.VIEWS:
+            from_store.append(path)
+        return real(repo, tree, path)
+
+    monkeypatch.setattr(store, "read_path", read_path)
+    done = sync_mod.sync(bob, "origin", now=1_776_000_006)
+    assert done.ok and [m.outcome for m in done.merges] == ["merged"]
+    assert from_store == []
+    assert_views_are_a_full_render(bob, lambda *a, **k: run_git(bob.root.parent, *a, **k))

@@ -31,11 +31,13 @@ again on the new tip.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
 
 from .. import paths
 from ..errors import ConcurrencyError, EnfError
 from ..plumbing import store
+from ..plumbing.workcopy import Manifest
 from ..pure import render
 from . import merge, records, views
 
@@ -86,13 +88,15 @@ class MergeResult:  # a plain class: see workspace.Settings
 
 
 def merge_tips(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, cache: records.Cache,
-               now: int | None = None) -> MergeResult:
+               now: int | None = None, synced: tuple[Path, Manifest] | None = None) -> MergeResult:
     """Bring `theirs` into the branch, whose tip was `ours` when the caller read it.
 
     If the branch moves meanwhile, the merge is redone onto where it points then.
+    `synced` (working copy root, manifest): ours' views are read from the working copy
+    where its stat proves them equal to the branch's.
     """
     for _ in range(MAX_ATTEMPTS):
-        result = _attempt(repo, ours, theirs, cache, now)
+        result = _attempt(repo, ours, theirs, cache, now, synced)
         if result is not None:
             return result
         ours = store.tip(repo)
@@ -101,7 +105,7 @@ def merge_tips(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit
 
 
 def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, cache: records.Cache,
-             now: int | None) -> MergeResult | None:
+             now: int | None, synced: tuple[Path, Manifest] | None = None) -> MergeResult | None:
     """One try; None when the branch no longer points at `ours`."""
     if ours is None or store.descends_from(repo, theirs, ours):
         if ours is not None and ours.id == theirs.id:
@@ -114,8 +118,9 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
     base_tree = base.tree if base else None
     mine, yours = _changed(repo, base_tree, ours.tree), _changed(repo, base_tree, theirs.tree)
     plan = _plan(repo, base_tree, mine, yours)
+    read = views.synced_reader(repo, synced[0], synced[1], ours.tree) if synced else None
     rendered, problems = merged_views(repo, ours.tree, theirs.tree, plan.changes,
-                                      lambda: _plan(repo, base_tree, yours, mine).changes, cache)
+                                      lambda: _plan(repo, base_tree, yours, mine).changes, cache, read)
     plan.changes.update(rendered)
     merge.refuse_markers(plan.changes)
     done = store.commit_merge(repo, ours, theirs, plan.changes, merge_message(ours, theirs, plan), now)
@@ -200,17 +205,18 @@ def rule_for(path: str) -> Rule:
 
 
 def merged_views(repo: store.Repo, ours: store.Tree, theirs: store.Tree, changes: dict[str, bytes | None],
-                 their_changes: Callable[[], dict[str, bytes | None]], cache: records.Cache
+                 their_changes: Callable[[], dict[str, bytes | None]], cache: records.Cache,
+                 read: Callable[[str], bytes | None] | None = None
                  ) -> tuple[dict[str, bytes | None], dict[str, EnfError]]:
     """The views of the merged records (ours + `changes`), as changes to ours' tree.
 
     Patched only when patching ours' views with `changes` and theirs' views with
     `their_changes()` (what makes theirs the merge) gives the same bytes for every view:
     the answer then depends on neither the direction of the merge nor the clone. Else a
-    full render.
+    full render. `read(path)`: ours' views (default: from the object store).
     """
     keys: dict[str, render.Key | None] = {}  # the two patches probe mostly the same sessions
-    mine = views.patched_views(repo, ours, changes, keys=keys)
+    mine = views.patched_views(repo, ours, changes, read, keys)
     if mine is not None:
         yours = views.patched_views(repo, theirs, their_changes(), keys=keys)
         if yours is not None and _same_views(repo, ours, mine, theirs, yours):

@@ -30,7 +30,7 @@ def views_for(repo: store.Repo, tip: store.Commit | None, overlay: dict[str, byt
     copy when its stat proves it equals the tip's, instead of inflating it from a pack.
     """
     tree = tip.tree if tip is not None else None
-    reader = _synced_reader(repo, synced[0], synced[1], tree) if synced else None
+    reader = synced_reader(repo, synced[0], synced[1], tree) if synced else None
     patched = patched_views(repo, tree, overlay, reader)
     if patched is not None:
         return patched, {}
@@ -153,15 +153,25 @@ class _Patched(Mapping[str, "str | None"]):
         return len(self._base)
 
 
-def _synced_reader(repo: store.Repo, root: Path, manifest: Manifest,
-                   tree: store.Tree | None) -> Callable[[str], bytes | None]:
+def synced_reader(repo: store.Repo, root: Path, manifest: Manifest,
+                  tree: store.Tree | None) -> Callable[[str], bytes | None]:
+    """A file's bytes at `tree`: from the working copy when it holds that blob, else from
+    the object store, where libgit2 inflates and hash-checks (~8 ms for a 480 KB
+    topics-archive.md, against ~0.1 ms to read the file). The file's stat proves it, or,
+    for a file written too recently for its stat to count (the commit a sync makes just
+    before it merges), its hash (~3 ms there)."""
     def read(path: str) -> bytes | None:
         oid = store.blob_oid(repo, tree, path)
-        if oid is not None and manifest.verified(root, path) == oid:
+        if oid is None:
+            return None
+        if manifest.files.get(path) == oid:
+            proven = manifest.verified(root, path) == oid
             try:
-                return (root / path).read_bytes()
+                data = (root / path).read_bytes()
             except OSError:
-                pass
+                data = None
+            if data is not None and (proven or store.hash_bytes(data) == oid):
+                return data
         return store.read_path(repo, tree, path)
     return read
 
