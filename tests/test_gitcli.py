@@ -591,3 +591,17 @@ def test_push_rejections_are_sorted(summary: str, outcome: Outcome) -> None:
 
 def test_a_timeout_is_offline_whatever_was_printed() -> None:
     assert gitcli._classify(gitcli._Run(-9, "", "remote: Permission denied", timed_out=True)) is Outcome.OFFLINE
+
+
+def test_push_over_a_history_with_a_missing_parent_is_unknown_not_a_crash(repo_dir: Path, bare_remote: Path) -> None:
+    """A commit whose parent is not here (a hand-made object, a broken clone): whether it
+    descends from what the remote has cannot be told, so nothing is pushed."""
+    base = memory_commit(repo_dir, "base")
+    publish(repo_dir, base)
+    tree = run_git(repo_dir, "mktree", input=b"").strip()
+    body = (f"tree {tree}\nparent {'2' * 40}\nauthor A <a@example.com> 1776000000 +0000\n"
+            "committer A <a@example.com> 1776000000 +0000\n\norphaned\n")
+    orphan = run_git(repo_dir, "hash-object", "-t", "commit", "-w", "--stdin", "--literally", input=body.encode()).strip()
+    result = gitcli.push(str(repo_dir), ORIGIN, orphan, expect=base)
+    assert result.outcome is Outcome.UNKNOWN and "git enf sync again" in result.message, result
+    assert rev(bare_remote, paths.REF) == base

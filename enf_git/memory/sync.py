@@ -178,7 +178,7 @@ def _merge(ctx: Context, theirs_oid: str, out: Synced, now: int | None) -> None:
         raise EnfError(f"the fetched {paths.BRANCH} ({theirs_oid[:12]}) is not in this repository",
                        hint="git enf sync again; if it persists: git fsck")
     # The manifest is read without the lock: it only lets ours' views be read from files
-    # its stat proves unchanged (anything else comes from the object store).
+    # whose stat or hash proves them the branch's (anything else: the object store).
     merged = sync_merge.merge_tips(ctx.repo, store.tip(ctx.repo), theirs, ctx.cache(), now,
                                    synced=(ctx.root, ctx.manifest()))
     out.merges.append(merged)

@@ -93,7 +93,7 @@ def merge_tips(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit
 
     If the branch moves meanwhile, the merge is redone onto where it points then.
     `synced` (working copy root, manifest): ours' views are read from the working copy
-    where its stat proves them equal to the branch's.
+    where it holds the branch's bytes (views.synced_reader).
     """
     for _ in range(MAX_ATTEMPTS):
         result = _attempt(repo, ours, theirs, cache, now, synced)

@@ -1,4 +1,4 @@
-"""Fetch and push `claude-memory` with the `git` binary (stdlib only).
+"""Fetch and push `claude-memory` with the `git` binary (stdlib only to import).
 
 pygit2 ignores the user's ssh config, `GIT_SSH_COMMAND`, credential helpers and
 proxies, so transport goes through `git`; merging and the compare-and-swap of the
@@ -8,8 +8,8 @@ anything the user's own `git fetch` depends on.
 
 Every call:
 - runs `git` in `repo_dir` with the repository-locating variables a hook inherits
-  (`git rev-parse --local-env-vars`: GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, ...)
-  removed, so a call from inside a pre-push hook still targets `repo_dir`;
+  (git's local_repo_env: GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, ...) removed, so a
+  call from inside a pre-push hook still targets `repo_dir`;
 - keeps the user's transport settings (GIT_SSH_COMMAND, GIT_SSH, GIT_ASKPASS,
   SSH_ASKPASS, proxies, `git -c` config) and never prompts: stdin is /dev/null,
   GIT_TERMINAL_PROMPT=0, no controlling terminal (a new session, POSIX), and ssh
@@ -20,6 +20,11 @@ Every call:
 
 Three answers to "does the remote have it": PRESENT (with its OID), ABSENT, UNKNOWN
 (with the reason). Only ABSENT may lead to creating the branch there.
+
+Only the transfers are git processes. What a sync needs to know first (the ssh
+command, the remotes) comes from one `git config` (`prepare`); the tracking ref before
+and after a fetch, and whether a push is a fast-forward, are read with pygit2 (store,
+imported on first use), each a process start saved.
 """
 
 from __future__ import annotations
@@ -361,7 +366,14 @@ def _descends(repo_dir: str, tip: str, base: str) -> bool | None:
     except EnfError:
         return None
     old = store.commit_at(repo, base)
-    return store.descends_from(repo, new, old) if old is not None else None
+    if old is None:
+        return None
+    try:
+        return store.descends_from(repo, new, old)
+    except Exception as exc:  # a history libgit2 cannot walk (a missing parent): cannot tell
+        if store.is_git_error(exc) or isinstance(exc, (KeyError, ValueError)):
+            return None
+        raise
 
 
 def _rev(repo_dir: str, ref: str, env: Mapping[str, str]) -> str | None:
