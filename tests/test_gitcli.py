@@ -237,7 +237,7 @@ def test_git_is_awaited_without_polling(repo_dir: Path) -> None:
     env = gitcli.env_for_git(os.environ)
     nap = ["-c", "alias.nap=!sleep 0.07", "nap"]
     times = []
-    for _ in range(3):
+    for _ in range(5):  # the best of five: a loaded machine delays some starts, never all
         start = time.perf_counter()
         assert gitcli._run(str(repo_dir), nap, env, 10.0).code == 0
         times.append(time.perf_counter() - start)
