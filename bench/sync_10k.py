@@ -13,6 +13,7 @@ Run: .venv/bin/python bench/sync_10k.py [--quick] [--reps N] [--sessions N] [--k
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 import common
@@ -23,7 +24,8 @@ def main() -> int:
 
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
-    common.header("sync_10k", sessions=n, repetitions=reps, git_enf=common.GIT_ENF)
+    code = _code_under_test()
+    common.header("sync_10k", sessions=n, repetitions=reps, git_enf=common.GIT_ENF, enf_git=code)
     a = common.init_user_repo(work / "alice")
     common.seed_branch(a, n)
     bare = work / "origin.git"
@@ -52,6 +54,16 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     print(f"(a) git fetch + git push of the same size       N={reps}: {common.spread_ms(baseline)}")
     common.ratio_report("sync/fetch+push", subject, baseline, goal=1.5)
     return 0
+
+
+def _code_under_test() -> str:
+    """Make every git-enf child run the enf_git this script imported (a worktree's, given by
+    PYTHONPATH), not the one the venv's editable install points at: hermetic() drops PYTHONPATH."""
+    import enf_git
+
+    top = str(Path(enf_git.__file__).resolve().parent.parent)
+    os.environ["PYTHONPATH"] = top
+    return top
 
 
 def _new_session(repo: Path, stem: str, k: int) -> None:

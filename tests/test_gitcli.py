@@ -231,6 +231,29 @@ def test_a_server_that_never_answers_times_out(repo_dir: Path) -> None:
     assert time.monotonic() - start < 8
 
 
+def test_git_is_awaited_without_polling(repo_dir: Path) -> None:
+    """A git that takes 70 ms comes back at ~70 ms. Popen.wait(timeout) polls with sleeps
+    that double up to 50 ms: it wakes at 63.5 ms, then at 113.5 ms, never in between."""
+    env = gitcli.env_for_git(os.environ)
+    nap = ["-c", "alias.nap=!sleep 0.07", "nap"]
+    times = []
+    for _ in range(5):  # the best of five: a loaded machine delays some starts, never all
+        start = time.perf_counter()
+        assert gitcli._run(str(repo_dir), nap, env, 10.0).code == 0
+        times.append(time.perf_counter() - start)
+    assert min(times) < 0.105, times
+
+
+def test_a_timeout_kills_git_and_what_it_started(repo_dir: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "survived"
+    slow = ["-c", f"alias.slow=!sleep 3; touch '{marker}'", "slow"]
+    start = time.monotonic()
+    run = gitcli._run(str(repo_dir), slow, gitcli.env_for_git(os.environ), 0.3)
+    assert run.timed_out and time.monotonic() - start < 2.5
+    time.sleep(3.2)
+    assert not marker.exists()  # the shell git started was killed with it (its process group)
+
+
 # --- push --------------------------------------------------------------------------------
 
 def test_push_creates_then_fast_forwards(repo_dir: Path, remote: tuple[Remote, Path]) -> None:
@@ -381,6 +404,82 @@ def test_calls_from_a_hook_environment_target_repo_dir(repo_dir: Path, bare_remo
     assert rev(bare_remote, paths.REF) == ours
 
 
+def test_git_is_asked_for_its_local_env_vars_only_for_a_variable_we_do_not_know(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[int] = []
+
+    def newer_git() -> tuple[str, ...]:  # a git that added a variable to its list
+        asked.append(1)
+        return (*gitcli.LOCAL_ENV_FALLBACK, "GIT_FUTURE_DIR")
+
+    monkeypatch.setattr(gitcli, "local_env_vars", newer_git)
+    hook = {"GIT_DIR": "/x/.git", "GIT_INDEX_FILE": "/x/i", "GIT_SSH_COMMAND": "ssh -i k", "GIT_TRACE2_EVENT": "/t",
+            "GIT_CONFIG_KEY_0": "a.b", "GIT_PUSH_OPTION_0": "ci.skip", "GIT_AUTHOR_NAME": "A", "PATH": "/bin"}
+    env = gitcli.env_for_git(hook)
+    assert not asked and "GIT_DIR" not in env and "GIT_INDEX_FILE" not in env
+    assert env["GIT_SSH_COMMAND"] == "ssh -i k" and env["GIT_TRACE2_EVENT"] == "/t"
+    assert env["GIT_PUSH_OPTION_0"] == "ci.skip" and env["GIT_AUTHOR_NAME"] == "A"
+    env = gitcli.env_for_git({**hook, "GIT_FUTURE_DIR": "/y", "GIT_FUTURE_COLOR": "1"})
+    assert asked and "GIT_FUTURE_DIR" not in env and env["GIT_FUTURE_COLOR"] == "1"
+
+
+def spy_git(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The git subcommands gitcli runs from now on (the first word of each)."""
+    calls: list[str] = []
+    real = gitcli._run
+
+    def run(repo_dir: str, args: list[str], *rest: object, **kw: object) -> object:
+        calls.append(args[0])
+        return real(repo_dir, args, *rest, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gitcli, "_run", run)
+    return calls
+
+
+def test_a_sync_runs_git_once_for_config_then_only_for_transport(repo_dir: Path, bare_remote: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    base = memory_commit(repo_dir, "base")
+    publish(repo_dir, base)
+    calls = spy_git(monkeypatch)
+    env = gitcli.prepare(str(repo_dir))
+    remote = gitcli.resolve_remote(str(repo_dir), "origin", env)
+    fetched = gitcli.fetch(str(repo_dir), remote, env=env)
+    assert (fetched.outcome, fetched.before, fetched.after) == (Outcome.OK, None, base)
+    assert gitcli.fetch(str(repo_dir), remote, env=env).outcome is Outcome.UP_TO_DATE
+    ours = memory_commit(repo_dir, "ours", parent=base)
+    assert gitcli.push(str(repo_dir), remote, ours, expect=base, env=env).outcome is Outcome.OK
+    assert calls == ["config", "fetch", "fetch", "push"]  # refs and ancestry are read in-process
+    assert rev(bare_remote, paths.REF) == ours
+
+
+def test_prepare_finds_remotes_git_knows_and_the_rest_asks_git_remote(repo_dir: Path, bare_remote: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    run_git(repo_dir, "remote", "add", "team.shared/x", str(bare_remote))
+    run_git(repo_dir, "config", "remote.mirror.pushurl", str(bare_remote))  # a remote with no url
+    calls = spy_git(monkeypatch)
+    env = gitcli.prepare(str(repo_dir))
+    assert set(env.remotes) == {"origin", "team.shared/x", "mirror"}
+    for name in ("origin", "team.shared/x", "mirror"):
+        assert gitcli.resolve_remote(str(repo_dir), name, env) == Remote(name, is_url=False)
+    assert calls == ["config"]
+    assert gitcli.resolve_remote(str(repo_dir), "https://example.com/m.git", env).is_url
+    assert calls == ["config", "remote"]  # not in the config: git remote has the last word
+
+
+def test_push_expecting_a_commit_we_do_not_have_is_unknown(repo_dir: Path, bare_remote: Path) -> None:
+    ours = memory_commit(repo_dir, "ours")
+    result = gitcli.push(str(repo_dir), ORIGIN, ours, expect="1" * 40)
+    assert result.outcome is Outcome.UNKNOWN and "git enf sync again" in result.message
+    assert rev(bare_remote, paths.REF) is None
+
+
+def test_a_gitenv_belongs_to_its_repository(repo_dir: Path, tmp_path: Path) -> None:
+    env = gitcli.prepare(str(repo_dir))
+    assert gitcli.prepare(str(repo_dir), env) is env
+    with pytest.raises(ValueError):
+        gitcli.prepare(str(tmp_path), env)
+
+
 def fake_ssh(tmp_path: Path, name: str) -> tuple[Path, Path]:
     """An ssh stand-in that records its arguments and fails like an unreachable host."""
     log = tmp_path / f"{name}.log"
@@ -403,6 +502,18 @@ def test_core_ssh_command_is_not_overridden(repo_dir: Path, tmp_path: Path) -> N
     script, log = fake_ssh(tmp_path, "config-ssh")
     run_git(repo_dir, "config", "core.sshCommand", str(script))
     gitcli.fetch(str(repo_dir), Remote("ssh://git@example.invalid/m.git", is_url=True))
+    assert "example.invalid" in log.read_text()
+
+
+@pytest.mark.parametrize("how", ["GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"])
+def test_an_ssh_command_given_with_git_c_is_not_overridden(repo_dir: Path, tmp_path: Path, how: str) -> None:
+    """`git -c core.sshCommand=... enf sync`: libgit2 never sees it, git does; so must we."""
+    script, log = fake_ssh(tmp_path, "dash-c-ssh")
+    given = ({"GIT_CONFIG_PARAMETERS": f"'core.sshcommand'='{script}'"} if how == "GIT_CONFIG_PARAMETERS" else
+             {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.sshCommand", "GIT_CONFIG_VALUE_0": str(script)})
+    env = {**os.environ, **given}
+    result = gitcli.fetch(str(repo_dir), Remote("ssh://git@example.invalid/m.git", is_url=True), env=env)
+    assert result.outcome is Outcome.OFFLINE
     assert "example.invalid" in log.read_text()
 
 
@@ -482,3 +593,17 @@ def test_push_rejections_are_sorted(summary: str, outcome: Outcome) -> None:
 
 def test_a_timeout_is_offline_whatever_was_printed() -> None:
     assert gitcli._classify(gitcli._Run(-9, "", "remote: Permission denied", timed_out=True)) is Outcome.OFFLINE
+
+
+def test_push_over_a_history_with_a_missing_parent_is_unknown_not_a_crash(repo_dir: Path, bare_remote: Path) -> None:
+    """A commit whose parent is not here (a hand-made object, a broken clone): whether it
+    descends from what the remote has cannot be told, so nothing is pushed."""
+    base = memory_commit(repo_dir, "base")
+    publish(repo_dir, base)
+    tree = run_git(repo_dir, "mktree", input=b"").strip()
+    body = (f"tree {tree}\nparent {'2' * 40}\nauthor A <a@example.com> 1776000000 +0000\n"
+            "committer A <a@example.com> 1776000000 +0000\n\norphaned\n")
+    orphan = run_git(repo_dir, "hash-object", "-t", "commit", "-w", "--stdin", "--literally", input=body.encode()).strip()
+    result = gitcli.push(str(repo_dir), ORIGIN, orphan, expect=base)
+    assert result.outcome is Outcome.UNKNOWN and "git enf sync again" in result.message, result
+    assert rev(bare_remote, paths.REF) == base

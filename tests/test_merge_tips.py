@@ -7,6 +7,8 @@ the same tree OID either way, every record of both sides, no conflict marker.
 
 from __future__ import annotations
 
+import datetime as dt
+import random
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -300,3 +302,258 @@ def test_a_submodule_in_a_hand_made_push_is_left_out_not_a_crash(ctx: memory.Con
     assert result.outcome == "merged" and result.skipped == ["vendored"]
     assert {S1, S2} <= set(files(git)) and "vendored" not in files(git)
     git("fsck", "--strict", "--no-dangling")
+
+
+# --- views patched, not rendered, when a side brought a few sessions ---------------------
+
+def random_session(r: random.Random, i: int) -> tuple[str, str]:
+    """(path, text) of a session on one of 40 days, at a time that often collides, 0-3
+    tags of 5; one in eight records a decision (whose views are always rendered)."""
+    day = (dt.date(2026, 1, 1) + dt.timedelta(days=r.randrange(40))).isoformat()
+    tags = "[" + ", ".join(r.sample(["api", "db", "ui", "ops", "zz"], r.randint(0, 3))) + "]"
+    body = ("\n## Decisions\n- [10:00] Y: In the context of area, decided x over y. Confidence: high\n"
+            if r.random() < 0.125 else "")
+    text = session_text(f"r{i:07d}", day, f"Session {i}", tags, r.choice(["completed", "active"]), body)
+    return f"sessions/{day}-work-{r.choice('abc')}{i:04d}.md", text.replace('"14:30"', f'"{r.choice(["09:00", "14:30"])}"')
+
+
+def put_rendered(ctx: memory.Context, changes: Mapping[str, str | None]) -> store.Commit:
+    """Commit `changes` with the views a full render gives (what enf's own commits hold)."""
+    data = {p: (t.encode() if t is not None else None) for p, t in changes.items()}
+
+    def build(tip: store.Commit | None) -> dict[str, bytes | None]:
+        assert tip is not None
+        rendered, _ = sync_merge.render_views(ctx.repo, tip.tree, data, records.Cache(None))
+        return {**data, **rendered}
+
+    store.commit(ctx.repo, build, "rendered")
+    tip = store.tip(ctx.repo)
+    assert tip is not None
+    return tip
+
+
+@pytest.fixture
+def full_renders(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many times a merge fell back to rendering every view."""
+    calls: list[int] = []
+    real = sync_merge.render_views
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sync_merge, "render_views", counted)
+    return calls
+
+
+def test_merging_a_few_sessions_patches_views_the_same_in_either_direction(
+        ctx: memory.Context, git: Git, full_renders: list[int]) -> None:
+    """Random forks of a 130-session branch (both archives exist): each side adds 1-3
+    sessions of any date, sometimes edits one in place. Either direction gives one tree
+    whose views are a full render's bytes; without decisions, no full render is needed."""
+    r = random.Random(5)
+    made = [random_session(r, i) for i in range(130)]
+    base = put_rendered(ctx, dict(made))
+    patched = 0
+    for trial in range(14):
+        sides = []
+        for side in range(2):
+            news = [random_session(r, 1000 + 10 * trial + 5 * side + k) for k in range(r.randint(1, 3))]
+            edit = {}
+            if r.random() < 0.4:
+                path, text = made[r.randrange(len(made))]
+                edit = {path: text.replace("summary: \"Session", f"summary: \"Side {side} edited session")}
+            sides.append({**dict(news), **edit})
+        git("update-ref", "refs/heads/claude-memory", str(base.id))
+        a = put_rendered(ctx, sides[0])
+        git("update-ref", "refs/heads/claude-memory", str(base.id))
+        b = put_rendered(ctx, sides[1])
+        before = len(full_renders)
+        merge_both_ways(ctx, git, a, b)
+        assert_views_are_a_full_render(ctx, git)
+        decided = any("## Decisions" in t for side in sides for t in side.values() if t)
+        patched += len(full_renders) == before
+        assert decided or len(full_renders) == before, trial
+    assert patched >= 6
+
+
+def test_a_side_whose_views_are_not_a_full_render_makes_the_merge_render_them(
+        ctx: memory.Context, git: Git, full_renders: list[int]) -> None:
+    """A hand edit on the branch that keeps the views' shape: patching would carry it on
+    one side only, so the two patches differ and the views are rendered from the records."""
+    r = random.Random(9)
+    base = put_rendered(ctx, dict(random_session(r, i) for i in range(30)))
+    (new_a, new_b) = (random_session(r, 500), random_session(r, 501))
+    a = put_rendered(ctx, dict([new_a]))
+    index = show(git, "index.md")
+    edited = index.replace("Session 3", "Session three, by hand", 1)
+    assert edited != index
+    a = put(ctx, {"index.md": edited})
+    git("update-ref", "refs/heads/claude-memory", str(base.id))
+    b = put_rendered(ctx, dict([new_b]))
+    before = len(full_renders)
+    merge_both_ways(ctx, git, a, b)
+    assert len(full_renders) == before + 2 and "by hand" not in show(git, "index.md")
+    assert_views_are_a_full_render(ctx, git)
+
+
+def test_after_a_sync_merge_the_working_copy_gets_the_merge_and_nothing_else(
+        tmp_path: Path, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refresh after a merge writes exactly the files the merge changed, from the bytes
+    it just committed (no blob read back), and leaves the working copy clean."""
+    from enf_git.memory import sync as sync_mod
+    from enf_git.memory import working_set
+
+    bare = tmp_path / "origin.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(bare))
+    run_git(repo_dir, "remote", "add", "origin", str(bare))
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    r = random.Random(3)
+    alice = tmp_path / "alice"
+    run_git(tmp_path, "clone", "-q", str(bare), str(alice))
+    a = memory.Context.open(alice)
+    memory.init(a, now=1_776_000_000)
+    for i in range(40):
+        path, text = random_session(r, i)
+        (a.root / path).write_text(text.replace("## Decisions", "## Notes"))
+    memory.commit(a, now=1_776_000_001)
+    assert sync_mod.sync(a, "origin", now=1_776_000_002).ok
+    bob = tmp_path / "bob"
+    run_git(tmp_path, "clone", "-q", str(bare), str(bob))
+    run_git(bob, "fetch", "-q", "origin", "claude-memory:refs/remotes/origin/claude-memory")
+    b = memory.Context.open(bob)
+    memory.init(b, now=1_776_000_003)
+    (a.root / "sessions/2026-01-05-alice-late.md").write_text(session_text("aaaa0001", "2026-01-05", "Alice late", "[api]"))
+    assert sync_mod.sync(a, "origin", now=1_776_000_004).ok
+    (b.root / "sessions/2026-03-01-bob-new.md").write_text(session_text("bbbb0001", "2026-03-01", "Bob new", "[api]"))
+    stats = {p.relative_to(b.root).as_posix(): p.stat().st_mtime_ns for p in b.root.rglob("*.md")}
+    reads: list[str] = []
+    real = store.blob_data
+    monkeypatch.setattr(store, "blob_data", lambda repo, oid: reads.append(str(oid)) or real(repo, oid))
+    refreshed = []
+    real_materialize = working_set.materialize
+
+    def spy(*args: object, **kwargs: object) -> list[str]:
+        reads.clear()
+        written = real_materialize(*args, **kwargs)  # type: ignore[arg-type]
+        refreshed.append((written, list(reads)))
+        return written
+
+    monkeypatch.setattr(sync_mod, "materialize", spy)
+    done = sync_mod.sync(b, "origin", now=1_776_000_005)
+    assert done.ok and [m.outcome for m in done.merges] == ["merged"]
+    (written, read_back), = refreshed
+    merge_commit = store.tip(b.repo)
+    assert merge_commit is not None
+    changed = set(run_git(bob, "diff", "--name-only", "claude-memory^1", "claude-memory").split())
+    assert set(written) == changed and "sessions/2026-01-05-alice-late.md" in changed and read_back == []
+    for path in changed:
+        assert (b.root / path).read_text() == run_git(bob, "show", f"claude-memory:{path}")
+    for path, mtime in stats.items():
+        if path not in changed and path != "sessions/2026-03-01-bob-new.md" and path not in render.VIEWS:
+            assert (b.root / path).stat().st_mtime_ns == mtime, path
+    assert memory.commit(b, now=1_776_000_006).commit is None  # nothing left to commit: the manifest agrees
+
+
+def shared_pair(tmp_path: Path, repo_dir: Path) -> tuple[memory.Context, memory.Context]:
+    """Alice and Bob, clones of one bare remote whose claude-memory Alice created."""
+    from enf_git.memory import sync as sync_mod
+
+    bare = tmp_path / "origin.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(bare))
+    run_git(repo_dir, "remote", "add", "origin", str(bare))
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    out = []
+    for name in ("alice", "bob"):
+        path = tmp_path / name
+        run_git(tmp_path, "clone", "-q", str(bare), str(path))
+        run_git(path, "fetch", "-q", "origin", "+refs/heads/claude-memory:refs/remotes/origin/claude-memory",
+                check=False)  # Alice's sync creates it; Bob adopts it
+        ctx = memory.Context.open(path)
+        memory.init(ctx, now=1_776_000_000)
+        assert sync_mod.sync(ctx, "origin", now=1_776_000_001).ok
+        out.append(ctx)
+    return out[0], out[1]
+
+
+def test_sync_commits_the_working_copy_while_the_first_fetch_runs(
+        tmp_path: Path, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from enf_git.memory import sync as sync_mod
+    from enf_git.plumbing import gitcli
+
+    alice, bob = shared_pair(tmp_path, repo_dir)
+    (alice.root / S1).write_text(session_text("aaaa1111"))
+    assert sync_mod.sync(alice, "origin", now=1_776_000_002).ok
+    (bob.root / S2).write_text(session_text("bbbb2222", date="2026-04-14"))
+    fetching = threading.Event()
+    overlapped: list[bool] = []
+    real_fetch, real_commit = gitcli.fetch, sync_mod.commit
+
+    def fetch(*args: object, **kwargs: object) -> gitcli.FetchResult:
+        fetching.set()
+        return real_fetch(*args, **kwargs)  # type: ignore[arg-type]
+
+    def commit(*args: object, **kwargs: object) -> object:
+        overlapped.append(fetching.wait(timeout=3))  # a sync that committed first would wait in vain
+        return real_commit(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gitcli, "fetch", fetch)
+    monkeypatch.setattr(sync_mod, "commit", commit)
+    done = sync_mod.sync(bob, "origin", now=1_776_000_003)
+    assert done.ok and overlapped == [True]
+    assert done.local is not None and done.local.commit is not None
+    assert [m.outcome for m in done.merges] == ["merged"]
+    assert {S1, S2} <= set(run_git(bob.root.parent, "ls-tree", "-r", "--name-only", "origin/claude-memory").split())
+
+
+def test_a_commit_that_fails_during_the_fetch_fails_the_sync(
+        tmp_path: Path, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from enf_git.memory import sync as sync_mod
+
+    _, bob = shared_pair(tmp_path, repo_dir)
+    before = run_git(bob.root.parent, "rev-parse", "origin/claude-memory")
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise EnfError("the working copy could not be read", hint="git enf doctor")
+
+    monkeypatch.setattr(sync_mod, "commit", broken)
+    with pytest.raises(EnfError, match="could not be read"):
+        sync_mod.sync(bob, "origin", now=1_776_000_004)
+    assert run_git(tmp_path / "origin.git", "rev-parse", "claude-memory") == before  # nothing pushed
+
+
+def test_a_sync_merge_reads_our_views_from_the_working_copy(
+        tmp_path: Path, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ours' views are what the working copy holds (the manifest's stat proves it): the
+    merge reads them there, not from the object store (where libgit2 inflates and
+    hash-checks megabytes of archives), and still gets a full render's bytes."""
+    from enf_git.memory import sync as sync_mod
+
+    alice, bob = shared_pair(tmp_path, repo_dir)
+    r = random.Random(12)
+    for i in range(30):
+        path, text = random_session(r, i)
+        (alice.root / path).write_text(text.replace("## Decisions", "## Notes"))
+    assert sync_mod.sync(alice, "origin", now=1_776_000_002).ok
+    assert sync_mod.sync(bob, "origin", now=1_776_000_003).ok  # a fast-forward: bob has them all
+    (alice.root / "sessions/2026-01-03-alice-more.md").write_text(session_text("aaaa0002", "2026-01-03", "More", "[db]"))
+    assert sync_mod.sync(alice, "origin", now=1_776_000_004).ok
+    (bob.root / "sessions/2026-03-03-bob-more.md").write_text(session_text("bbbb0002", "2026-03-03", "Bob", "[db]"))
+    memory.commit(bob, now=1_776_000_005)
+    ours = store.tip(bob.repo)
+    assert ours is not None
+    from_store: list[str] = []
+    real = store.read_path
+
+    def read_path(repo: store.Repo, tree: store.Tree | None, path: str) -> bytes | None:
+        if tree is not None and tree.id == ours.tree.id and path in render.VIEWS:
+            from_store.append(path)
+        return real(repo, tree, path)
+
+    monkeypatch.setattr(store, "read_path", read_path)
+    done = sync_mod.sync(bob, "origin", now=1_776_000_006)
+    assert done.ok and [m.outcome for m in done.merges] == ["merged"]
+    assert from_store == []
+    assert_views_are_a_full_render(bob, lambda *a, **k: run_git(bob.root.parent, *a, **k))

@@ -357,3 +357,110 @@ def test_adding_a_session_renders_a_topics_md_from_before_the_split() -> None:
     assert render.patch_add(views, sessions[21]) is not None
     unsplit = f"# Topics\n\n{M}\n\n## api\n{topic_lines(sessions, range(20, -1, -1))}"
     assert render.patch_add({**views, render.TOPICS: unsplit, render.TOPICS_ARCHIVE: None}, sessions[21]) is None
+
+
+# -- inserting sessions anywhere (a merge brings older-dated ones) ----------------------
+
+
+def random_session(r: random.Random, i: int, tags: list[str]) -> model.Session:
+    """Dates over a few weeks (many sessions a day), times that often collide, so the
+    order key's every part decides somewhere; 0-3 tags from `tags`."""
+    day = (dt.date(2026, 1, 1) + dt.timedelta(days=r.randrange(30))).isoformat()
+    time = r.choice(["", f"{r.randrange(8, 12):02d}:{r.choice(['00', '30'])}"])
+    picked = r.sample(tags, r.randint(0, min(3, len(tags))))
+    header = (f"session_id: r{i:07d}\ndate: {day}\nstatus: {r.choice(['completed', 'active'])}\n"
+              f"summary: Session {i}\ntags: [{', '.join(picked)}]")
+    if time:
+        header += f'\nstart_time: "{time}"'
+    return session(f"{day}-work-{r.choice('abc')}{i:04d}", header)
+
+
+def inserted_like_a_full_render(have: list[model.Session], news: list[model.Session]) -> bool | None:
+    """patch_insert of `news` into the full render of `have` against the full render of
+    both: True (patched, equal), None (declined); a difference fails the test."""
+    before = render.render_all("shop", have, [])
+    current = {v: (before[v] or b"").decode() or None for v in render.PATCHABLE}
+    keys = {s.stem: render.order_key(s) for s in [*have, *news]}
+    patched = render.patch_insert(current, news, keys.get)
+    if patched is None:
+        return None
+    for view, data in render.render_all("shop", [*have, *news], []).items():
+        got = patched[view].encode() if view in patched else before[view]
+        assert got == data, (len(have), [s.stem for s in news], view)
+    return True
+
+
+def test_inserting_sessions_anywhere_patches_exactly_like_a_full_render() -> None:
+    """Random histories across both splits (100 in index.md, 20 a tag in topics.md): a
+    few new sessions, any dates, inserted into a full render give the full render."""
+    r = random.Random(8)
+    patched = declined = 0
+    for case in range(160):
+        tags = ["api", "db", "ui", "zz"][: r.randint(1, 4)]
+        pool = [random_session(r, i, tags) for i in range(r.choice([3, 30, 99, 101, 140, 260]) + 4)]
+        have, news = pool[4:], r.sample(pool[:4], r.randint(1, 4))
+        outcome = inserted_like_a_full_render(have, news)
+        patched += outcome is True
+        declined += outcome is None
+    assert patched >= 140, (patched, declined)  # declined: a first archive to create, placeholders
+
+
+def test_insert_declines_when_a_listed_session_is_unknown_or_the_views_are_not_ours() -> None:
+    r = random.Random(4)
+    have = [random_session(r, i, ["api"]) for i in range(130)]
+    (new,) = [random_session(r, 999, ["api"])]
+    before = render.render_all("shop", have, [])
+    current = {v: (before[v] or b"").decode() or None for v in render.PATCHABLE}
+    assert render.patch_insert(current, [new], lambda stem: None) is None  # a listed stem we cannot look up
+    keys = {s.stem: render.order_key(s) for s in [*have, new]}
+    assert render.patch_insert(current, [new], keys.get) is not None
+    assert render.patch_insert({**current, render.INDEX: "hand edit\n"}, [new], keys.get) is None
+    decided = session("2026-01-02-decided", "session_id: d0000001\ndate: 2026-01-02",
+                      "## Decisions\n- [09:00] Y: In the context of api, decided REST over RPC. Confidence: high\n")
+    assert render.patch_insert(current, [decided], {**keys, decided.stem: render.order_key(decided)}.get) is None
+
+
+def test_inserting_where_the_archives_split_is_exact() -> None:
+    """Just above and just below the oldest line kept in index.md and in a topic."""
+    have = tagged_sessions(["[api]"] * 130)  # day i; index keeps 129..30, topics 129..110
+    keys = {s.stem: render.order_key(s) for s in have}
+    for after in (29, 30, 109, 110):  # a session dated between day `after` and the next
+        day = (dt.date(2025, 1, 1) + dt.timedelta(days=after)).isoformat()
+        new = session(f"{day}-zz-late", f"session_id: n{after:07d}\nstatus: completed\nsummary: Late\ntags: [api]")
+        assert inserted_like_a_full_render(have, [new]) is True, after
+        assert render.patch_insert({v: (d or b"").decode() or None for v, d in
+                                    render.render_all("shop", have, []).items()}, [new],
+                                   {**keys, new.stem: render.order_key(new)}.get) is not None
+
+
+def test_inserting_into_a_full_topic_creates_its_archive_either_way() -> None:
+    """A tag with exactly 20 sessions and no archive yet: a newer session pushes the oldest
+    out, an older one goes there itself; either way topics-archive.md is created."""
+    have = tagged_sessions(["[api]"] * 20 + ["[ui]"])
+    for after in (-1, 5):
+        day = (dt.date(2025, 1, 1) + dt.timedelta(days=after)).isoformat()
+        new = session(f"{day}-zz-late", f"session_id: n{after + 1:07d}\nstatus: completed\nsummary: Late\ntags: [api]")
+        assert render.render_all("shop", have, [])["topics-archive.md"] is None
+        assert inserted_like_a_full_render(have, [new]) is True, after
+
+
+def test_the_newest_session_costs_a_lookup_or_two_a_list() -> None:
+    """Each lookup parses a session from the tree: a routine add must not bisect 10,000."""
+    have = tagged_sessions(["[api, db]"] * 300)
+    keys = {s.stem: render.order_key(s) for s in have}
+    asked: list[str] = []
+
+    def key_of(stem: str) -> render.Key | None:
+        asked.append(stem)
+        return keys.get(stem)
+
+    new = session("2026-01-01-newest", "session_id: n0000001\nstatus: completed\nsummary: New\ntags: [api, db]")
+    keys[new.stem] = render.order_key(new)
+    views = {v: (d or b"").decode() or None for v, d in render.render_all("shop", have, []).items()}
+    assert render.patch_insert(views, [new], key_of) is not None
+    assert len(asked) <= 2 * 3  # index.md and each tag: the top line, and the last kept one
+    asked.clear()
+    older = session("2025-10-20-older", "session_id: n0000002\nstatus: completed\nsummary: Old\ntags: [api]")
+    keys[older.stem] = render.order_key(older)  # 8 sessions are newer
+    assert render.patch_insert(views, [older], key_of) is not None
+    assert len(asked) <= 2 * (2 + 2 * 3)

@@ -9,12 +9,12 @@ import click
 from .. import paths
 from ..memory.workspace import Context
 from ..pure import model
-from ..pure.ledger import Chain, Disagreement
 from .base import CONTEXT, JSON_OPTION, emit, parse_date, style, workspace
 from .text import envelope, recall_json
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: the ledger is imported when a command builds one
     from ..plumbing.store import Commit
+    from ..pure.ledger import Chain, Disagreement
 
 LIMIT = click.IntRange(min=1)
 

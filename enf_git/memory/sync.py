@@ -17,7 +17,7 @@ default branch of an empty repository); a remote dedicated to memory (a URL, or
 
 from __future__ import annotations
 
-import random
+import threading
 import time
 from pathlib import Path
 from typing import IO
@@ -65,33 +65,69 @@ def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, 
         raise EnfError("memory is not shared with any remote yet",
                        hint=f"git config {REMOTE_KEY} origin  (or name one: git enf sync REMOTE)")
     top = str(ctx.top)
-    remote = gitcli.resolve_remote(top, configured)
+    env = gitcli.prepare(top)  # the config every git call needs, read once
+    remote = gitcli.resolve_remote(top, configured, env)
     out = Synced(remote.label)
     if dry_run:
-        out.plan = gitcli.plan(top, remote)
+        out.plan = gitcli.plan(top, remote, env)
         return out
-    out.local = commit(ctx, "enf: sync", now)
+    fetched: gitcli.FetchResult | None = _fetch_while_committing(ctx, remote, env, out, now, progress)
     for out.rounds in range(1, MAX_ROUNDS + 1):
-        if not _round(ctx, remote, out, now, progress, in_hook, allow_secrets):
+        if not _round(ctx, remote, env, out, now, progress, in_hook, allow_secrets, fetched):
             return out
+        fetched = None
+        import random  # only a sync the remote raced needs it
+
         time.sleep(random.uniform(0.2, 0.5) * out.rounds)  # the remote moved: let it settle, then again
     said = f" (the last refusal: {out.pushed.summary})" if out.pushed and out.pushed.summary else ""
     return out.fail(f"{remote.label} kept moving while memory was pushed ({MAX_ROUNDS} rounds){said}: "
                     "memory stays committed here; run git enf sync again")
 
 
-def _round(ctx: Context, remote: gitcli.Remote, out: Synced, now: int | None, progress: IO[str] | None,
-           in_hook: bool, allow_secrets: bool = False) -> bool:
-    """One fetch-merge-push; False when the sync is over (done or failed), True to go again."""
+def _fetch_while_committing(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced,
+                            now: int | None, progress: IO[str] | None) -> gitcli.FetchResult:
+    """The first fetch, with the working copy's commit running meanwhile in a thread.
+
+    They move different refs (the remote-tracking one, the local branch), and while git
+    transfers this process only waits, so the commit's ~50 ms no longer add to the
+    fetch's. The fetch keeps the main thread, so Ctrl-C still kills git; the commit is
+    short and lands or not as a whole (compare-and-swap), so it is always waited for.
+    """
+    done: list[Report] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(commit(ctx, "enf: sync", now))
+        except BaseException as exc:  # re-raised below, in the caller's thread
+            failed.append(exc)
+
+    worker = threading.Thread(target=run, name="enf-sync-commit")
+    worker.start()
+    try:
+        fetched = gitcli.fetch(str(ctx.top), remote, env=env, progress=progress)
+    finally:
+        worker.join()
+    if failed:
+        raise failed[0]
+    out.local = done[0]
+    return fetched
+
+
+def _round(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced, now: int | None,
+           progress: IO[str] | None, in_hook: bool, allow_secrets: bool = False,
+           fetched: gitcli.FetchResult | None = None) -> bool:
+    """One fetch-merge-push (`fetched`: that fetch, already made); False when the sync is
+    over (done or failed), True to go again."""
     top = str(ctx.top)
-    fetched = out.fetched = gitcli.fetch(top, remote, progress=progress)
+    fetched = out.fetched = fetched or gitcli.fetch(top, remote, env=env, progress=progress)
     if not fetched.ok:
         out.fail(fetched.message)
         return False
     absent = fetched.outcome is gitcli.Outcome.ABSENT
     if not absent and fetched.after:
         _merge(ctx, fetched.after, out, now)
-    if absent and not _may_create(ctx, remote, out):
+    if absent and not _may_create(ctx, remote, env, out):
         return False
     tip = store.tip(ctx.repo)
     if tip is None or (not absent and str(tip.id) == fetched.after):
@@ -101,7 +137,8 @@ def _round(ctx: Context, remote: gitcli.Remote, out: Synced, now: int | None, pr
     if not allow_secrets and not _scanned(ctx, remote, out):
         return False
     expect = "" if absent else fetched.after
-    pushed = out.pushed = gitcli.push(top, remote, str(tip.id), expect=expect, no_verify=in_hook, progress=progress)
+    pushed = out.pushed = gitcli.push(top, remote, str(tip.id), expect=expect, no_verify=in_hook, env=env,
+                                      progress=progress)
     if pushed.ok:
         out.messages.append(pushed.message)
         _scan_marker(ctx, remote).touch()
@@ -142,18 +179,29 @@ def _merge(ctx: Context, theirs_oid: str, out: Synced, now: int | None) -> None:
     if theirs is None:
         raise EnfError(f"the fetched {paths.BRANCH} ({theirs_oid[:12]}) is not in this repository",
                        hint="git enf sync again; if it persists: git fsck")
-    merged = sync_merge.merge_tips(ctx.repo, store.tip(ctx.repo), theirs, ctx.cache(), now)
+    # The manifest is read without the lock: it only lets ours' views be read from files
+    # whose stat or hash proves them the branch's (anything else: the object store).
+    merged = sync_merge.merge_tips(ctx.repo, store.tip(ctx.repo), theirs, ctx.cache(), now,
+                                   synced=(ctx.root, ctx.manifest()))
     out.merges.append(merged)
-    if merged.outcome != "up-to-date":
-        with ctx.lock():
-            materialize(ctx)
+    if merged.outcome == "up-to-date":
+        return
+    with ctx.lock():
+        manifest = ctx.manifest()
+        made = merged.commit
+        if made is None or made.parent != manifest.base:
+            materialize(ctx, manifest=manifest)  # a fast-forward, or the working copy was behind: diff the trees
+            return
+        # The merge commit sits on what the working copy holds: its own change set is the
+        # delta, and its bytes are at hand (no tree diff, no blob read back).
+        materialize(ctx, store.commit_at(ctx.repo, made.oid), manifest=manifest, known=merged.known, changed=made.blobs)
 
 
-def _may_create(ctx: Context, remote: gitcli.Remote, out: Synced) -> bool:
+def _may_create(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced) -> bool:
     """The remote lacks claude-memory: create it there only next to the code."""
     if remote.is_url or (store.config_value(ctx.repo, MEMORY_ONLY_KEY) or "").strip().lower() == "true":
         return True
-    code = gitcli.remote_has_code_branches(str(ctx.top), remote)
+    code = gitcli.remote_has_code_branches(str(ctx.top), remote, env)
     if code.state is gitcli.State.PRESENT:
         return True
     if code.state is gitcli.State.ABSENT:

@@ -16,21 +16,28 @@ A path's rule is looked up in RULES, first match wins; the default is the list a
 The next issue's compression adds a rule there (a session compressed on one side and
 edited on the other keeps the edit) without touching the rest.
 
-Derived views are then rendered from the merged records, as a full render (never a
-patch of either side's views, which could differ), and the change set is checked for
-conflict markers before anything is written. The merge commit has both tips as
-parents; the branch moves by compare-and-swap, and when a local commit lands in the
-meantime the merge is computed again on the new tip.
+Derived views are then made for the merged records, never merged as text. Usually a
+teammate brought a few new sessions: ours' views are patched with them (their lines
+inserted where they sort, memory/views.py), and theirs' views with what ours brought;
+when both patches succeed and agree, that is the result. Both sides are computed
+whichever side merges, so the outcome is the same in every clone, in either direction
+(and equal to a full render whenever either side's views were one). Otherwise, a full
+render from every record. The change set is checked for conflict markers before
+anything is written. The merge commit has both tips as parents; the branch moves by
+compare-and-swap, and when a local commit lands in the meantime the merge is computed
+again on the new tip.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
 
 from .. import paths
 from ..errors import ConcurrencyError, EnfError
 from ..plumbing import store
+from ..plumbing.workcopy import Manifest
 from ..pure import render
 from . import compress, fact_stores, merge, records, views
 
@@ -75,17 +82,21 @@ class MergeResult:  # a plain class: see workspace.Settings
         self.kept = plan.kept if plan else []
         self.skipped = plan.skipped if plan else []
         self.written: tuple[str, ...] = commit.paths if commit else ()  # paths the merge commit changed
+        # path -> the bytes the merge commit put there: the working copy's refresh reuses them
+        self.known: dict[str, bytes] = {p: d for p, d in plan.changes.items() if d is not None} if commit and plan else {}
         self.problems = problems or {}  # malformed records, left out of the views
 
 
 def merge_tips(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, cache: records.Cache,
-               now: int | None = None) -> MergeResult:
+               now: int | None = None, synced: tuple[Path, Manifest] | None = None) -> MergeResult:
     """Bring `theirs` into the branch, whose tip was `ours` when the caller read it.
 
     If the branch moves meanwhile, the merge is redone onto where it points then.
+    `synced` (working copy root, manifest): ours' views are read from the working copy
+    where it holds the branch's bytes (views.synced_reader).
     """
     for _ in range(MAX_ATTEMPTS):
-        result = _attempt(repo, ours, theirs, cache, now)
+        result = _attempt(repo, ours, theirs, cache, now, synced)
         if result is not None:
             return result
         ours = store.tip(repo)
@@ -94,7 +105,7 @@ def merge_tips(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit
 
 
 def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, cache: records.Cache,
-             now: int | None) -> MergeResult | None:
+             now: int | None, synced: tuple[Path, Manifest] | None = None) -> MergeResult | None:
     """One try; None when the branch no longer points at `ours`."""
     if ours is None or store.descends_from(repo, theirs, ours):
         if ours is not None and ours.id == theirs.id:
@@ -104,8 +115,12 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
     if store.descends_from(repo, ours, theirs):
         return MergeResult("up-to-date", str(ours.id))
     base = store.merge_base(repo, ours, theirs)
-    plan = plan_merge(repo, base.tree if base else None, ours.tree, theirs.tree)
-    rendered, problems = render_views(repo, ours.tree, plan.changes, cache)
+    base_tree = base.tree if base else None
+    mine, yours = _changed(repo, base_tree, ours.tree), _changed(repo, base_tree, theirs.tree)
+    plan = _plan(repo, base_tree, mine, yours)
+    read = views.synced_reader(repo, synced[0], synced[1], ours.tree) if synced else None
+    rendered, problems = merged_views(repo, ours.tree, theirs.tree, plan.changes,
+                                      lambda: _plan(repo, base_tree, yours, mine).changes, cache, read)
     plan.changes.update(rendered)
     merge.refuse_markers(plan.changes)
     done = store.commit_merge(repo, ours, theirs, plan.changes, merge_message(ours, theirs, plan), now)
@@ -117,7 +132,11 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
 
 def plan_merge(repo: store.Repo, base: store.Tree | None, ours: store.Tree, theirs: store.Tree) -> Plan:
     """The per-path merge of two trees against `base` (None: an empty tree)."""
-    mine, yours = _changed(repo, base, ours), _changed(repo, base, theirs)
+    return _plan(repo, base, _changed(repo, base, ours), _changed(repo, base, theirs))
+
+
+def _plan(repo: store.Repo, base: store.Tree | None, mine: dict[str, str | None], yours: dict[str, str | None]) -> Plan:
+    """plan_merge from what each side changed since `base` (path -> blob id, None: deleted)."""
     plan = Plan()
 
     def read(oid: str | None) -> bytes:
@@ -184,6 +203,46 @@ RULES: tuple[tuple[Callable[[str], bool], Rule], ...] = (
 
 def rule_for(path: str) -> Rule:
     return next((rule for matches, rule in RULES if matches(path)), three_way)
+
+
+def merged_views(repo: store.Repo, ours: store.Tree, theirs: store.Tree, changes: dict[str, bytes | None],
+                 their_changes: Callable[[], dict[str, bytes | None]], cache: records.Cache,
+                 read: Callable[[str], bytes | None] | None = None
+                 ) -> tuple[dict[str, bytes | None], dict[str, EnfError]]:
+    """The views of the merged records (ours + `changes`), as changes to ours' tree.
+
+    Patched only when patching ours' views with `changes` and theirs' views with
+    `their_changes()` (what makes theirs the merge) gives the same bytes for every view:
+    the answer then depends on neither the direction of the merge nor the clone. Else a
+    full render. `read(path)`: ours' views (default: from the object store).
+    """
+    keys: dict[str, render.Key | None] = {}  # the two patches probe mostly the same sessions
+    mine = views.patched_views(repo, ours, changes, read, keys)
+    if mine is not None:
+        yours = views.patched_views(repo, theirs, their_changes(), keys=keys)
+        if yours is not None and _same_views(repo, ours, mine, theirs, yours):
+            return mine, {}
+    return render_views(repo, ours, changes, cache)
+
+
+def _same_views(repo: store.Repo, ours: store.Tree, mine: dict[str, bytes | None],
+                theirs: store.Tree, yours: dict[str, bytes | None]) -> bool:
+    """Whether ours' tree patched with `mine` and theirs' with `yours` hold the same views."""
+    for view in render.VIEWS:
+        if view in mine and view in yours:
+            same = mine[view] == yours[view]  # both rewritten (the archives: megabytes): compare, never hash
+        else:
+            same = _view_oid(repo, ours, mine, view) == _view_oid(repo, theirs, yours, view)
+        if not same:
+            return False
+    return True
+
+
+def _view_oid(repo: store.Repo, tree: store.Tree, patched: dict[str, bytes | None], view: str) -> str | None:
+    if view not in patched:
+        return store.blob_oid(repo, tree, view)
+    data = patched[view]
+    return store.hash_bytes(data) if data is not None else None
 
 
 def render_views(repo: store.Repo, tree: store.Tree, overlay: dict[str, bytes | None],

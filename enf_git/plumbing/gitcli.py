@@ -1,4 +1,4 @@
-"""Fetch and push `claude-memory` with the `git` binary (stdlib only).
+"""Fetch and push `claude-memory` with the `git` binary (stdlib only to import).
 
 pygit2 ignores the user's ssh config, `GIT_SSH_COMMAND`, credential helpers and
 proxies, so transport goes through `git`; merging and the compare-and-swap of the
@@ -8,8 +8,8 @@ anything the user's own `git fetch` depends on.
 
 Every call:
 - runs `git` in `repo_dir` with the repository-locating variables a hook inherits
-  (`git rev-parse --local-env-vars`: GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, ...)
-  removed, so a call from inside a pre-push hook still targets `repo_dir`;
+  (git's local_repo_env: GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, ...) removed, so a
+  call from inside a pre-push hook still targets `repo_dir`;
 - keeps the user's transport settings (GIT_SSH_COMMAND, GIT_SSH, GIT_ASKPASS,
   SSH_ASKPASS, proxies, `git -c` config) and never prompts: stdin is /dev/null,
   GIT_TERMINAL_PROMPT=0, no controlling terminal (a new session, POSIX), and ssh
@@ -20,6 +20,11 @@ Every call:
 
 Three answers to "does the remote have it": PRESENT (with its OID), ABSENT, UNKNOWN
 (with the reason). Only ABSENT may lead to creating the branch there.
+
+Only the transfers are git processes. What a sync needs to know first (the ssh
+command, the remotes) comes from one `git config` (`prepare`); the tracking ref before
+and after a fetch, and whether a push is a fast-forward, are read with pygit2 (store,
+imported on first use), each a process start saved.
 """
 
 from __future__ import annotations
@@ -32,13 +37,15 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import IO
+from typing import IO, TYPE_CHECKING, NamedTuple
 
 from enf_git import paths
 from enf_git.errors import EnfError
+
+if TYPE_CHECKING:  # imported when a fetch or push runs: env_for_git stays stdlib-only
+    from . import store
 
 LS_REMOTE_TIMEOUT = 30.0
 FETCH_TIMEOUT = 600.0
@@ -65,6 +72,24 @@ KEEP = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
 # hook a user's `git enf sync` triggers runs only the user's chained hook, not a second
 # sync that would push memory first and make ours fail ("failed to update ref").
 HOOK_GUARD = "ENF_GIT_HOOK_ACTIVE"
+# GIT_ variables known not to locate a repository (transport, identity, config files,
+# tracing, editors...). With only these and the lists above in the environment, git's
+# own list cannot name anything more to remove, so it is not asked (a subprocess).
+NOT_LOCAL = (
+    "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_ASKPASS", "GIT_TERMINAL_PROMPT", "GIT_EXEC_PATH",
+    "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_TEMPLATE_DIR",
+    "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+    "GIT_COMMITTER_DATE", "GIT_PROXY_COMMAND", "GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER",
+    "GIT_HTTP_USER_AGENT", "GIT_HTTP_LOW_SPEED_LIMIT", "GIT_HTTP_LOW_SPEED_TIME", "GIT_HTTP_MAX_REQUESTS",
+    "GIT_CURL_VERBOSE", "GIT_OPTIONAL_LOCKS", "GIT_FLUSH", "GIT_DEFAULT_HASH", "GIT_MERGE_VERBOSITY",
+)
+NOT_LOCAL_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE", "GIT_SSL_", "GIT_PUSH_OPTION_")
+# The config a sync reads before it runs git: the ssh command (whether to choose ours)
+# and the remotes' names (whether enf.remote is one). Asked of `git config` itself, so
+# every source git reads counts (`git -c`, GIT_CONFIG_GLOBAL, includes), as it would for
+# the fetch; section and key names come back lowercased.
+_CONFIG_KEYS = r"^(core\.sshcommand|remote\..+\.[^.]+|extensions\.partialclone)$"
 
 
 class Outcome(str, Enum):
@@ -84,8 +109,9 @@ class State(str, Enum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
-class Remote:
+# NamedTuples, not frozen dataclasses: six of those cost ~5 ms at import, on every sync and
+# every pre-push hook (they compare and read the same; the values are never mutated).
+class Remote(NamedTuple):
     """What to hand to git (`arg`: a remote name or a URL) and where its branch is tracked."""
 
     arg: str
@@ -100,8 +126,7 @@ class Remote:
         return tracking_ref(paths.URL_REMOTE_NAME if self.is_url else self.arg)
 
 
-@dataclass(frozen=True)
-class Presence:
+class Presence(NamedTuple):
     state: State
     oid: str | None = None  # PRESENT: the remote's OID
     reason: Outcome | None = None  # UNKNOWN: why we could not tell
@@ -114,8 +139,7 @@ class Presence:
         return self.state is State.ABSENT
 
 
-@dataclass(frozen=True)
-class FetchResult:
+class FetchResult(NamedTuple):
     outcome: Outcome
     ref: str  # the remote-tracking ref written
     before: str | None  # its OID before the fetch
@@ -128,8 +152,7 @@ class FetchResult:
         return self.outcome in (Outcome.OK, Outcome.UP_TO_DATE, Outcome.ABSENT)
 
 
-@dataclass(frozen=True)
-class PushResult:
+class PushResult(NamedTuple):
     outcome: Outcome
     message: str
     summary: str = ""  # git's per-ref status line ("[new branch]", "[rejected] (fetch first)", ...)
@@ -140,8 +163,7 @@ class PushResult:
         return self.outcome in (Outcome.OK, Outcome.UP_TO_DATE)
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     """What a sync would move, read without writing anything (`--dry-run`)."""
 
     remote: Presence  # the remote's claude-memory
@@ -153,8 +175,7 @@ class Plan:
     behind: int | None  # remote commits we lack (when known)
 
 
-@dataclass(frozen=True)
-class _Run:
+class _Run(NamedTuple):
     code: int
     out: str
     err: str
@@ -176,8 +197,9 @@ def tracking_ref(remote_name: str, branch: str = paths.BRANCH) -> str:
 def env_for_git(base_env: Mapping[str, str], ssh_configured: bool = False) -> dict[str, str]:
     """`base_env` made safe for a git subprocess that must target an explicit repository.
 
-    Removed: every variable in git's local_repo_env (from `git rev-parse
-    --local-env-vars`, static fallback) except the `git -c` ones, plus EXTRA_SCRUB.
+    Removed: every variable in git's local_repo_env (LOCAL_ENV_FALLBACK, and `git rev-parse
+    --local-env-vars` when `base_env` holds a GIT_ variable neither that list nor NOT_LOCAL
+    names) except the `git -c` ones, plus EXTRA_SCRUB.
     Kept: everything else, notably GIT_SSH_COMMAND, GIT_SSH, GIT_ASKPASS, SSH_ASKPASS,
     *_proxy, GIT_CONFIG_GLOBAL/NOSYSTEM, GIT_TRACE*.
     Set: GIT_TERMINAL_PROMPT=0, LC_ALL=C (messages are classified by their text),
@@ -187,7 +209,7 @@ def env_for_git(base_env: Mapping[str, str], ssh_configured: bool = False) -> di
     command is not safe (it may be plink or a wrapper script), so theirs runs as is;
     it still cannot prompt, because it gets no terminal and no stdin.
     """
-    drop = (set(local_env_vars()) - set(KEEP)) | set(EXTRA_SCRUB)
+    drop = _scrubbed(base_env)
     env = {k: v for k, v in base_env.items() if k not in drop}
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["LC_ALL"] = "C"
@@ -209,11 +231,54 @@ def local_env_vars() -> tuple[str, ...]:
     return tuple(sorted(set(names) | set(LOCAL_ENV_FALLBACK)))
 
 
-def _env(repo_dir: str, env: Mapping[str, str] | None) -> dict[str, str]:
+def _scrubbed(base_env: Mapping[str, str]) -> set[str]:
+    """The names env_for_git removes from `base_env`."""
+    known = (*LOCAL_ENV_FALLBACK, *EXTRA_SCRUB, *NOT_LOCAL)
+    unknown = any(k.startswith("GIT_") and k not in known and not k.startswith(NOT_LOCAL_PREFIXES)
+                  for k in base_env)
+    local = local_env_vars() if unknown else LOCAL_ENV_FALLBACK  # a newer git may list more
+    return (set(local) - set(KEEP)) | set(EXTRA_SCRUB)
+
+
+class GitEnv(dict[str, str]):
+    """The environment for git in one repository (env_for_git, with that repository's
+    core.sshCommand looked at), and the remotes git knows there: what `prepare` read once.
+
+    Pass it as `env` to every call of one sync (resolve_remote, fetch, push): none of
+    them runs `git config` again.
+    """
+
+    def __init__(self, repo_dir: str, env: Mapping[str, str], remotes: tuple[str, ...],
+                 partial: bool = False) -> None:
+        super().__init__(env)
+        self.repo_dir = repo_dir
+        self.remotes = remotes
+        self.partial = partial  # a promisor remote or extensions.partialClone: a `--filter` clone
+
+
+def prepare(repo_dir: str, env: Mapping[str, str] | None = None) -> GitEnv:
+    """One `git config` for what every later call needs; `env` (default os.environ) is the base."""
+    if isinstance(env, GitEnv):
+        if env.repo_dir != repo_dir:
+            raise ValueError(f"a GitEnv prepared for {env.repo_dir} used for {repo_dir}")
+        return env
     base = os.environ if env is None else env
     plain = env_for_git(base, ssh_configured=True)  # without our ssh default, to read the user's config
-    configured = _run(repo_dir, ["config", "--get", "core.sshCommand"], plain, LOCAL_TIMEOUT).code == 0
-    return env_for_git(base, ssh_configured=configured)
+    run = _run(repo_dir, ["config", "--null", "--get-regexp", _CONFIG_KEYS], plain, LOCAL_TIMEOUT)
+    items = [item.split("\n", 1) for item in run.out.split("\0") if item] if run.code == 0 else []
+    keys = [item[0] for item in items]
+    remotes = tuple(dict.fromkeys(k[len("remote."):k.rindex(".")] for k in keys if k.startswith("remote.")))
+    partial = any(_is_partial_key(item[0], item[1] if len(item) > 1 else "") for item in items)
+    return GitEnv(repo_dir, env_for_git(base, ssh_configured="core.sshcommand" in keys), remotes, partial)
+
+
+def _is_partial_key(key: str, value: str) -> bool:
+    promisor = key.startswith("remote.") and key.endswith(".promisor")
+    return (promisor or key == "extensions.partialclone") and value.strip().lower() not in _FALSE_WORDS
+
+
+def _env(repo_dir: str, env: Mapping[str, str] | None) -> GitEnv:
+    return prepare(repo_dir, env)
 
 
 # --- running git -----------------------------------------------------------------------
@@ -231,20 +296,25 @@ def _run(repo_dir: str, args: list[str], env: Mapping[str, str], timeout: float,
     err: list[bytes] = []
     readers = [threading.Thread(target=_drain, args=(proc.stdout, out, None), daemon=True),
                threading.Thread(target=_drain, args=(proc.stderr, err, progress), daemon=True)]
-    for reader in readers:
-        reader.start()
+    # `proc.wait(timeout)` would poll (sleeps doubling up to 50 ms: a git that takes 35 ms
+    # was seen at 63), so a thread blocks in waitpid and we wait on it, which sleeps on a
+    # lock until the very moment git exits, or until the timeout.
+    waiter = threading.Thread(target=proc.wait, daemon=True)
+    for thread in (*readers, waiter):
+        thread.start()
     timed_out = False
     try:
-        code = proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill(proc, posix)
-        code = proc.wait()
+        waiter.join(timeout)
+        if waiter.is_alive():
+            timed_out = True
+            _kill(proc, posix)
+            waiter.join()
     except BaseException:  # Ctrl-C: the child is in its own session and did not get it
         _kill(proc, posix)
         raise
     for reader in readers:  # an ssh master that outlives git may hold a pipe open
         reader.join(timeout=2.0)
+    code = proc.wait()  # already reaped by the waiter: returns at once
     return _Run(code, b"".join(out).decode("utf-8", "replace"), b"".join(err).decode("utf-8", "replace"),
                 timed_out)
 
@@ -283,6 +353,51 @@ def git_version() -> tuple[int, ...]:
     return tuple(int(d) for d in digits[:3] if d.isdigit())
 
 
+def _open(repo_dir: str) -> store.Repo:
+    """The repository, for reading refs and ancestry in-process (a `git rev-parse` or
+    `git merge-base` costs a process start each; these reads cost microseconds)."""
+    from . import store
+
+    return store.open_repo(repo_dir)
+
+
+def _ref_commit(repo: store.Repo, ref: str) -> str | None:
+    """What `git rev-parse --verify --quiet REF^{commit}` prints, read in-process: the
+    ref's OID when it names a commit."""
+    from . import store
+
+    commit = store.commit_at(repo, store.ref_target(repo, ref))
+    return str(commit.id) if commit is not None else None
+
+
+def _descends(repo_dir: str, tip: str, base: str, env: Mapping[str, str] | None = None) -> bool | None:
+    """`git merge-base --is-ancestor BASE TIP` in-process; None when either is not here.
+
+    In-process only when pygit2 is already loaded (a sync): the pre-push hook's fast path
+    never loads it (its import alone costs more than the push), so there one git call
+    answers instead.
+    """
+    if "pygit2" not in sys.modules and env is not None:
+        run = _run(repo_dir, ["merge-base", "--is-ancestor", base, tip], env, LOCAL_TIMEOUT)
+        return True if run.code == 0 else False if run.code == 1 else None
+    from . import store
+
+    repo = _open(repo_dir)
+    try:
+        new = store.resolve(repo, tip)
+    except EnfError:
+        return None
+    old = store.commit_at(repo, base)
+    if old is None:
+        return None
+    try:
+        return store.descends_from(repo, new, old)
+    except Exception as exc:  # a history libgit2 cannot walk (a missing parent): cannot tell
+        if store.is_git_error(exc) or isinstance(exc, (KeyError, ValueError)):
+            return None
+        raise
+
+
 def _rev(repo_dir: str, ref: str, env: Mapping[str, str]) -> str | None:
     run = _run(repo_dir, ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], env, LOCAL_TIMEOUT)
     return (run.out.strip() or None) if run.code == 0 else None
@@ -299,6 +414,11 @@ def remote_names(repo_dir: str, env: Mapping[str, str] | None = None) -> list[st
 
 
 def remote_exists(repo_dir: str, name: str, env: Mapping[str, str] | None = None) -> bool:
+    """Whether `name` is a remote, as `git remote` says. A remote in the config is found in
+    what `prepare` read; only another name asks `git remote` (which also knows the legacy
+    .git/remotes files)."""
+    if name in prepare(repo_dir, env).remotes:
+        return True
     return name in remote_names(repo_dir, env)
 
 
@@ -381,7 +501,8 @@ def fetch(repo_dir: str, remote: Remote, branch: str = paths.BRANCH, env: Mappin
     """
     full_env = _env(repo_dir, env)
     ref = tracking_ref(paths.URL_REMOTE_NAME if remote.is_url else remote.arg, branch)
-    before = _rev(repo_dir, ref, full_env)
+    repo = _open(repo_dir)
+    before = _ref_commit(repo, ref)
     # _version_flags has --no-filter: in a partial clone memory comes whole (see fetch_missing)
     args = ["fetch", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap="]
     args += _version_flags()
@@ -389,9 +510,9 @@ def fetch(repo_dir: str, remote: Remote, branch: str = paths.BRANCH, env: Mappin
     run = _run(repo_dir, [*args, remote.arg, f"+refs/heads/{branch}:{ref}"], full_env, timeout, progress)
     if run.code != 0 and _clear_dead_lock(run.err, ref):  # a fetch killed mid-update left it: once more
         run = _run(repo_dir, [*args, remote.arg, f"+refs/heads/{branch}:{ref}"], full_env, timeout, progress)
-    after = _rev(repo_dir, ref, full_env)
+    after = _ref_commit(repo, ref)
     if run.code == 0:
-        filled = fetch_missing(repo_dir, remote, [ref, f"refs/heads/{branch}"], env, progress, timeout)
+        filled = fetch_missing(repo_dir, remote, [ref, f"refs/heads/{branch}"], full_env, progress, timeout)
         if not filled.ok:
             return FetchResult(filled.outcome, ref, before, after, filled.message, filled.stderr)
         outcome = Outcome.UP_TO_DATE if after == before else Outcome.OK
@@ -461,6 +582,8 @@ _FALSE_WORDS = ("", "false", "no", "off", "0")
 
 def is_partial_clone(repo_dir: str, env: Mapping[str, str] | None = None) -> bool:
     """Whether some remote of this repository is a promisor (a `--filter` clone or fetch)."""
+    if isinstance(env, GitEnv):
+        return env.partial  # read by `prepare` with the rest: no second `git config`
     keys = r"^(remote\..*\.promisor|extensions\.partialclone)$"
     run = _run(repo_dir, ["config", "--get-regexp", keys], env_for_git(os.environ if env is None else env),
                LOCAL_TIMEOUT)
@@ -586,12 +709,13 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     """
     full_env = {**_env(repo_dir, env), HOOK_GUARD: "1"}
     if expect:
-        ancestor = _run(repo_dir, ["merge-base", "--is-ancestor", expect, oid_or_ref], full_env, LOCAL_TIMEOUT)
-        if ancestor.code == 1:
-            return PushResult(Outcome.NON_FAST_FORWARD, _message(Outcome.NON_FAST_FORWARD, remote, "push", ancestor))
-        if ancestor.code != 0:
-            return PushResult(Outcome.UNKNOWN, f"could not compare {oid_or_ref} with {expect}: "
-                              f"{ancestor.err.strip()}; run git enf sync again", stderr=ancestor.err)
+        ancestor = _descends(repo_dir, oid_or_ref, expect, full_env)
+        if ancestor is False:
+            return PushResult(Outcome.NON_FAST_FORWARD,
+                              _message(Outcome.NON_FAST_FORWARD, remote, "push", _Run(1, "", "")))
+        if ancestor is None:
+            return PushResult(Outcome.UNKNOWN, f"could not compare {oid_or_ref} with {expect}: one of them is "
+                              "not in this repository; run git enf sync again")
     args = ["push", "--porcelain", "--no-follow-tags", "--recurse-submodules=no"]
     args += ["--no-verify"] if no_verify else []
     args += [f"--force-with-lease={paths.REF}:{expect}"] if expect is not None else []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .model import Decision, Session
@@ -174,109 +174,237 @@ def _swap_lines(text: str, before: str, after: str) -> tuple[str, int]:
 def _unsplit(topics: str) -> bool:
     """True for a topics.md written before the archive split (every session under every
     tag): swapping lines would keep that layout forever, so render it anew once."""
+    return _unsplit_lines(topics.split("\n"))
+
+
+def _unsplit_lines(lines: list[str]) -> bool:
     run = 0
-    for line in topics.split("\n"):
+    for line in lines:
         run = run + 1 if line.startswith("- [") else 0
         if run > TOPIC_LIMIT:
             return True
     return False
 
 
+Key = tuple[str, str, str]  # (date, start_time, stem): the order newest_first sorts by, descending
+KeyOf = Callable[[str], "Key | None"]  # the key of a session the views list, by stem; None: unknown
+_OLDEST: Key = ("", "", "")  # below every real key (a stem is never empty)
+
+
+def order_key(s: Session) -> Key:
+    return (s.date, s.start_time, s.stem)
+
+
 def patch_add(current: Mapping[str, str | None], new: Session) -> dict[str, str] | None:
-    """The views after adding `new`, known to be the newest session and to carry no
-    decisions or reversals, by inserting its lines; None when that is not simple
-    (placeholders, a first index archive to create): then render everything."""
-    if new.decisions or new.reversals:
-        return None
-    indexed = _add_to_index(current, new)
-    tagged = _add_to_topics(current, new)
-    if indexed is None or tagged is None:
-        return None
-    return {view: "\n".join(lines) for view, lines in {**indexed, **tagged}.items()}
+    """The views after adding `new`, known to be the newest session (every listed one
+    is older): patch_insert without looking anything up."""
+    return patch_insert(current, [new], lambda _stem: _OLDEST)
 
 
-def _add_to_index(current: Mapping[str, str | None], new: Session) -> dict[str, list[str]] | None:
-    """index.md (and index-archive.md when the Recent list was full) with `new` on top."""
-    index = current.get(INDEX)
-    if index is None:
+def patch_insert(current: Mapping[str, str | None], news: Sequence[Session], key_of: KeyOf) -> dict[str, str] | None:
+    """The views after adding `news` (sessions with no decisions or reversals), each
+    wherever it sorts, by inserting its lines; None when that is not simple (placeholders,
+    a first index archive to create, views not shaped like our render): render everything.
+
+    Where a session goes is found by bisecting the lines already listed (newest first),
+    with `key_of(stem)` for the key of a listed session: a few lookups per list, never
+    every record. Equal to a full render when `current` is one (tests/test_render.py).
+    """
+    if any(s.decisions or s.reversals for s in news):
         return None
-    lines = index.split("\n")
+    views = _Lines(current)
+    for new in news:
+        if not (_insert_in_index(views, new, key_of) and _insert_in_topics(views, new, key_of)):
+            return None
+    return views.texts()
+
+
+class _Lines:
+    """The patchable views as line lists, each split on first use and joined once at the end."""
+
+    def __init__(self, current: Mapping[str, str | None]) -> None:
+        self._current = current
+        self._lines: dict[str, list[str] | None] = {}
+
+    def get(self, view: str) -> list[str] | None:
+        if view not in self._lines:
+            text = self._current.get(view)
+            self._lines[view] = text.split("\n") if text is not None else None
+        return self._lines[view]
+
+    def put(self, view: str, lines: list[str]) -> None:
+        self._lines[view] = lines
+
+    def texts(self) -> dict[str, str]:
+        return {view: "\n".join(lines) for view, lines in self._lines.items() if lines is not None}
+
+
+def _listed_stem(line: str) -> str | None:
+    """The stem a view line lists (`- [stem](sessions/stem.md)...`), or None."""
+    if not line.startswith("- [") or "](sessions/" not in line:
+        return None
+    stem = line[3:line.index("](sessions/")]
+    return stem if line.startswith(f"- [{stem}](sessions/{stem}.md)") else None
+
+
+def _key_at(lines: list[str], i: int, key_of: KeyOf) -> Key | None:
+    stem = _listed_stem(lines[i])
+    return key_of(stem) if stem is not None else None
+
+
+def _position(lines: list[str], lo: int, hi: int, new: Key, key_of: KeyOf) -> int | None:
+    """Where `new` goes in lines[lo:hi] (listed newest first): the index of the first line
+    that sorts below it. None when a probed line's key is unknown or equal to `new`.
+
+    New sessions are mostly recent, so the search gallops down from the top (lines lo,
+    lo+2, lo+6, lo+14, ...) before it bisects: the newest costs one lookup, and a place
+    p lines down about 2·log2(p), each lookup a session parsed.
+    """
+    step = 1
+    while lo + step - 1 < hi:
+        probe = lo + step - 1
+        key = _key_at(lines, probe, key_of)
+        if key is None or key == new:
+            return None
+        if key < new:
+            hi = probe
+            break
+        lo, step = probe + 1, step * 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        key = _key_at(lines, mid, key_of)
+        if key is None or key == new:
+            return None
+        if key > new:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _insert_in_index(views: _Lines, new: Session, key_of: KeyOf) -> bool:
+    """index.md (and index-archive.md, once the Recent list holds INDEX_LIMIT) with `new`
+    in its place; False when the views are not shaped like our render."""
+    lines = views.get(INDEX)
+    if lines is None:
+        return False
     head = next((i for i, line in enumerate(lines) if line.startswith("> ")), None)
     recent = lines.index("## Recent") if "## Recent" in lines else None
-    if head is None or recent is None or lines[recent + 1] == "- (no sessions yet)":
-        return None
+    if head is None or recent is None or recent + 1 >= len(lines) or lines[recent + 1] == "- (no sessions yet)":
+        return False
     counted = _bump_count(lines[head], " — ", "session")
-    if counted is None:
-        return None
-    lines[head] = counted
-    end = lines.index("", recent)  # the recent list is lines[recent + 1:end]
-    lines.insert(recent + 1, session_line(new))
-    out = {INDEX: lines}
-    if end - recent - 1 == INDEX_LIMIT:  # it was full: its oldest line moves to the archive
-        moved = lines.pop(end)
-        archive = current.get(INDEX_ARCHIVE)
-        older = next((i for i, line in enumerate(lines) if line.endswith(": see [index-archive.md](index-archive.md)")), None)
-        if archive is None or older is None:
-            return None
-        bumped = _bump_count(lines[older], "", "older session")
-        arch = archive.split("\n")
-        arch_head = next((i for i, line in enumerate(arch) if line.startswith("> ")), None)
-        if bumped is None or arch_head is None:
-            return None
-        lines[older] = bumped
-        arch_bumped = _bump_count(arch[arch_head], "> ", "session")
-        if arch_bumped is None:
-            return None
-        arch[arch_head] = arch_bumped
-        arch.insert(arch_head + 2, moved)
-        out[INDEX_ARCHIVE] = arch
-    return out
+    if counted is None or "" not in lines[recent:]:
+        return False
+    end = lines.index("", recent)  # the Recent list is lines[recent + 1:end]
+    older = next((i for i, line in enumerate(lines) if line.endswith(": see [index-archive.md](index-archive.md)")), None)
+    key = order_key(new)
+    if end - recent - 1 < INDEX_LIMIT:
+        at = _position(lines, recent + 1, end, key, key_of) if older is None else None
+        if at is None:
+            return False
+        lines.insert(at, session_line(new))
+        lines[head] = counted
+        return True
+    if end - recent - 1 != INDEX_LIMIT or older is None:
+        return False  # more than we list, or a first archive to create: render all
+    arch = views.get(INDEX_ARCHIVE)
+    bumped = _bump_count(lines[older], "", "older session")
+    if arch is None or bumped is None or not _into_index_archive(arch, lines, recent, end, new, key_of):
+        return False
+    lines[head], lines[older] = counted, bumped
+    return True
 
 
-def _add_to_topics(current: Mapping[str, str | None], new: Session) -> dict[str, list[str]] | None:
-    """topics.md (and topics-archive.md when a tag's list was full) with `new` on top of
-    each of its tags; None when the views do not look like what we render."""
-    topics = current.get(TOPICS)
-    if topics is None or _unsplit(topics):
-        return None  # unsplit: written before the archive split, so render it anew once
-    lines = topics.split("\n")
-    if "(no tagged sessions yet)" in lines:
-        return None
-    archive = current.get(TOPICS_ARCHIVE)
-    arch = archive.split("\n") if archive is not None else []  # []: no archive yet
+def _into_index_archive(arch: list[str], lines: list[str], recent: int, end: int, new: Session,
+                        key_of: KeyOf) -> bool:
+    """Insert `new` into a full Recent list (lines[recent + 1:end], whose last line then
+    moves to the top of the archive) or, if it sorts below that list, into the archive."""
+    arch_head = next((i for i, line in enumerate(arch) if line.startswith("> ")), None)
+    if arch_head is None or arch_head + 2 > len(arch) or arch[arch_head + 1] != "" or "" not in arch[arch_head + 2:]:
+        return False
+    arch_bumped = _bump_count(arch[arch_head], "> ", "session")
+    last = _key_at(lines, end - 1, key_of)
+    key = order_key(new)
+    if arch_bumped is None or last is None or last == key:
+        return False
+    first = arch_head + 2  # the archived lines are arch[first:arch.index("", first)]
+    if key > last:
+        at = _position(lines, recent + 1, end - 1, key, key_of)
+        if at is None:
+            return False
+        lines.insert(at, session_line(new))
+        arch.insert(first, lines.pop(end))  # the Recent list's oldest line, pushed out
+    else:
+        at = _position(arch, first, arch.index("", first), key, key_of)
+        if at is None:
+            return False
+        arch.insert(at, session_line(new))
+    arch[arch_head] = arch_bumped
+    return True
+
+
+def _insert_in_topics(views: _Lines, new: Session, key_of: KeyOf) -> bool:
+    """topics.md (and topics-archive.md when a tag's list is full) with `new` in its place
+    under each of its tags; False when the views do not look like what we render."""
+    topics = views.get(TOPICS)
+    if topics is None or _unsplit_lines(topics) or "(no tagged sessions yet)" in topics:
+        return False  # unsplit: written before the archive split, so render it anew once
+    arch = views.get(TOPICS_ARCHIVE) or []  # []: no archive yet
     for tag in new.tags:
-        if f"## {tag}" not in lines:
-            _insert_section(lines, tag, [topic_line(new)])
-        elif not _push_topic(lines, arch, tag, topic_line(new)):
-            return None
-    return {TOPICS: lines, TOPICS_ARCHIVE: arch} if arch else {TOPICS: lines}
+        if f"## {tag}" not in topics:
+            _insert_section(topics, tag, [topic_line(new)])
+        elif not _insert_topic(topics, arch, tag, new, key_of):
+            return False
+    if arch:
+        views.put(TOPICS_ARCHIVE, arch)
+    return True
 
 
-def _push_topic(lines: list[str], arch: list[str], tag: str, line: str) -> bool:
-    """Put `line` on top of the existing section `tag` of topics.md (`lines`); if that
-    pushes its oldest entry out, move it to the top of the tag's section of the archive
-    (`arch`, [] if none yet), creating what is missing. Both are edited in place.
-    False when the views are not shaped like our render."""
+def _insert_topic(lines: list[str], arch: list[str], tag: str, new: Session, key_of: KeyOf) -> bool:
+    """Put `new`'s line in its place in the existing section `tag` of topics.md (`lines`);
+    what that pushes past TOPIC_LIMIT (that line, or the section's oldest) goes to the
+    tag's section of the archive (`arch`, [] if none yet), created if missing. Both are
+    edited in place. False when the views are not shaped like our render."""
     start = lines.index(f"## {tag}") + 1
     if "" not in lines[start:]:
         return False
     listed = lines[start:lines.index("", start)]
     older = _OLDER_TOPICS.fullmatch(listed[-1]) if listed else None
     kept = len(listed) - (older is not None)
-    lines.insert(start, line)
-    if kept != TOPIC_LIMIT:
-        return kept < TOPIC_LIMIT and older is None  # an "older" line under a list with room is not ours
-    moved = lines.pop(start + TOPIC_LIMIT)  # the oldest kept entry; the "older" line, if any, follows it
-    if (older is None) == (f"## {tag}" in arch):
+    key = order_key(new)
+    if kept < TOPIC_LIMIT:
+        at = _position(lines, start, start + kept, key, key_of) if older is None else None
+        if at is None:
+            return False  # an "older" line under a list with room is not ours
+        lines.insert(at, topic_line(new))
+        return True
+    if kept != TOPIC_LIMIT or (older is None) == (f"## {tag}" in arch):
         return False  # the archive holds this tag exactly when topics.md says it does
+    last = _key_at(lines, start + TOPIC_LIMIT - 1, key_of)
+    if last is None or last == key:
+        return False
+    pushed_out = key > last  # else it sorts below every kept entry: straight to the archive
+    if pushed_out:
+        at = _position(lines, start, start + TOPIC_LIMIT - 1, key, key_of)
+        if at is None:
+            return False
+        lines.insert(at, topic_line(new))
+    moved = lines.pop(start + TOPIC_LIMIT) if pushed_out else topic_line(new)  # the "older" line follows
     if older is None:
         lines.insert(start + TOPIC_LIMIT, _older_topics_line(1))
         if not arch:
             arch += _topics_archive_head()
         _insert_section(arch, tag, [moved])
-    else:
-        lines[start + TOPIC_LIMIT] = _older_topics_line(int(older.group(1)) + 1)
-        arch.insert(arch.index(f"## {tag}") + 1, moved)  # newer than every entry already archived
+        return True
+    lines[start + TOPIC_LIMIT] = _older_topics_line(int(older.group(1)) + 1)
+    first = arch.index(f"## {tag}") + 1
+    if "" not in arch[first:]:
+        return False
+    # A pushed-out line is newer than every archived one; `new` itself must find its place.
+    at = first if pushed_out else _position(arch, first, arch.index("", first), key, key_of)
+    if at is None:
+        return False
+    arch.insert(at, moved)
     return True
 
 
