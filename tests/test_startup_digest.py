@@ -98,3 +98,33 @@ def test_a_reversal_rebuilds_the_digest(ctx: memory.Context) -> None:
 def test_a_broken_digest_file_is_rebuilt(ctx: memory.Context) -> None:
     (store.state_dir(ctx.repo) / digests.FILE).write_text("{not json")
     assert startup.context_text(ctx, SITUATION) == full_context(ctx)
+
+
+def old_session(ctx: memory.Context, day: int) -> None:
+    body = "## Interactions\n" + "".join(f"- step {i}: read the logs and tried again\n" for i in range(30))
+    (ctx.root / "sessions" / f"2025-01-{day:02d}-old-{day}.md").write_text(
+        session_text(session_id=f"{day:08d}", date=f"2025-01-{day:02d}", summary=f"Old {day}", body=body))
+
+
+def test_a_start_that_found_nothing_to_compress_does_not_rank_again(ctx: memory.Context,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from enf_git.memory import compress
+
+    now = 1_780_000_000  # 2026-05-28: every seeded session is older than the hot three
+    old_session(ctx, 1)
+    old_session(ctx, 2)
+    memory.commit(ctx, "two old sessions")
+    first = compress.scheduled(ctx, now, current="feedbeef")
+    while compress.scheduled(ctx, now, current="feedbeef").done:
+        pass  # one tier per start: run until nothing is due
+    assert first.done
+
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("ranked the sessions again")
+
+    with monkeypatch.context() as m:
+        m.setattr(compress, "compress", refuse)
+        assert not compress.scheduled(ctx, now, current="0badcafe").done  # another session: same answer
+    old_session(ctx, 3)
+    memory.commit(ctx, "an old session arrives")
+    assert [s.stem for s in compress.scheduled(ctx, now, current="feedbeef").done] == ["2025-01-03-old-3"]
