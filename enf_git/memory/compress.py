@@ -31,6 +31,7 @@ from ..errors import EnfError, NotFound
 from ..plumbing import atomic, store
 from ..plumbing.workcopy import Manifest
 from ..pure import model, tiers
+from ..pure.pins import PINS_DIR
 from . import records, views
 from .workspace import Context, require_branch
 
@@ -72,6 +73,7 @@ class Compression:
         self.dry_run = dry_run
         self.steps: list[Step] = []
         self.error = ""  # scheduled(): why nothing was tried (the session goes on regardless)
+        self.current_named = True  # whether `current` named a session on the branch (True: not known)
 
     @property
     def done(self) -> list[Step]:
@@ -109,11 +111,53 @@ def scheduled(ctx: Context, now: int, current: str | None = None) -> Compression
         policy = Policy(ctx.repo)
         if not policy.enabled:
             return Compression(as_of)
-        return compress(ctx, as_of, current=current, limit=policy.per_start, now=now, one_tier=True, policy=policy)
+        idle = _Idle(ctx, as_of, policy)
+        if idle.known(current):
+            return Compression(as_of)
+        done = compress(ctx, as_of, current=current, limit=policy.per_start, now=now, one_tier=True, policy=policy)
+        if not done.done:
+            idle.remember(current, done)
+        return done
     except EnfError as exc:
         done = Compression(as_of)
         done.error = exc.message
         return done
+
+
+IDLE_FILE = "compress-idle.json"
+
+
+class _Idle:
+    """The last start that found nothing to compress, by what decided it: the sessions,
+    pins and conflict copies on the branch, the day and the policy. Ranking 10,000
+    sessions to find nothing due again cost a start ~0.25 s; the next commit that
+    changes a session changes the key. Kept for `current` only when it named no session
+    (then any other current that names none finds nothing too: a current session only
+    keeps sessions whole)."""
+
+    def __init__(self, ctx: Context, as_of: dt.date, policy: Policy) -> None:
+        tip = require_branch(ctx)
+        tree = tip.tree
+        self.path = store.state_dir(ctx.repo) / IDLE_FILE
+        self.key = [store.blob_oid(ctx.repo, tree, model.SESSIONS_DIR) or "", store.blob_oid(ctx.repo, tree, PINS_DIR) or "",
+                    store.blob_oid(ctx.repo, tree, paths.CONFLICTS.rstrip("/")) or "", as_of.isoformat(),
+                    list(policy.tiers), policy.per_start, _cache_version()]
+
+    def known(self, current: str | None) -> bool:
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        return isinstance(raw, dict) and raw.get("key") == self.key and raw.get("current") in (None, current)
+
+    def remember(self, current: str | None, done: Compression) -> None:
+        if done.error or done.dry_run:
+            return
+        named = current is not None and done.current_named
+        try:
+            atomic.write(self.path, json.dumps({"key": self.key, "current": current if named else None}).encode())
+        except OSError:
+            pass  # the next start ranks again
 
 
 def compress(ctx: Context, as_of: dt.date, *, tier: str | None = None, names: Sequence[str] = (),
@@ -189,6 +233,8 @@ class _Run:
         else:
             every = [s for s in map(self._session, sorted(self.oids)) if s is not None]
             ranked = tiers.assign(every, self.as_of, self.policy.tiers, pins, current, conflicted)
+            self.result.current_named = current is not None and any(
+                current in (s.stem, s.session_id, s.path) for s in every)
             wanted = [self._resolve(n) for n in names] if names else every
         by_age = sorted(wanted, key=lambda s: (s.date, s.start_time, s.stem))
         due: dict[str, list[str]] = {t: [] for t in tiers.TIERS}

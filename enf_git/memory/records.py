@@ -150,3 +150,15 @@ def _from_json(raw: dict[str, Any]) -> model.Session | list[model.Decision] | En
     data["reversals"] = tuple(model.Reversal(**r) for r in data["reversals"])
     data["problems"] = tuple((int(line), str(reason)) for line, reason in data["problems"])
     return model.Session(**data)
+
+
+def session_to_json(session: model.Session) -> dict[str, Any]:
+    """A session as records.json keeps it (its section text dropped)."""
+    return _to_json(session)
+
+
+def session_from_json(raw: dict[str, Any]) -> model.Session:
+    record = _from_json(raw)
+    if not isinstance(record, model.Session):
+        raise RecordError("", 0, "a cached record that is no session")
+    return record

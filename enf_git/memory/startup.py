@@ -8,8 +8,8 @@ import time
 from .. import paths
 from ..errors import EnfError
 from ..plumbing import store
-from ..pure import briefing, model, render
-from . import compress, fetched, records
+from ..pure import briefing, model
+from . import compress, digests, fetched
 from .commits import commit
 from .report import Report
 from .setup import init
@@ -75,14 +75,13 @@ def context_text(ctx: Context, situation: briefing.Situation, blocks: tuple[str,
     """The SessionStart injection for `situation` (its `project` is filled in here), with
     `blocks` (remembered facts, the compression notice) right after its header."""
     tip = require_branch(ctx)
-    recs = records.load(ctx.repo, tip.tree, ctx.cache())
-    sessions = _with_sections(ctx, render.newest_first(recs.all_sessions()))
-    ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
+    digest = digests.current(ctx.repo, tip, ctx.cache())
+    details = _with_sections(ctx, list(digest.newest))
     situation = briefing.Situation(project=project_of(ctx.repo, tip.tree, {}), session_id=situation.session_id,
                                    today=situation.today, yesterday=situation.yesterday, source=situation.source,
                                    own_file=situation.own_file, opted_out=situation.opted_out,
                                    conflicts=tuple(_conflict_copies(ctx, tip)))
-    return briefing.build(situation, sessions, ledger, blocks=blocks)
+    return briefing.build_from(situation, digest, blocks=blocks, details=details)
 
 
 def _conflict_copies(ctx: Context, tip: store.Commit) -> list[str]:

@@ -10,16 +10,19 @@ framed as possibly stale data, not as instructions, and reports its own size.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from . import ledger as ledger_mod
-from .model import Session
+from .model import Decision, Session
 
 CHARS_PER_TOKEN = 4
 DEFAULT_TOKENS = 2000
 HARD_LIMIT = 9000  # Claude Code moves >10,000 chars to a file and shows a 2 KB preview
 RECENT = 10
 DETAILED = 3
+MARGIN = 2000  # characters of decision lines a Digest keeps past HARD_LIMIT, for removals
+KEEP = 24  # newest sessions a Digest keeps, with room for removals
+NEED = RECENT + DETAILED + 1  # ... of which it must still hold this many (or all) to be used
 SHARES = {"## Open disagreements": 1.0, "## Interrupted sessions": 1.0, "## Standing decisions": 2.0, "## Recent sessions": 1.0,
           "## Last sessions: summaries and open items": 1.0}
 
@@ -36,23 +39,151 @@ class Situation:
     conflicts: tuple[str, ...] = ()  # conflict copies on the branch: a record changed on two sides
 
 
+@dataclass(frozen=True)
+class DecisionLine:
+    date: str
+    time: str
+    id: str
+    text: str  # the rendered line
+
+
+@dataclass(frozen=True)
+class Digest:
+    """What the context needs of every record, small enough to keep per tip (memory/startup.py
+    caches it): a 10,000-session branch gives the same text from a few dozen sessions and
+    the decision lines that can fit, and a routine change updates it without the others."""
+
+    count: int  # sessions
+    newest: tuple[Session, ...]  # the KEEP newest, newest first
+    interrupted: tuple[Session, ...]  # every interrupted session, newest first
+    standing: int  # standing decisions
+    lines: tuple[DecisionLine, ...]  # their lines, newest first, cut once past HARD_LIMIT + their room
+    disagreements: tuple[str, ...] = ()
+    fixed: frozenset[str] = field(default_factory=frozenset)  # ids in a chain a reversal touched
+    last_reversal: tuple[str, str, str] = ("", "", "")  # the newest reversal's (date, time, id)
+
+
+def digest_of(sessions: Sequence[Session], ledger: ledger_mod.Ledger) -> Digest:
+    ordered = sorted(sessions, key=_order, reverse=True)
+    chains = ledger.chains
+    fixed = {d.id for c in chains if c.superseded for d in (c.current, *c.superseded)}
+    for dis in ledger.disagreements:
+        fixed |= {dis.decision.id, *(d.id for d in dis.replacements)}
+    reversals = [r for s in sessions for r in s.reversals]
+    last = max(((r.date, r.time, r.id) for r in reversals), default=("", "", ""))
+    return Digest(len(ordered), tuple(ordered[:KEEP]), tuple(x for x in ordered if x.interrupted), len(chains),
+                  _cut_lines(_sorted_lines([_line(c) for c in chains])),
+                  tuple(f"- {_disagreement_line(d)}" for d in ledger.open_disagreements), frozenset(fixed), last)
+
+
+def updated(digest: Digest, removed: Sequence[Session], added: Sequence[Session]) -> Digest | None:
+    """`digest` after the sessions `removed` (an edit removes the old version) and `added`,
+    or None when that needs every record: a reversal changed, a decision that a reversal
+    touched left, a new decision is not newer than every reversal (a reversal could name
+    it), or what was cut off would have to come back."""
+    rem_r = {r for s in removed for r in s.reversals}
+    add_r = {r for s in added for r in s.reversals}
+    rem_d = {d for s in removed for d in s.decisions}
+    add_d = {d for s in added for d in s.decisions}
+    if rem_r != add_r or (rem_r and rem_d != add_d):
+        return None  # reversals resolve against every decision: rebuild
+    if any(len({d.id for d in s.decisions}) != len(s.decisions) for s in added):
+        return None  # a repeated decision line: which copy stands is the full ledger's call
+    gone, new = rem_d - add_d, add_d - rem_d
+    if any(d.id in digest.fixed for d in gone) or any((d.date, d.time, d.id) <= digest.last_reversal for d in new):
+        return None
+    # An id in both is an edited line: its old text goes, its new one comes.
+    lines = _merge_lines(digest.lines, {d.id for d in gone} | {d.id for d in new}, new)
+    standing = digest.standing + len({d.id for d in new}) - len({d.id for d in gone})
+    if len(lines) < standing and _size(lines) <= HARD_LIMIT:
+        return None  # removals ate into the cut: the lines after it are not kept
+    paths = {s.path for s in removed} | {s.path for s in added}
+    count = digest.count - len(removed) + len(added)
+    kept = [x for x in digest.newest if x.path not in paths]
+    if len(digest.newest) < digest.count:  # a prefix: what sorts past its end may have others before it
+        added_here = [x for x in added if digest.newest and _order(x) > _order(digest.newest[-1])]
+    else:
+        added_here = list(added)
+    newest = sorted(kept + added_here, key=_order, reverse=True)
+    if len(newest) < min(NEED, count):
+        return None  # removals reached too far into the newest: the next ones are not kept
+    interrupted = sorted([x for x in digest.interrupted if x.path not in paths] + [x for x in added if x.interrupted],
+                         key=_order, reverse=True)
+    return replace(digest, count=count, newest=tuple(newest[:KEEP]), interrupted=tuple(interrupted),
+                   standing=standing, lines=lines)
+
+
+def _merge_lines(lines: Sequence[DecisionLine], gone: set[str], new: set[Decision]) -> tuple[DecisionLine, ...]:
+    """`lines` without `gone`, with `new` in their places; still a prefix of the full order."""
+    kept = [x for x in lines if x.id not in gone]
+    truncated = bool(lines) and _size(lines) > HARD_LIMIT
+    for d in new:
+        line = DecisionLine(d.date, d.time, d.id, _decision_text(d, 0))
+        if not truncated or _before(line, lines[-1]):
+            kept.append(line)  # past the cut, a new line's place among the dropped ones is unknown
+    return _cut_lines(_sorted_lines(kept))
+
+
+def _line_order(x: DecisionLine) -> tuple[str, str, str]:
+    return (x.date, x.time, x.id)
+
+
+def _sorted_lines(lines: list[DecisionLine]) -> list[DecisionLine]:
+    """The context's order: newest (date, time) first; of equal ones the ledger's (by id)."""
+    lines.sort(key=lambda x: x.id)
+    lines.sort(key=lambda x: (x.date, x.time), reverse=True)  # stable: ids stay ascending
+    return lines
+
+
+def _before(a: DecisionLine, b: DecisionLine) -> bool:
+    return (a.date, a.time) > (b.date, b.time) or ((a.date, a.time) == (b.date, b.time) and a.id < b.id)
+
+
+def _cut_lines(lines: Sequence[DecisionLine]) -> tuple[DecisionLine, ...]:
+    """The lines that can ever be shown (none past HARD_LIMIT characters can), and a
+    margin so that a few removals still leave enough."""
+    out, size = [], 0
+    for line in lines:
+        if size > HARD_LIMIT + MARGIN:
+            break
+        out.append(line)
+        size += len(line.text) + 1
+    return tuple(out)
+
+
+def _size(lines: Sequence[DecisionLine]) -> int:
+    return sum(len(x.text) + 1 for x in lines)
+
+
+def _order(s: Session) -> tuple[str, str, str]:
+    return (s.date, s.start_time, s.stem)
+
+
 def build(situation: Situation, sessions: Sequence[Session], ledger: ledger_mod.Ledger,
           budget_tokens: int = DEFAULT_TOKENS, blocks: Sequence[str] = ()) -> str:
     """The context; `blocks` (ready-made text: remembered facts, a compression notice) go
     right after the header, each cut to a third of the budget, and count against it."""
+    return build_from(situation, digest_of(sessions, ledger), budget_tokens, blocks)
+
+
+def build_from(situation: Situation, digest: Digest, budget_tokens: int = DEFAULT_TOKENS,
+               blocks: Sequence[str] = (), details: Sequence[Session] | None = None) -> str:
+    """`build` from a Digest; `details` (default: its newest) are the sessions whose
+    sections the last-sessions part reads."""
     limit = min(budget_tokens * CHARS_PER_TOKEN, HARD_LIMIT) - 200  # room for the footer
-    ordered = sorted(sessions, key=lambda s: (s.date, s.start_time, s.stem), reverse=True)
     parts = [_header(situation)]
     parts += [_cut(b, limit // 3) for b in blocks if b.strip()]
     used = sum(len(p) + 2 for p in parts)
-    sections = [s for s in (_disagreements(ledger), _interrupted(situation, ordered), _decisions(ledger), _recent(ordered),
-                            _details(situation, ordered)) if s[1]]
+    newest = digest.newest if details is None else details
+    sections = [s for s in (("## Open disagreements", list(digest.disagreements), "git enf log --decisions", 0),
+                            _interrupted(situation, digest.interrupted), _decisions(digest),
+                            _recent(digest.newest, digest.count), _details(situation, newest)) if s[1]]
     # Each section gets its share of what is left, so decisions cannot crowd out the
     # recent sessions; whatever a section does not use flows on to the next ones.
-    shares = [SHARES[title.split(" (")[0]] for title, _, _ in sections]
-    for i, (title, lines, more) in enumerate(sections):
+    shares = [SHARES[title.split(" (")[0]] for title, _, _, _ in sections]
+    for i, (title, lines, more, total) in enumerate(sections):
         room = int((limit - used) * shares[i] / sum(shares[i:]))
-        block, used = _fit(title, lines, more, room, used)
+        block, used = _fit(title, lines, more, room, used, total or len(lines))
         if block:
             parts.append(block)
     text = "\n\n".join(parts)
@@ -69,12 +200,13 @@ def _cut(block: str, room: int) -> str:
     return kept + "\n…"
 
 
-def _fit(title: str, lines: list[str], more: str, room: int, used: int) -> tuple[str, int]:
+def _fit(title: str, lines: list[str], more: str, room: int, used: int, total: int) -> tuple[str, int]:
+    """The section within `room`; `lines` may be the first of `total` (the rest never fit)."""
     out = [title]
     size = len(title) + 2
     for i, line in enumerate(lines):
         if size + len(line) + 1 > room - len(more) - 40:
-            out.append(f"- … {len(lines) - i} more: {more}")
+            out.append(f"- … {total - i} more: {more}")
             break
         out.append(line)
         size += len(line) + 1
@@ -107,7 +239,7 @@ def _header(s: Situation) -> str:
     return "\n".join(lines)
 
 
-def _interrupted(s: Situation, ordered: Sequence[Session]) -> tuple[str, list[str], str]:
+def _interrupted(s: Situation, ordered: Sequence[Session]) -> tuple[str, list[str], str, int]:
     lines = []
     for x in ordered:
         if not x.interrupted or x.session_id == s.session_id:
@@ -119,40 +251,45 @@ def _interrupted(s: Situation, ordered: Sequence[Session]) -> tuple[str, list[st
         else:
             lines.append(f"- {x.path} (id {x.session_id}, {x.date}) was left active without a summary: "
                          f"write its summary and set status: completed when convenient.")
-    return "## Interrupted sessions", lines, "git enf log --status active"
+    return "## Interrupted sessions", lines, "git enf log --status active", 0
 
 
-def _disagreements(ledger: ledger_mod.Ledger) -> tuple[str, list[str], str]:
+def _disagreement_line(d: ledger_mod.Disagreement) -> str:
     from .render import disagreement_line
 
-    lines = [f"- {disagreement_line(d)}" for d in ledger.open_disagreements]
-    return "## Open disagreements", lines, "git enf log --decisions"
+    return disagreement_line(d)
 
 
-def _decisions(ledger: ledger_mod.Ledger) -> tuple[str, list[str], str]:
-    lines = []
-    for chain in sorted(ledger.chains, key=lambda c: (c.current.date, c.current.time), reverse=True):
-        d = chain.current
-        over = f" over {d.over}" if d.over else ""
-        why = f" to achieve {d.achieve}" if d.achieve else ""
-        conf = f" ({d.confidence})" if d.confidence else ""
-        rev = f" [reversed {len(chain.superseded)}x]" if chain.superseded else ""
-        lines.append(f"- [{d.date}] {d.topic}: decided {d.decided}{over}{why}{conf}{rev} ({d.id})")
-    return f"## Standing decisions ({len(lines)})", lines, ".claude-sessions/decisions.md"
+def _line(chain: ledger_mod.Chain) -> DecisionLine:
+    d = chain.current
+    return DecisionLine(d.date, d.time, d.id, _decision_text(d, len(chain.superseded)))
 
 
-def _recent(ordered: Sequence[Session]) -> tuple[str, list[str], str]:
+def _decision_text(d: Decision, superseded: int) -> str:
+    over = f" over {d.over}" if d.over else ""
+    why = f" to achieve {d.achieve}" if d.achieve else ""
+    conf = f" ({d.confidence})" if d.confidence else ""
+    rev = f" [reversed {superseded}x]" if superseded else ""
+    return f"- [{d.date}] {d.topic}: decided {d.decided}{over}{why}{conf}{rev} ({d.id})"
+
+
+def _decisions(digest: Digest) -> tuple[str, list[str], str, int]:
+    return (f"## Standing decisions ({digest.standing})", [x.text for x in digest.lines],
+            ".claude-sessions/decisions.md", digest.standing)
+
+
+def _recent(ordered: Sequence[Session], count: int) -> tuple[str, list[str], str, int]:
     lines = []
     for x in ordered[:RECENT]:
         tags = f" [{', '.join(x.tags)}]" if x.tags else ""
         lines.append(f"- {x.stem}: {x.summary or '(in progress)'}{tags}")
-    more = f".claude-sessions/index.md ({len(ordered)} sessions)"
-    if len(ordered) > RECENT:
-        lines.append(f"- … {len(ordered) - RECENT} older: {more}")
-    return "## Recent sessions", lines, more
+    more = f".claude-sessions/index.md ({count} sessions)"
+    if count > RECENT:
+        lines.append(f"- … {count - RECENT} older: {more}")
+    return "## Recent sessions", lines, more, 0
 
 
-def _details(s: Situation, ordered: Sequence[Session]) -> tuple[str, list[str], str]:
+def _details(s: Situation, ordered: Sequence[Session]) -> tuple[str, list[str], str, int]:
     lines = []
     for x in [y for y in ordered if y.session_id != s.session_id][:DETAILED]:
         lines.append(f"### {x.stem} — {x.summary or '(no summary yet)'}")
@@ -160,4 +297,4 @@ def _details(s: Situation, ordered: Sequence[Session]) -> tuple[str, list[str], 
                  if ln.strip().startswith("- [ ]")]
         nxt = [ln.strip() for ln in x.sections.get("Next Steps", "").splitlines() if ln.strip().startswith("- [ ]")]
         lines += opens + nxt
-    return "## Last sessions: summaries and open items", lines, "the session files in .claude-sessions/sessions/"
+    return "## Last sessions: summaries and open items", lines, "the session files in .claude-sessions/sessions/", 0
