@@ -113,3 +113,15 @@ def test_a_pinned_session_is_offered_at_every_start_and_never_compressed(project
     assert "step 29: read the logs" in run_git(project, "show", f"claude-memory:sessions/{oldest}.md")
     assert "compress(" not in run_git(project, "log", "--format=%s", "claude-memory", "--", f"sessions/{oldest}.md")
     assert len(text) <= 9000
+
+
+def test_every_block_of_the_context_says_what_it_costs(project: Path) -> None:
+    old_sessions(project, 6)
+    enf(project, "remember", "Gotcha: the CI cache is per branch")
+    enf(project, "pin", "2025-01-06-old-work-6")
+    text = context(project)
+    titles = [line for line in text.splitlines() if line.startswith("## ")]
+    assert {t.split(" (")[0] for t in titles} >= {"## Remembered facts", "## Pinned sessions", "## Recent sessions"}
+    for title in titles:
+        assert title.endswith("tokens)"), title
+    assert len(text) <= 9000

@@ -170,7 +170,7 @@ def build_from(situation: Situation, digest: Digest, budget_tokens: int = DEFAUL
                blocks: Sequence[str] = (), details: Sequence[Session] | None = None) -> str:
     """`build` from a Digest; `details` (default: its newest) are the sessions whose
     sections the last-sessions part reads."""
-    limit = min(budget_tokens * CHARS_PER_TOKEN, HARD_LIMIT) - 200  # room for the footer
+    limit = min(budget_tokens * CHARS_PER_TOKEN, HARD_LIMIT) - 300  # room for the footer and the costs
     parts = [_header(situation)]
     parts += [_cut(b, limit // 3) for b in blocks if b.strip()]
     used = sum(len(p) + 2 for p in parts)
@@ -186,10 +186,19 @@ def build_from(situation: Situation, digest: Digest, budget_tokens: int = DEFAUL
         block, used = _fit(title, lines, more, room, used, total or len(lines))
         if block:
             parts.append(block)
-    text = "\n\n".join(parts)
+    text = "\n\n".join([parts[0], *(_costed(p) for p in parts[1:])])
     footer = (f"\n\n(enf-git context: {len(text):,} chars ≈ {len(text) // CHARS_PER_TOKEN:,} tokens of a "
               f"{budget_tokens:,}-token budget; everything else is in .claude-sessions/ and `git enf recall`.)")
     return text + footer
+
+
+def _costed(block: str) -> str:
+    """A block whose title says what it costs (`## Recent sessions (≈120 tokens)`), so a
+    reader sees where the context's budget went; blocks that say so already are kept."""
+    title, sep, rest = block.partition("\n")
+    if not title.startswith("## ") or "tokens)" in title:
+        return block
+    return f"{title} (≈{max(len(block) // CHARS_PER_TOKEN, 1):,} tokens){sep}{rest}"
 
 
 def _cut(block: str, room: int) -> str:
