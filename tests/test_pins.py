@@ -358,3 +358,33 @@ def test_a_broken_pin_file_is_reported_and_keeps_its_session_whole(ctx: memory.C
     assert pins.pinned(ctx.repo, memory.require_branch(ctx)) == frozenset({PINNED})
     assert pins.list_pins(ctx).problems == [f"pins/{PINNED}.md: kind must be permanent or temporary, not 'forever'"]
     assert pins.session_start_block(ctx, NOW) == ""
+
+
+def test_doctor_names_a_broken_pin_and_a_pin_of_a_session_that_is_gone(tmp_path: Path) -> None:
+    """Pins written by hand (or by a teammate's older version) that doctor must name."""
+    import subprocess
+    import sys
+
+    repo = tmp_path / "p"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    for key, value in (("user.name", "t"), ("user.email", "t@e.x")):
+        subprocess.run(["git", "config", key, value], cwd=repo, check=True)
+    (repo / "x").write_text("x\n")
+    subprocess.run(["git", "add", "x"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "x"], cwd=repo, check=True)
+    git_enf = str(Path(sys.executable).with_name("git-enf"))
+    subprocess.run([git_enf, "init", "--no-hooks"], cwd=repo, check=True, capture_output=True)
+    pins_dir = repo / ".claude-sessions" / "pins"
+    pins_dir.mkdir(exist_ok=True)
+    (pins_dir / "2026-01-01-gone-away.md").write_text(
+        "---\nschema: 1\nsession: 2026-01-01-gone-away\nkind: permanent\nauthor: t\ndate: 2026-01-01 10:00\n"
+        "last_asked: 2026-01-01 10:00\n---\nPinned by hand.\n")
+    (pins_dir / "2026-01-02-broken.md").write_text("---\nkind: [unclosed\n---\n")
+    subprocess.run([git_enf, "commit"], cwd=repo, check=True, capture_output=True)
+    done = subprocess.run([git_enf, "doctor", "--json"], cwd=repo, capture_output=True, text=True)
+    import json
+
+    problems = [(p["what"], p["fix"]) for p in json.loads(done.stdout)["problems"]]
+    assert any("pins/2026-01-01-gone-away.md" in what and fix == "git enf unpin 2026-01-01-gone-away"
+               for what, fix in problems), problems
+    assert any("pins/2026-01-02-broken.md" in what for what, _ in problems), problems

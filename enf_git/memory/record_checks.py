@@ -82,6 +82,21 @@ def facts(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Proble
             for problem in project_facts(ctx.repo, tip, {}).problems]
 
 
+def pins(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
+    """Pin files that cannot be read, and pins of a session the branch no longer has."""
+    from .pins import load
+
+    found = load(ctx.repo, tip)
+    out = [Problem("warning", f"{problem} (its session is still kept from compression, but not offered at start)",
+                   "fix (or delete) the file in .claude-sessions/pins/, then git enf commit")
+           for problem in found.problems]
+    for stem, pin in sorted(found.pins.items()):
+        if store.blob_oid(ctx.repo, tip.tree, pin.session_path) is None:  # a malformed session is still there
+            out.append(Problem("warning", f"{pin.path}: pins {stem}, which is not on the branch",
+                               f"git enf unpin {stem}"))
+    return out
+
+
 CHECKS: tuple[tuple[str, Callable[[Context, store.Commit, records.Records], list[Problem]]], ...] = (
     ("records parse", malformed),
     ("decision and reversal lines", lines),
@@ -89,4 +104,5 @@ CHECKS: tuple[tuple[str, Callable[[Context, store.Commit, records.Records], list
     ("reversal links", reversals),
     ("conflict copies", conflict_copies),
     ("remembered facts", facts),
+    ("pins", pins),
 )
