@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory
-from enf_git.memory import facts
+from enf_git.memory import facts, pins
 from enf_git.plumbing import store
 from enf_git.pure import facts as pf
-from gitfixtures import Git
+from gitfixtures import Git, session_text
 
 NOW = int(dt.datetime(2026, 4, 13, 12, 0, 0).timestamp())  # local noon
 DAY = 86400
@@ -109,3 +109,88 @@ def test_any_change_to_what_the_block_shows_is_seen_by_the_next_start(
     block_file(ctx).unlink()
     assert start(ctx, places) == seen  # what a cold start says
     assert start(ctx, places) == seen  # and what it cached
+
+
+# --- pins -------------------------------------------------------------------------------------
+
+PINNED = "2026-03-01-auth-flow"
+
+
+def worth(stem: str, n: int, summary: str = "") -> str:
+    """A session worth pinning (an open item), dated by its name, with session id s<n>."""
+    return session_text(session_id=f"s{n:07d}", date=stem[:10], summary=summary or f"Worked on {stem[11:]}",
+                        body="## Open Items\n- [ ] rotate the signing key\n")
+
+
+def put(ctx: memory.Context, stems: list[str], now: int) -> None:
+    for k, stem in enumerate(stems):
+        (ctx.root / "sessions" / f"{stem}.md").write_text(worth(stem, 100 + k))
+    assert memory.commit(ctx, "sessions", now=now).commit is not None
+
+
+def later(n: int) -> list[str]:
+    return [(dt.date(2026, 4, 14) + dt.timedelta(days=k)).isoformat() + f"-later-{k}" for k in range(n)]
+
+
+@pytest.fixture
+def refreshes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The starts that read the branch for the pins (a cache miss)."""
+    seen: list[int] = []
+    real = pins.refresh
+
+    def counted(ctx: memory.Context, now: int) -> pins.Refreshed:
+        seen.append(now)
+        return real(ctx, now)
+
+    monkeypatch.setattr(pins, "refresh", counted)
+    return seen
+
+
+def pinned_ctx(ctx: memory.Context) -> memory.Context:
+    (ctx.root / "sessions" / f"{PINNED}.md").write_text(worth(PINNED, 1, "Chose JWT"))
+    (ctx.root / "sessions" / "2026-03-02-other.md").write_text(worth("2026-03-02-other", 2, "Other"))
+    memory.commit(ctx, "sessions", now=NOW - DAY)
+    pins.pin(ctx, PINNED, temporary=True, now=NOW)
+    pins.pin(ctx, "2026-03-02-other", now=NOW)
+    return ctx
+
+
+def test_a_warm_pins_block_reads_nothing_and_says_what_a_cold_one_says(ctx: memory.Context,
+                                                                       refreshes: list[int]) -> None:
+    pinned_ctx(ctx)
+    cold = pins.session_start_block(ctx, NOW)
+    assert "Chose JWT" in cold and "Other" in cold and len(refreshes) == 1
+    assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 1  # warm
+    (ctx.root / "sessions" / f"{PINNED}.md").unlink()  # the pointer is the working copy's, checked live
+    assert f"`git enf show {PINNED}`" in pins.session_start_block(ctx, NOW) and len(refreshes) == 1
+    (ctx.root / "sessions" / f"{PINNED}.md").write_text(worth(PINNED, 1, "Chose JWT"))  # back
+    (store.state_dir(ctx.repo) / pins.LISTING_FILE).unlink()
+    assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 2
+
+
+def test_a_pin_due_for_release_is_released_on_its_start_with_the_cache_warm(ctx: memory.Context, git: Git,
+                                                                            refreshes: list[int]) -> None:
+    pinned_ctx(ctx)
+    stems = later(10)
+    put(ctx, stems[:9], NOW + 9 * DAY)
+    first = pins.session_start_block(ctx, NOW + 10 * DAY)
+    assert "temporary priority" in first and "Released" not in first
+    assert pins.session_start_block(ctx, NOW + 10 * DAY) == first and len(refreshes) == 1  # warm: nine, kept
+    put(ctx, stems[9:], NOW + 10 * DAY)
+    block = pins.session_start_block(ctx, NOW + 11 * DAY)
+    assert f"back to their normal tier): {PINNED}" in block
+    assert git("log", "-1", "--format=%s", "claude-memory").strip() == f"unpin(released): {PINNED}"
+    again = pins.session_start_block(ctx, NOW + 12 * DAY)  # said once
+    assert "Released" not in again and PINNED not in again and "Other" in again
+
+
+def test_an_ask_noted_on_this_machine_is_folded_in_with_the_cache_warm(ctx: memory.Context, git: Git,
+                                                                        refreshes: list[int]) -> None:
+    pinned_ctx(ctx)
+    pins.session_start_block(ctx, NOW)
+    assert pins.note_asked(ctx, [f"sessions/{PINNED}.md"], now=NOW + DAY) == [PINNED]
+    block = pins.session_start_block(ctx, NOW + DAY)
+    assert len(refreshes) == 2 and f"last asked {pins.stamp_of(NOW + DAY)}" in block
+    assert git("log", "-1", "--format=%s", "claude-memory").strip() == f"pin(asked): {PINNED}"
+    assert pins.session_start_block(ctx, NOW + DAY) == block and len(refreshes) == 3  # then cached again
+    assert pins.session_start_block(ctx, NOW + DAY) == block and len(refreshes) == 3
