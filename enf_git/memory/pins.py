@@ -31,7 +31,6 @@ from ..errors import EnfError, NotFound
 from ..plumbing import atomic, store
 from ..pure import model, pins as pp
 from . import records
-from .queries import find_session
 from .workspace import Context, require_branch
 
 if TYPE_CHECKING:  # forget's types: pins never import the facts machinery at load time
@@ -136,6 +135,8 @@ class Named:
 def resolve(ctx: Context, tip: store.Commit, name: str) -> Named:
     """A session by file name, stem, unique prefix or session id, as `git enf show` takes it;
     failing that, a session file of the working copy not committed yet."""
+    from .queries import find_session  # not at load time: SessionStart imports pins and never resolves a name
+
     cache = ctx.cache()
     recs = records.load(ctx.repo, tip.tree, cache)
     cache.save()
