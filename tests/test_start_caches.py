@@ -13,7 +13,7 @@ from enf_git import memory
 from enf_git.memory import facts, pins
 from enf_git.plumbing import store
 from enf_git.pure import facts as pf
-from gitfixtures import Git, session_text
+from gitfixtures import Git, run_git, session_text
 
 NOW = int(dt.datetime(2026, 4, 13, 12, 0, 0).timestamp())  # local noon
 DAY = 86400
@@ -194,3 +194,31 @@ def test_an_ask_noted_on_this_machine_is_folded_in_with_the_cache_warm(ctx: memo
     assert git("log", "-1", "--format=%s", "claude-memory").strip() == f"pin(asked): {PINNED}"
     assert pins.session_start_block(ctx, NOW + DAY) == block and len(refreshes) == 3  # then cached again
     assert pins.session_start_block(ctx, NOW + DAY) == block and len(refreshes) == 3
+
+
+# --- the whole context, through the hook ---------------------------------------------------------
+
+def test_a_warm_hook_start_injects_the_bytes_a_cold_one_does(repo_dir: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_session_start_lifecycle import context, enf
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))  # user facts: never the real home
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
+    enf(repo_dir, "init", "--no-hooks")
+    folder = repo_dir / ".claude-sessions" / "sessions"
+    for k, stem in enumerate(["2026-03-01-auth-flow", "2026-03-02-billing"]):
+        (folder / f"{stem}.md").write_text(worth(stem, k + 1, f"Summary {k}"))
+    enf(repo_dir, "commit")
+    enf(repo_dir, "pin", "2026-03-01-auth-flow")
+    enf(repo_dir, "pin", "--temporary", "2026-03-02-billing")
+    enf(repo_dir, "remember", "We always run the linter before pushing")
+    enf(repo_dir, "remember", "--scope", "user", "I prefer short commit subjects")
+    first = context(repo_dir)
+    assert "linter" in first and "short commit subjects" in first and "Summary 1" in first
+    warm = context(repo_dir)
+    state = Path(run_git(repo_dir, "rev-parse", "--git-common-dir").strip())
+    state = (state if state.is_absolute() else repo_dir / state) / "enf"
+    assert (state / facts.BLOCK_FILE).is_file() and (state / pins.LISTING_FILE).is_file()
+    (state / facts.BLOCK_FILE).unlink()
+    (state / pins.LISTING_FILE).unlink()
+    assert context(repo_dir) == warm == first
