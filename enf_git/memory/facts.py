@@ -11,13 +11,15 @@ Forgetting is in forget.py.
 from __future__ import annotations
 
 import datetime as dt
+import json
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from .. import paths
 from ..errors import EnfError
-from ..plumbing import store
+from ..plumbing import atomic, store
 from ..pure import budget, facts as pf
 from ..redact import redact_count
 from . import fact_stores
@@ -278,20 +280,91 @@ def session_start_block(ctx: Context, session_id: str, now: int, user_dir: Path 
     block says so: never silently. Each scope is fitted to its token budget; the block
     names each one's cost. Session facts of sessions that never reached SessionEnd are
     swept after a week. `user_dir` None leaves the user scope out.
+
+    A start whose facts, settings and stores are those of an earlier start's block, on a
+    day before any of them lapses, gets that block back from `.git/enf/` (BLOCK_FILE)
+    without parsing a fact: it would prune nothing and say the same.
     """
     settings = settings or FactSettings.read(ctx.repo)
     places = Places(user_dir, session_id)
     fact_stores.sweep_sessions(ctx, session_id, now)
+    today = day_of(now)
+    key = _block_key(ctx, places, settings)
+    cached = _cached_block(ctx, key, today)
+    if cached is not None:
+        return cached, []
     try:
         pruned = [f for f, _ in prune(ctx, places, now=now, duplicates=False, settings=settings).removed]
     except EnfError:
         pruned = []  # the branch kept moving, say: the budget below still leaves expired facts out
     listing = list_facts(ctx, places, settings=settings)
     shown, overridden = budget.reconcile(listing.by_scope)
-    today = day_of(now)
     fitted = [budget.fit(shown[s], settings.budgets[s], today, s) for s in places.scopes()]
     hint = HISTORY_HINT if any(f.scope == "project" for f in pruned) else ""
-    return budget.block(fitted, pruned, overridden, hint), pruned
+    text = budget.block(fitted, pruned, overridden, hint)
+    if not pruned:  # a block that announces a prune is said once; the next start caches its successor
+        _save_block(ctx, key, _lapses(listing.all()), today, text)
+    return text, pruned
+
+
+# --- SessionStart's block, cached per machine ---------------------------------------------
+
+BLOCK_FILE = "facts-block.json"
+BLOCK_VERSION = 1  # bump whenever the block's text or what it depends on changes
+NEVER = "9999-12-31"  # the lapse day of facts that never expire
+
+
+def _block_key(ctx: Context, places: Places, settings: FactSettings) -> list[object]:
+    """What the block is a function of, the day aside: the branch's memories/ folder, the
+    user's fact files and this session's (by name, inode, size and mtime), the settings."""
+    tip = store.tip(ctx.repo)
+    memories = store.blob_oid(ctx.repo, tip.tree, pf.MEMORIES_DIR) if tip is not None else None
+    user = _folder_stamp(places.user_dir / pf.MEMORIES_DIR) if places.user_dir is not None else None
+    own = _file_stamp(fact_stores.session_path(ctx, places.session_id)) if places.session_id else None
+    return [BLOCK_VERSION, memories, str(places.user_dir), user, places.session_id, own,
+            sorted((k, v) for k, v in settings.ttls.items()), sorted(settings.budgets.items())]
+
+
+def _file_stamp(path: Path) -> list[int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def _folder_stamp(folder: Path) -> list[object] | None:
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return None
+    return [[name, _file_stamp(folder / name)] for name in names]
+
+
+def _lapses(found: Sequence[pf.Fact]) -> str:
+    """The first day one of `found` expires (NEVER: none does)."""
+    return min((f.expires for f in found if f.expires), default=NEVER)
+
+
+def _cached_block(ctx: Context, key: list[object], today: str) -> str | None:
+    """The saved block, if it was made from `key` and none of its facts has lapsed by `today`."""
+    try:
+        raw = json.loads((store.state_dir(ctx.repo) / BLOCK_FILE).read_bytes())
+        if raw["key"] == json.loads(json.dumps(key)) and today < str(raw["lapses"]):
+            return str(raw["text"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
+def _save_block(ctx: Context, key: list[object], lapses: str, today: str, text: str) -> None:
+    if today >= lapses:
+        return  # an expired fact was left standing (the prune lost a race): recompute next time
+    try:
+        atomic.write(store.state_dir(ctx.repo) / BLOCK_FILE,
+                     json.dumps({"key": key, "lapses": lapses, "text": text}).encode("utf-8"))
+    except OSError:
+        pass  # a read-only state dir costs the next start a recompute, never this one
 
 
 def drop_session_facts(state_dir: str | Path, session_id: str) -> bool:

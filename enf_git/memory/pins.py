@@ -31,7 +31,6 @@ from ..errors import EnfError, NotFound
 from ..plumbing import atomic, store
 from ..pure import model, pins as pp
 from . import records
-from .queries import find_session
 from .workspace import Context, require_branch
 
 if TYPE_CHECKING:  # forget's types: pins never import the facts machinery at load time
@@ -136,6 +135,8 @@ class Named:
 def resolve(ctx: Context, tip: store.Commit, name: str) -> Named:
     """A session by file name, stem, unique prefix or session id, as `git enf show` takes it;
     failing that, a session file of the working copy not committed yet."""
+    from .queries import find_session  # not at load time: SessionStart imports pins and never resolves a name
+
     cache = ctx.cache()
     recs = records.load(ctx.repo, tip.tree, cache)
     cache.save()
@@ -475,14 +476,69 @@ def refresh(ctx: Context, now: int) -> Refreshed:
 def session_start_block(ctx: Context, now: int) -> str:
     """The pins' block of SessionStart's context: releases first (said in the block), then
     each pin's pointer and summary, temporary ones marked, within enf.budget.pins tokens.
-    Never raises an EnfError: a broken pin leaves the session starting without the block."""
+    Never raises an EnfError: a broken pin leaves the session starting without the block.
+
+    The listing is a function of the branch's pins/ and sessions/ folders, enf.pinRelease
+    and this machine's notes of asks: with no notes, and the folders an earlier start
+    listed, it comes from `.git/enf/` (LISTING_FILE) and nothing is read or released
+    (releasing depends on the sessions alone, so the same sessions release nothing new).
+    """
     try:
-        done = refresh(ctx, now)
-        listing = list_pins(ctx, done.timeline)
+        key = _listing_key(ctx)
+        listing = _cached_listing(ctx, key)
+        released: list[str] = []
+        if listing is None:
+            done = refresh(ctx, now)
+            listing, released = list_pins(ctx, done.timeline), done.released
+            if not done.asked and not released:  # else the next start lists the changed pins
+                _save_listing(ctx, _listing_key(ctx), listing)
     except EnfError:
         return ""
     shown = [pp.Shown(s.pin, _pointer(ctx, s), s.summary) for s in listing.statuses]
-    return pp.block(shown, done.released, _budget(ctx.repo) * CHARS_PER_TOKEN, listing.after)
+    return pp.block(shown, released, _budget(ctx.repo) * CHARS_PER_TOKEN, listing.after)
+
+
+# --- the SessionStart listing, cached per machine ----------------------------------------------
+
+LISTING_FILE = "pins-listing.json"
+LISTING_VERSION = 1  # bump whenever Status or the release rule changes
+
+
+def _listing_key(ctx: Context) -> list[object] | None:
+    """What the listing depends on; None (never cached) while this machine holds notes of asks."""
+    if read_notes(ctx):
+        return None
+    tip = require_branch(ctx)
+    return [LISTING_VERSION, store.blob_oid(ctx.repo, tip.tree, pp.PINS_DIR),
+            store.blob_oid(ctx.repo, tip.tree, model.SESSIONS_DIR), release_after(ctx.repo)]
+
+
+def _cached_listing(ctx: Context, key: list[object] | None) -> Listing | None:
+    if key is None:
+        return None
+    try:
+        raw = json.loads((store.state_dir(ctx.repo) / LISTING_FILE).read_bytes())
+        if raw["key"] != key:
+            return None
+        statuses = [Status(pp.Pin(str(p["session"]), str(p["kind"]), str(p["author"]), str(p["date"]),
+                                  str(p["last_asked"])),
+                           str(p["summary"]), bool(p["on_branch"]),
+                           None if p["sessions_since_asked"] is None else int(p["sessions_since_asked"]))
+                    for p in raw["statuses"]]
+        return Listing(statuses, [str(x) for x in raw["problems"]], int(raw["after"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _save_listing(ctx: Context, key: list[object] | None, listing: Listing) -> None:
+    if key is None:
+        return
+    data = {"key": key, "after": listing.after, "problems": listing.problems,
+            "statuses": [s.as_dict() for s in listing.statuses]}
+    try:
+        atomic.write(store.state_dir(ctx.repo) / LISTING_FILE, json.dumps(data).encode("utf-8"))
+    except OSError:
+        pass  # a read-only state dir costs the next start a recompute, never this one
 
 
 def _pointer(ctx: Context, s: Status) -> str:

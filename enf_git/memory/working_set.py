@@ -82,10 +82,18 @@ def _in_working_copy(ctx: Context, manifest: Manifest, wanted: dict[str, str | N
         # A file the manifest knows but the folder lacks is a deletion not committed
         # yet (the next commit makes it), unless its whole folder went: then it is lost,
         # and comes back.
+        gone: dict[str, bool] = {}  # top-level folder -> vanished: one check per folder, not per file
         for path, oid in held.items():
-            if path not in manifest.files or folder_vanished(ctx.root, path):
+            if path not in manifest.files or _vanished(ctx.root, path, gone):
                 out.setdefault(path, oid)
     return out
+
+
+def _vanished(root: Path, path: str, seen: dict[str, bool]) -> bool:
+    top = path.partition("/")[0]
+    if top not in seen:
+        seen[top] = folder_vanished(root, path)
+    return seen[top]
 
 
 def folder_vanished(root: Path, path: str) -> bool:

@@ -33,6 +33,7 @@ Everything here is a pure function of its arguments and an injected day.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -62,7 +63,6 @@ _KEYWORDS = (
     (PATTERN, r"patterns?|conventions?"),
     (ACTION, r"todo|to-do|follow[- ]?ups?"),
 )
-_DETECT = tuple((category, re.compile(rf"\b(?:{words})\b", re.IGNORECASE)) for category, words in _KEYWORDS)
 _ID = re.compile(r"^f[0-9a-f]{8}\Z")
 _DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 MAX_TEXT = 2000  # characters: a fact is a sentence or two; past this it is refused
@@ -91,10 +91,16 @@ class Fact:
 
 def detect_category(text: str) -> str:
     """The category seed 003's keywords give `text`; General when none is there."""
-    for category, pattern in _DETECT:
+    for category, pattern in _detectors():
         if pattern.search(text):
             return category
     return GENERAL
+
+
+@functools.cache
+def _detectors() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    # Compiled on first use: SessionStart imports this module and, its block cached, detects nothing.
+    return tuple((category, re.compile(rf"\b(?:{words})\b", re.IGNORECASE)) for category, words in _KEYWORDS)
 
 
 def parse_category(raw: str) -> str:
