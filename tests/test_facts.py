@@ -543,3 +543,11 @@ def test_a_hand_edit_of_memories_md_is_set_aside_with_what_to_do(ctx: memory.Con
     assert [why for _, _, why in report.rejected] == [
         "memories.md is generated from memories/*.md; use git enf remember TEXT or git enf forget ID"]
     assert git("show", "claude-memory:memories.md") == view
+
+
+def test_a_fact_that_names_its_category_is_not_labelled_twice() -> None:
+    def fact(text: str) -> pf.Fact:
+        return pf.Fact("f1", text, "Gotcha", "2026-04-13", "ann", "project", None)
+
+    assert budget.line(fact("Gotcha: the port is taken")) == "- Gotcha: the port is taken"
+    assert budget.line(fact("the port is taken")) == "- Gotcha: the port is taken"

@@ -41,6 +41,8 @@ def tokens(text: str) -> int:
 
 def line(fact: Fact) -> str:
     """A fact as the injection shows it: its category, then its text."""
+    if fact.text.lower().startswith(f"{fact.category.lower()}:"):
+        return f"- {fact.text}"  # "Gotcha: the port is taken" needs no second "Gotcha:"
     return f"- {fact.category}: {fact.text}"
 
 
