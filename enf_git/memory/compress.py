@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -201,7 +201,7 @@ class _Run:
         self._all: dict[str, str] | None = None
         self._looked_up: dict[str, str | None] = {}
         self._manifest: Manifest | None = None
-        self.todo: list[tuple[str, str]] = []  # (tier, path), in the order to run them
+        self.todo: Iterable[tuple[str, str]] = ()  # (tier, path), in the order to run them
 
     @property
     def oids(self) -> dict[str, str]:
@@ -230,12 +230,15 @@ class _Run:
             self.remember = False
             wanted = [self._resolve(n) for n in names]
             ranked = {s.path: tiers.Verdict(tier, tiers.never_compressed(s, pins, conflicted)) for s in wanted}
+        elif not names:  # the common case, on every session start: lazily, oldest first
+            self.todo = self._due(tier, current, pins, conflicted)
+            return
         else:
             every = [s for s in map(self._session, sorted(self.oids)) if s is not None]
             ranked = tiers.assign(every, self.as_of, self.policy.tiers, pins, current, conflicted)
             self.result.current_named = current is not None and any(
                 current in (s.stem, s.session_id, s.path) for s in every)
-            wanted = [self._resolve(n) for n in names] if names else every
+            wanted = [self._resolve(n) for n in names]
         by_age = sorted(wanted, key=lambda s: (s.date, s.start_time, s.stem))
         due: dict[str, list[str]] = {t: [] for t in tiers.TIERS}
         for s in by_age:
@@ -249,6 +252,40 @@ class _Run:
             elif names:
                 self._skip(s.path, tier or verdict.tier, _why_not(verdict, self._facts(s.path)[0]))
         self.todo = [(t, p) for t in ORDER for p in due[t]]
+
+    def _due(self, tier: str | None, current: str | None, pins: frozenset[str],
+             conflicted: frozenset[str]) -> Iterator[tuple[str, str]]:
+        """(tier, path) of what is due, cold then warm then fold, oldest first, yielded as
+        found: `execute` stops at its limit, so a run that compresses one session of
+        10,000 judges only the sessions up to it. Everything is ranked by the facts of
+        tiers.json (the frontmatter's date, never the file name's), in one flat pass."""
+        rows = self._rows()
+        self.result.current_named = current is not None and any(
+            current in (r[2], r[4][5], r[3]) for r in rows)
+        newest = (_Ranked(r[3], r[2], str(r[4][5]), r[0], r[1], str(r[4][4])) for r in reversed(rows))
+        hot = tiers.hot_paths(newest, self.policy.tiers.hot, pins, current)
+        for t in ORDER:
+            if tier is not None and t != tier:
+                continue
+            for date, start, stem, path, facts in rows:
+                have = str(facts[0])
+                if tiers.RANK.get(have, 0) >= tiers.RANK[t] or t == "fold" and path not in hot:
+                    continue  # never due for t: skipped before building its verdict
+                s = _Ranked(path, stem, str(facts[5]), date, start, str(facts[4]))
+                verdict = tiers.verdict(s, self.as_of, self.policy.tiers, path in hot, pins, conflicted)
+                if tiers.due_tier(verdict, have, int(facts[1]), self.policy.tiers) == t:
+                    yield t, path
+
+    def _rows(self) -> list[tuple[str, str, str, str, list[Any]]]:
+        """(date, start_time, stem, path, facts) of every session that parses, oldest first."""
+        known = self.known.entries
+        rows = []
+        for path, oid in self.oids.items():
+            facts = known.get(oid) or self._facts(path)
+            if facts[2] is not None:
+                rows.append((str(facts[2]), str(facts[3]), _stem(path), path, facts))
+        rows.sort(key=lambda r: r[:3])
+        return rows
 
     def _resolve(self, name: str) -> _Ranked:
         """A session by name, prefix or session id, as `git enf show` takes it."""
@@ -305,11 +342,15 @@ class _Run:
         self.result.steps.append(Step(path, tier, before, after, skipped=why))
 
     def execute(self, limit: int | None, one_tier: bool) -> None:
-        edited = self._edited() if self.todo and not self.result.dry_run else set()
+        edited: set[str] | None = None  # read at the first session due: none due, none read
         ran = ""
-        for tier, path in self.todo:
-            if limit is not None and len(self.result.done) >= limit or one_tier and ran and tier != ran:
+        todo = iter(self.todo)
+        while limit is None or len(self.result.done) < limit:  # checked first: a lazy todo scans no further
+            tier, path = next(todo, ("", ""))
+            if not path or one_tier and ran and tier != ran:
                 break
+            if edited is None:
+                edited = self._edited() if not self.result.dry_run else set()
             if path in edited:
                 self._skip(path, tier, "it has uncommitted edits in the working copy; git enf commit first")
             elif self._one(tier, path):
