@@ -397,3 +397,18 @@ def test_a_run_orders_by_the_frontmatter_date_not_the_file_name(ctx: memory.Cont
     warm = compress.compress(ctx, AS_OF, tier="warm", dry_run=True)
     assert "2025-11-01-renamed" not in [s.stem for s in warm.done]  # hot by its date: among the newest three
     assert HOT[0] in [s.stem for s in warm.done]  # pushed out of the hot three by it
+
+
+def test_tiers_json_is_rewritten_for_a_refusal_or_several_new_facts_not_for_each(ctx: memory.Context) -> None:
+    dated(ctx)
+    put(ctx, {stem: full(stem) for stem in ("2026-01-20-more-a", "2026-01-21-more-b")})  # 9 sessions to learn
+    cache = store.state_dir(ctx.repo) / compress.CACHE_FILE
+    assert [s.stem for s in compress.compress(ctx, AS_OF, tier="cold", limit=1, now=NOW).done] == [COLD[0]]
+    saved = cache.read_bytes()
+    assert len(json.loads(saved)["entries"]) == 10  # and the blob it wrote
+    # The next run learns one blob (the one it wrote): ~1 ms to parse again, ~40 ms at
+    # 10,000 sessions to write the file, so it is not written.
+    assert [s.stem for s in compress.compress(ctx, AS_OF, tier="cold", limit=1, now=NOW).done] == ["2026-01-20-more-a"]
+    assert cache.read_bytes() == saved
+    done = compress.compress(ctx, AS_OF, tier="cold", now=NOW)  # and is still judged by its tier: not again
+    assert [s.stem for s in done.done] == ["2026-01-21-more-b", COLD[1]]

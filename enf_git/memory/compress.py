@@ -43,6 +43,7 @@ ENABLED_KEY, PER_START_KEY = "enf.compress", "enf.compressPerStart"
 PER_START_DEFAULT = 20  # one session start compresses at most this many (each is a commit)
 CACHE_FILE = "tiers.json"
 DIRECT_PARSES = 20  # misses of tiers.json parsed directly before the records cache is loaded
+SAVE_AFTER = 8  # new facts in tiers.json worth rewriting it for (< DIRECT_PARSES)
 ORDER = ("cold", "warm", "fold")  # Elephants Never Forget: cold first this session, warm the next
 _FALSE = ("false", "no", "off", "0")
 
@@ -535,7 +536,8 @@ class _TierCache:
         self.path = path
         self._entries: dict[str, list[Any]] | None = None
         self._skips: dict[str, str] = {}
-        self.dirty = False
+        self.dirty = False  # a refusal to remember: always saved (finding it again means compressing again)
+        self.added = 0  # facts learnt since the file was read
 
     @property
     def entries(self) -> dict[str, list[Any]]:
@@ -551,7 +553,7 @@ class _TierCache:
 
     def put(self, oid: str, value: list[Any]) -> None:
         self.entries[oid] = value
-        self.dirty = True
+        self.added += 1
 
     def refused(self, oid: str, tier: str) -> str:
         self.entries  # noqa: B018 - loads the file (skips included) on first use
@@ -563,8 +565,11 @@ class _TierCache:
         self.dirty = True
 
     def save(self) -> None:
-        if self.dirty:
+        # Writing 10,000 entries (~1 MB of JSON) costs a run ~40 ms; parsing again the few
+        # blobs the last runs wrote costs ~1 ms each. So a few new facts wait for more,
+        # well before DIRECT_PARSES misses would make a run load the records cache.
+        if self.dirty or self.added >= SAVE_AFTER:
             data = {"version": _cache_version(), "entries": self.entries, "skips": self._skips}
             atomic.write(self.path, json.dumps(data).encode("utf-8"))
-            self.dirty = False
+            self.dirty, self.added = False, 0
 
