@@ -261,8 +261,8 @@ class _Run:
         10,000 judges only the sessions up to it. Everything is ranked by the facts of
         tiers.json (the frontmatter's date, never the file name's), in one flat pass."""
         rows = self._rows()
-        self.result.current_named = current is not None and any(
-            current in (r[2], r[4][5], r[3]) for r in rows)
+        if current is not None:
+            self.result.current_named = any(current in (r[2], r[4][5], r[3]) for r in rows)
         newest = (_Ranked(r[3], r[2], str(r[4][5]), r[0], r[1], str(r[4][4])) for r in reversed(rows))
         hot = tiers.hot_paths(newest, self.policy.tiers.hot, pins, current)
         for t in ORDER:
@@ -278,14 +278,20 @@ class _Run:
                     yield t, path
 
     def _rows(self) -> list[tuple[str, str, str, str, list[Any]]]:
-        """(date, start_time, stem, path, facts) of every session that parses, oldest first."""
-        known = self.known.entries
+        """(date, start_time, stem, path, facts) of every session that parses, oldest first.
+        Straight from the tree listing: at 10,000 sessions each call per entry shows."""
+        known, prefix = self.known.entries, f"{model.SESSIONS_DIR}/"
+        self._all = {}
         rows = []
-        for path, oid in self.oids.items():
+        for name, oid, kind in store.folder_entries(self.ctx.repo, self.tip.tree, model.SESSIONS_DIR):
+            if kind != "blob":
+                continue
+            path = prefix + name
+            self._all[path] = oid
             facts = known.get(oid) or self._facts(path)
             if facts[2] is not None:
-                rows.append((str(facts[2]), str(facts[3]), _stem(path), path, facts))
-        rows.sort(key=lambda r: r[:3])
+                rows.append((str(facts[2]), str(facts[3]), name.removesuffix(".md"), path, facts))
+        rows.sort()  # stems are unique: the facts are never compared
         return rows
 
     def _resolve(self, name: str) -> _Ranked:
