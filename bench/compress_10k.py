@@ -19,6 +19,8 @@ from pathlib import Path
 
 import common
 
+common.use_checkout()
+
 AS_OF = "2023-09-01"  # the fixture's sessions span 2020-09-13 .. 2023-06-09: all older than the hot three are due
 
 
@@ -27,12 +29,9 @@ def main() -> int:
 
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
-    import os
-
-    # The git-enf processes run this checkout's enf_git (a worktree's, not the editable install's).
-    os.environ["PYTHONPATH"] = str(common.BENCH_DIR.parent)
+    common.use_checkout()  # hermetic() dropped PYTHONPATH: the children run this checkout's enf_git
     common.header("compress_10k", sessions=n, repetitions=reps, objects="loose" if args.loose else "packed",
-                  git_enf=common.GIT_ENF)
+                  git_enf=common.GIT_ENF, checkout=common.CHECKOUT)
     repo_path = common.init_user_repo(work / "repo")
     t_seed = common.time_call(lambda: common.seed_branch(repo_path, n, pack=not args.loose))
     print(f"fixture: seeded {n} sessions in one store.commit{'' if args.loose else ' + repack'}: {t_seed:.2f} s")

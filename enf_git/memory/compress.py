@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -43,6 +43,7 @@ ENABLED_KEY, PER_START_KEY = "enf.compress", "enf.compressPerStart"
 PER_START_DEFAULT = 20  # one session start compresses at most this many (each is a commit)
 CACHE_FILE = "tiers.json"
 DIRECT_PARSES = 20  # misses of tiers.json parsed directly before the records cache is loaded
+SAVE_AFTER = 8  # new facts in tiers.json worth rewriting it for (< DIRECT_PARSES)
 ORDER = ("cold", "warm", "fold")  # Elephants Never Forget: cold first this session, warm the next
 _FALSE = ("false", "no", "off", "0")
 
@@ -201,7 +202,7 @@ class _Run:
         self._all: dict[str, str] | None = None
         self._looked_up: dict[str, str | None] = {}
         self._manifest: Manifest | None = None
-        self.todo: list[tuple[str, str]] = []  # (tier, path), in the order to run them
+        self.todo: Iterable[tuple[str, str]] = ()  # (tier, path), in the order to run them
 
     @property
     def oids(self) -> dict[str, str]:
@@ -230,12 +231,15 @@ class _Run:
             self.remember = False
             wanted = [self._resolve(n) for n in names]
             ranked = {s.path: tiers.Verdict(tier, tiers.never_compressed(s, pins, conflicted)) for s in wanted}
+        elif not names:  # the common case, on every session start: lazily, oldest first
+            self.todo = self._due(tier, current, pins, conflicted)
+            return
         else:
             every = [s for s in map(self._session, sorted(self.oids)) if s is not None]
             ranked = tiers.assign(every, self.as_of, self.policy.tiers, pins, current, conflicted)
             self.result.current_named = current is not None and any(
                 current in (s.stem, s.session_id, s.path) for s in every)
-            wanted = [self._resolve(n) for n in names] if names else every
+            wanted = [self._resolve(n) for n in names]
         by_age = sorted(wanted, key=lambda s: (s.date, s.start_time, s.stem))
         due: dict[str, list[str]] = {t: [] for t in tiers.TIERS}
         for s in by_age:
@@ -249,6 +253,46 @@ class _Run:
             elif names:
                 self._skip(s.path, tier or verdict.tier, _why_not(verdict, self._facts(s.path)[0]))
         self.todo = [(t, p) for t in ORDER for p in due[t]]
+
+    def _due(self, tier: str | None, current: str | None, pins: frozenset[str],
+             conflicted: frozenset[str]) -> Iterator[tuple[str, str]]:
+        """(tier, path) of what is due, cold then warm then fold, oldest first, yielded as
+        found: `execute` stops at its limit, so a run that compresses one session of
+        10,000 judges only the sessions up to it. Everything is ranked by the facts of
+        tiers.json (the frontmatter's date, never the file name's), in one flat pass."""
+        rows = self._rows()
+        if current is not None:
+            self.result.current_named = any(current in (r[2], r[4][5], r[3]) for r in rows)
+        newest = (_Ranked(r[3], r[2], str(r[4][5]), r[0], r[1], str(r[4][4])) for r in reversed(rows))
+        hot = tiers.hot_paths(newest, self.policy.tiers.hot, pins, current)
+        for t in ORDER:
+            if tier is not None and t != tier:
+                continue
+            for date, start, stem, path, facts in rows:
+                have = str(facts[0])
+                if tiers.RANK.get(have, 0) >= tiers.RANK[t] or t == "fold" and path not in hot:
+                    continue  # never due for t: skipped before building its verdict
+                s = _Ranked(path, stem, str(facts[5]), date, start, str(facts[4]))
+                verdict = tiers.verdict(s, self.as_of, self.policy.tiers, path in hot, pins, conflicted)
+                if tiers.due_tier(verdict, have, int(facts[1]), self.policy.tiers) == t:
+                    yield t, path
+
+    def _rows(self) -> list[tuple[str, str, str, str, list[Any]]]:
+        """(date, start_time, stem, path, facts) of every session that parses, oldest first.
+        Straight from the tree listing: at 10,000 sessions each call per entry shows."""
+        known, prefix = self.known.entries, f"{model.SESSIONS_DIR}/"
+        self._all = {}
+        rows = []
+        for name, oid, kind in store.folder_entries(self.ctx.repo, self.tip.tree, model.SESSIONS_DIR):
+            if kind != "blob":
+                continue
+            path = prefix + name
+            self._all[path] = oid
+            facts = known.get(oid) or self._facts(path)
+            if facts[2] is not None:
+                rows.append((str(facts[2]), str(facts[3]), name.removesuffix(".md"), path, facts))
+        rows.sort()  # stems are unique: the facts are never compared
+        return rows
 
     def _resolve(self, name: str) -> _Ranked:
         """A session by name, prefix or session id, as `git enf show` takes it."""
@@ -305,11 +349,15 @@ class _Run:
         self.result.steps.append(Step(path, tier, before, after, skipped=why))
 
     def execute(self, limit: int | None, one_tier: bool) -> None:
-        edited = self._edited() if self.todo and not self.result.dry_run else set()
+        edited: set[str] | None = None  # read at the first session due: none due, none read
         ran = ""
-        for tier, path in self.todo:
-            if limit is not None and len(self.result.done) >= limit or one_tier and ran and tier != ran:
+        todo = iter(self.todo)
+        while limit is None or len(self.result.done) < limit:  # checked first: a lazy todo scans no further
+            tier, path = next(todo, ("", ""))
+            if not path or one_tier and ran and tier != ran:
                 break
+            if edited is None:
+                edited = self._edited() if not self.result.dry_run else set()
             if path in edited:
                 self._skip(path, tier, "it has uncommitted edits in the working copy; git enf commit first")
             elif self._one(tier, path):
@@ -494,7 +542,8 @@ class _TierCache:
         self.path = path
         self._entries: dict[str, list[Any]] | None = None
         self._skips: dict[str, str] = {}
-        self.dirty = False
+        self.dirty = False  # a refusal to remember: always saved (finding it again means compressing again)
+        self.added = 0  # facts learnt since the file was read
 
     @property
     def entries(self) -> dict[str, list[Any]]:
@@ -510,7 +559,7 @@ class _TierCache:
 
     def put(self, oid: str, value: list[Any]) -> None:
         self.entries[oid] = value
-        self.dirty = True
+        self.added += 1
 
     def refused(self, oid: str, tier: str) -> str:
         self.entries  # noqa: B018 - loads the file (skips included) on first use
@@ -522,8 +571,11 @@ class _TierCache:
         self.dirty = True
 
     def save(self) -> None:
-        if self.dirty:
+        # Writing 10,000 entries (~1 MB of JSON) costs a run ~40 ms; parsing again the few
+        # blobs the last runs wrote costs ~1 ms each. So a few new facts wait for more,
+        # well before DIRECT_PARSES misses would make a run load the records cache.
+        if self.dirty or self.added >= SAVE_AFTER:
             data = {"version": _cache_version(), "entries": self.entries, "skips": self._skips}
             atomic.write(self.path, json.dumps(data).encode("utf-8"))
-            self.dirty = False
+            self.dirty, self.added = False, 0
 

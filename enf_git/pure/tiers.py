@@ -97,23 +97,40 @@ def assign(sessions: Iterable[Dated], as_of: dt.date, policy: Policy = Policy(),
     to compress, which take no hot slot; `conflicted` the paths with a conflict copy still on the branch.
     """
     ordered = sorted(sessions, key=lambda s: (s.date, s.start_time, s.stem), reverse=True)
-    out: dict[str, Verdict] = {}
-    hot_left = policy.hot
-    for s in ordered:
+    hot = hot_paths(ordered, policy.hot, pins, current)
+    return {s.path: verdict(s, as_of, policy, s.path in hot, pins, conflicted) for s in ordered}
+
+
+def hot_paths(newest_first: Iterable[Dated], hot: int, pins: frozenset[str] = frozenset(),
+              current: str | None = None) -> set[str]:
+    """The paths `assign` calls hot: the current session and the newest `hot` others
+    (`newest_first` sorted by date, start_time, stem, newest first). A pinned session is
+    kept whole anyway: it releases its hot slot (seed 001), so the hot tier holds `hot`
+    sessions besides the pinned ones. Stops reading once the slots are filled and the
+    current session (if any) is found, so a caller may pass a lazy iterator."""
+    out: set[str] = set()
+    hot_left, current_left = hot, current is not None
+    for s in newest_first:
+        if hot_left <= 0 and not current_left:
+            break
         is_current = current is not None and current in (s.stem, s.session_id, s.path)
-        never = never_compressed(s, pins, conflicted)
+        current_left = current_left and not is_current
         if is_current or hot_left > 0:
-            # A pinned session is kept whole anyway: it releases its hot slot (seed 001),
-            # so the hot tier holds `hot` sessions besides the pinned ones.
             hot_left -= 0 if is_current or s.stem in pins or s.path in pins else 1
-            out[s.path] = Verdict("hot", never)
-            continue
-        age = _age(s.date, as_of)
-        if age is None:
-            out[s.path] = Verdict("", never or f"its date {s.date!r} is no YYYY-MM-DD day")
-        else:
-            out[s.path] = Verdict("cold" if age > policy.cold_days else "warm", never)
+            out.add(s.path)
     return out
+
+
+def verdict(s: Dated, as_of: dt.date, policy: Policy, hot: bool, pins: frozenset[str] = frozenset(),
+            conflicted: frozenset[str] = frozenset()) -> Verdict:
+    """Where one session stands, given whether it is hot (`hot_paths`)."""
+    never = never_compressed(s, pins, conflicted)
+    if hot:
+        return Verdict("hot", never)
+    age = _age(s.date, as_of)
+    if age is None:
+        return Verdict("", never or f"its date {s.date!r} is no YYYY-MM-DD day")
+    return Verdict("cold" if age > policy.cold_days else "warm", never)
 
 
 def never_compressed(s: Dated, pins: frozenset[str], conflicted: frozenset[str]) -> str:
