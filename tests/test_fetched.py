@@ -110,9 +110,9 @@ def test_one_background_fetch_per_interval(team: tuple[Path, Path]) -> None:
     _, bob = team
     ctx = Context.open(bob)
     now = time.time()
-    assert fetched.start_background_fetch(ctx, now) is True
-    assert fetched.start_background_fetch(ctx, now + 1) is False  # several sessions starting at once
-    assert fetched.start_background_fetch(ctx, now + fetched.FETCH_INTERVAL + 1) is True
+    assert fetched.start_background_fetch(ctx, os.environ, now) is True
+    assert fetched.start_background_fetch(ctx, os.environ, now + 1) is False  # several sessions starting at once
+    assert fetched.start_background_fetch(ctx, os.environ, now + fetched.FETCH_INTERVAL + 1) is True
     assert wait_for(lambda: not _fetch_running(bob))
 
 
@@ -130,14 +130,14 @@ def test_the_background_fetch_can_be_turned_off(team: tuple[Path, Path], monkeyp
     if ci:
         monkeypatch.setenv("CI", ci)
     ctx = Context.open(bob)
-    assert fetched.start_background_fetch(ctx) is started
+    assert fetched.start_background_fetch(ctx, os.environ) is started
     stamp = bob / ".git" / "enf" / fetched.STAMP
     assert stamp.exists() is started
 
 
 def test_an_unshared_repository_never_fetches(repo_dir: Path) -> None:
     enf(repo_dir, "init", "--no-hooks")
-    assert fetched.start_background_fetch(Context.open(repo_dir)) is False
+    assert fetched.start_background_fetch(Context.open(repo_dir), os.environ) is False
     assert "hookSpecificOutput" in session_start(repo_dir)
 
 

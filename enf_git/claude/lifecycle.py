@@ -83,7 +83,7 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
         own_file=os.path.relpath(own, where.top) if own else None, opted_out=bool(sid) and gate.opted_out(where.root, sid))
     blocks = (_facts_block(ctx, sid, now), _pins_block(ctx, now), prepared.compression_notice())
     text = startup.context_text(ctx, situation, blocks)
-    fetched.start_background_fetch(ctx)  # detached: what it brings is merged by the next session or git hook
+    fetched.start_background_fetch(ctx, os.environ)  # detached: what it brings is merged by the next session or git hook
     return reply("SessionStart", additionalContext=text)
 
 

@@ -168,26 +168,18 @@ def merge_fetched() -> None:
 
 
 def _merge_remote(ctx: Context) -> tuple[str, MergeResult] | None:
-    """The remote's already-fetched memory merged into the branch; None when nothing moved."""
-    from ..memory import sync_merge
-    from ..plumbing import gitcli, store
+    """The remote's already-fetched memory merged into the branch; None when nothing moved.
 
-    configured = ctx.settings.remote
-    if not configured:
+    After a pull, a partial clone lacks memory's blobs, which pygit2 cannot fetch on
+    demand: they are fetched first (the one network call here, and only in such a clone).
+    """
+    from ..memory import fetched
+
+    try:
+        return fetched.merge_fetched(ctx, int(time.time()), fill_missing=True)
+    except fetched.BlobsUnavailable as exc:
+        say(exc.message)  # the working copy is still refreshed from what is here
         return None
-    remote = gitcli.resolve_remote(str(ctx.top), configured)
-    # A partial clone's `git pull` brought memory without its blobs, which pygit2 cannot
-    # fetch on demand: fetch them now (the one network call here, and only in such a clone).
-    filled = gitcli.fetch_missing(str(ctx.top), remote, [remote.tracking_ref])
-    if not filled.ok:
-        say(f"memory not merged: {filled.message}")
-        return None
-    theirs = store.commit_at(ctx.repo, store.ref_target(ctx.repo, remote.tracking_ref))
-    ours = store.tip(ctx.repo)
-    if theirs is None or ours is None:
-        return None
-    merged = sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), int(time.time()))
-    return None if merged.outcome == "up-to-date" else (remote.label, merged)
 
 
 def _limit() -> int:

@@ -38,34 +38,46 @@ STAMP = "fetch.stamp"  # in .git/enf/: when the last background fetch started
 _FALSE = ("false", "no", "off", "0")
 
 
-def merge_fetched(ctx: Context, now: int | None = None) -> tuple[str, sync_merge.MergeResult] | None:
-    """Merge the fetched remote branch into claude-memory: (remote label, what the merge
-    did), or None when memory is not shared or nothing was fetched yet.
+class BlobsUnavailable(EnfError):
+    """A partial clone's missing memory blobs could not be fetched: nothing was merged."""
 
-    The caller refreshes the working copy (under its lock) when the branch moved.
+
+def merge_fetched(ctx: Context, now: int | None = None,
+                  fill_missing: bool = False) -> tuple[str, sync_merge.MergeResult] | None:
+    """Merge the fetched remote branch into claude-memory: (remote label, what the merge
+    did), or None when memory is not shared, nothing was fetched yet, or nothing moved.
+
+    A partial clone's plain `git fetch` leaves memory's blobs out, and a merge cannot read
+    them: `fill_missing` (a git hook, after a pull) fetches them first, the one network
+    call here; without it (SessionStart, offline) the merge waits for the background
+    fetch to bring them. The caller refreshes the working copy when the branch moved.
     """
     configured = ctx.settings.remote
     if not configured:
         return None
     remote = gitcli.resolve_remote(str(ctx.top), configured)
+    if fill_missing:
+        filled = gitcli.fetch_missing(str(ctx.top), remote, [remote.tracking_ref])
+        if not filled.ok:
+            raise BlobsUnavailable(f"memory not merged: {filled.message}")
     theirs = store.commit_at(ctx.repo, store.ref_target(ctx.repo, remote.tracking_ref))
     ours = store.tip(ctx.repo)
-    if theirs is None or ours is None or _blobs_missing(ctx, remote):
+    if theirs is None or ours is None or (not fill_missing and _blobs_missing(ctx, remote)):
         return None
-    return remote.label, sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), now)
+    merged = sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), now)
+    return None if merged.outcome == "up-to-date" else (remote.label, merged)
 
 
 def _blobs_missing(ctx: Context, remote: gitcli.Remote) -> bool:
-    """A partial clone's plain `git fetch` leaves memory's blobs out, and a merge cannot
-    read them: wait for the background fetch (or a git hook) to bring them, offline here."""
+    """Whether a partial clone lacks blobs the fetched branch needs (only there are objects listed)."""
     top = str(ctx.top)
     if not gitcli.is_partial_clone(top):
         return False
     return gitcli.missing_objects(top, [remote.tracking_ref]) != []
 
 
-def wanted(ctx: Context, environ: Mapping[str, str] = os.environ) -> bool:
-    """Whether SessionStart should start a background fetch here."""
+def wanted(ctx: Context, environ: Mapping[str, str]) -> bool:
+    """Whether SessionStart should start a background fetch here (`environ`: the edge's)."""
     if not ctx.settings.remote or _off(store.config_value(ctx.repo, AUTO_FETCH_KEY)):
         return False
     in_ci = environ.get("CI", "").strip().lower() not in ("", *_FALSE)
@@ -76,9 +88,9 @@ def _off(raw: str | None) -> bool:
     return raw is not None and raw.strip().lower() in _FALSE
 
 
-def start_background_fetch(ctx: Context, now: float | None = None) -> bool:
+def start_background_fetch(ctx: Context, environ: Mapping[str, str], now: float | None = None) -> bool:
     """Start the detached fetch unless one started less than FETCH_INTERVAL ago; True if started."""
-    if not wanted(ctx):
+    if not wanted(ctx, environ):
         return False
     stamp = store.state_dir(ctx.repo) / STAMP
     moment = time.time() if now is None else now

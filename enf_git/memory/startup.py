@@ -66,7 +66,7 @@ def _merge_fetched(ctx: Context, now: int | None) -> str:
         done = fetched.merge_fetched(ctx, now)
     except EnfError:
         return ""
-    if done is None or done[1].outcome == "up-to-date":
+    if done is None:
         return ""
     return f"{done[1].outcome} with {done[0]}'s memory"
 
