@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 from .plumbing import gitdirs
 
 from . import fastjson, paths
 
 from .claude import fast
-from .claude.protocol import locate
+from .claude.protocol import locate, record_error
 from .paths import LAUNCH  # noqa: F401 - re-exported: older settings and tests name it here
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing on every tool call
@@ -116,15 +115,11 @@ def _arm_timer(seconds: float) -> None:
 
 def _record_error(event: str, exc: BaseException) -> None:
     try:
-        import traceback
-
         found = gitdirs.find(os.getcwd())
         folder = paths.state_dir(found[2]) if found else os.path.expanduser(paths.USER_FALLBACK_STATE)
-        os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, paths.HOOK_ERRORS), "a", encoding="utf-8") as f:
-            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event}: {''.join(traceback.format_exception(exc))[-4000:]}\n")
-    except BaseException:  # noqa: BLE001, S110 - logging must not break the contract either
-        pass
+    except BaseException:  # noqa: BLE001 - logging must not break the contract either
+        return
+    record_error(folder, event, exc)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from ..memory import eventlog, fact_stores, facts, fetched, pins, startup
 from ..plumbing import events, store
 from ..pure import briefing
 from . import gate
-from .protocol import Where, reply, session_of
+from .protocol import Where, record_error, reply, session_of
 
 
 def handle(event: str, where: Where, payload: dict[str, object]) -> str:
@@ -45,7 +45,8 @@ def _pins_block(ctx: memory.Context, now: int) -> str:
     commit, announced in the block). A broken pin file leaves the rest of the context standing."""
     try:
         return pins.session_start_block(ctx, now)
-    except Exception:  # noqa: BLE001 - the session starts whatever the pins say (git enf pins reports them)
+    except Exception as exc:  # noqa: BLE001 - the session starts whatever the pins say
+        record_error(str(store.state_dir(ctx.repo)), "SessionStart pins", exc)
         return ""
 
 
@@ -54,7 +55,8 @@ def _facts_block(ctx: memory.Context, sid: str, now: int) -> str:
     broken fact store leaves the rest of the context standing."""
     try:
         block, _pruned = facts.session_start_block(ctx, gate.id8(sid), now, fact_stores.user_dir(os.environ))
-    except Exception:  # noqa: BLE001 - the session starts whatever the facts say (doctor reports them)
+    except Exception as exc:  # noqa: BLE001 - the session starts whatever the facts say
+        record_error(str(store.state_dir(ctx.repo)), "SessionStart facts", exc)
         return ""
     return block
 

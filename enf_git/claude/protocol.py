@@ -42,3 +42,15 @@ def reply(event: str, **fields: str) -> str:
     return fastjson.dumps({"hookSpecificOutput": {"hookEventName": event, **fields}})
 
 
+def record_error(folder: str, what: str, exc: BaseException) -> None:
+    """Append `exc` with its traceback to `folder`/hook-errors.log: where a hook's internal
+    errors go, never to the model. Logging must not break the hook either."""
+    try:
+        import time
+        import traceback
+
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, paths.HOOK_ERRORS), "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {what}: {''.join(traceback.format_exception(exc))[-4000:]}\n")
+    except BaseException:  # noqa: BLE001, S110
+        pass
