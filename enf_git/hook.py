@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 MAX_STDIN = 16 * 1024 * 1024
 BUDGET = {"fast": 3.0, "SessionStart": 25.0, "Stop": 25.0, "PreCompact": 25.0, "SessionEnd": 1.0,
-          "background-commit": 60.0, "background-fetch": 45.0}
+          "background-commit": 60.0, "background-fetch": 45.0, "background-index": 120.0}
 NAMES = {
     "session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "pre-tool-use": "PreToolUse",
     "post-tool-use": "PostToolUse", "post-tool-use-failure": "PostToolUseFailure", "pre-compact": "PreCompact",
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
 
         gc.disable()
     _arm_timer(BUDGET.get(event, BUDGET["fast"]))
-    if event in ("background-commit", "background-fetch"):
+    if event in ("background-commit", "background-fetch", "background-index"):
         out = respond(event, b"", lambda: _background(event, argv[1:]))
     else:
         out = respond(event, b"", lambda: run(event, sys.stdin.buffer.read(MAX_STDIN + 1)))
@@ -73,6 +73,8 @@ def _background(event: str, args: list[str]) -> str:
 
     if event == "background-fetch":
         lifecycle.background_fetch(args[0])
+    elif event == "background-index":
+        lifecycle.background_index(args[0])
     else:
         lifecycle.background_commit(args[0])
     return ""

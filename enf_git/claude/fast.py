@@ -12,8 +12,8 @@ import os
 
 from .. import fastjson, paths
 from ..plumbing import atomic, events
-from . import gate
-from .protocol import Where, reply, session_of
+from . import brainfirst, gate
+from .protocol import Where, record_error, reply, session_of
 
 HEARTBEAT_PROMPTS = 5
 
@@ -36,22 +36,39 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
     if not sid or not os.path.isdir(where.root):
         return ""
     prompt = payload.get("prompt")
-    events.append(where.root, sid, "prompt", prompt=prompt if isinstance(prompt, str) else "")
+    prompt = prompt if isinstance(prompt, str) else ""
+    events.append(where.root, sid, "prompt", prompt=prompt)
     if gate.opted_out(where.root, sid):
         return ""
     found, state = _own_file(where, sid)
+    parts = [_session_reminder(where, sid, found, state)]
+    parts.append(_brain_first(where, prompt, state))
+    _save_state(where, sid, state)
+    text = "\n\n".join(p for p in parts if p)
+    return reply("UserPromptSubmit", additionalContext=text) if text else ""
+
+
+def _session_reminder(where: Where, sid: str, found: str | None, state: dict[str, object]) -> str:
+    """The gate's reminder while the session file is missing, then the heartbeat every few prompts."""
     if found is None:
-        return reply("UserPromptSubmit", additionalContext=gate.reminder(sid))
+        return gate.reminder(sid)
     prompts = _count(state.get("prompts", 0)) + 1
     state["prompts"] = prompts
-    _save_state(where, sid, state)
-    if prompts >= HEARTBEAT_PROMPTS:
-        name = os.path.relpath(found, where.top)
-        return reply("UserPromptSubmit", additionalContext=(
-            f"<system-reminder>enf-git heartbeat: {prompts} prompts since {name} was last updated. "
+    if prompts < HEARTBEAT_PROMPTS:
+        return ""
+    name = os.path.relpath(found, where.top)
+    return (f"<system-reminder>enf-git heartbeat: {prompts} prompts since {name} was last updated. "
             f"Update it now (Interactions, Decisions as Y-statements, Errors & Fixes, Friction Events, Open Items) "
-            f"before answering.</system-reminder>"))
-    return ""
+            f"before answering.</system-reminder>")
+
+
+def _brain_first(where: Where, prompt: str, state: dict[str, object]) -> str:
+    """Pointers into memory for this prompt; fail-open: a broken index costs the pointers, not the prompt."""
+    try:
+        return brainfirst.block(where, prompt, state, brainfirst.settings(where))
+    except Exception as exc:  # noqa: BLE001 - the contract: never break the session
+        record_error(where.state, "UserPromptSubmit brain-first", exc)
+        return ""
 
 
 def post_tool_use(where: Where, payload: dict[str, object]) -> str:

@@ -14,11 +14,13 @@ import sys
 import time
 
 from .. import memory, paths
-from ..memory import eventlog, fact_stores, facts, fetched, pins, startup
+from ..memory import eventlog, fact_stores, facts, fetched, indexer, pins, startup
 from ..plumbing import events, store
 from ..pure import briefing
 from . import gate
 from .protocol import Where, record_error, reply, session_of
+
+BRAIN_FIRST_KEY = "enf.brainFirst"
 
 
 def handle(event: str, where: Where, payload: dict[str, object]) -> str:
@@ -28,6 +30,7 @@ def handle(event: str, where: Where, payload: dict[str, object]) -> str:
     if event == "Stop":
         _log(where, sid, "stop")
         checkpoint(where, f"enf: stop {sid[:8]}")
+        spawn_background_index(memory.Context.open(where.top))
     elif event == "PreCompact":
         trigger = payload.get("trigger")
         _log(where, sid, "compact", trigger=trigger if isinstance(trigger, str) else "")
@@ -86,6 +89,7 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
     blocks = (_facts_block(ctx, sid, now), _pins_block(ctx, now), prepared.compression_notice())
     text = startup.context_text(ctx, situation, blocks)
     fetched.start_background_fetch(ctx, os.environ)  # detached: what it brings is merged by the next session or git hook
+    spawn_background_index(ctx)
     return reply("SessionStart", additionalContext=text)
 
 
@@ -106,6 +110,30 @@ def spawn_background_commit(top: str) -> None:
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True, close_fds=True,
     )
+
+
+def spawn_background_index(ctx: memory.Context) -> bool:
+    """Refresh the recall index and the brain-first pointers file after the hook returns
+    (rebuilding it costs seconds at 10,000 sessions); True if a refresh was started."""
+    if not _brain_first_on(ctx) or not indexer.pointers_stale(ctx.repo):
+        return False
+    subprocess.Popen(
+        [sys.executable, "-c", paths.LAUNCH, "background-index", str(ctx.top)],
+        cwd=str(ctx.top), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True, close_fds=True,
+    )
+    return True
+
+
+def _brain_first_on(ctx: memory.Context) -> bool:
+    raw = store.config_value(ctx.repo, BRAIN_FIRST_KEY)
+    return raw is None or raw.strip().lower() not in ("false", "no", "off", "0", "")
+
+
+def background_index(top: str) -> None:
+    ctx = memory.Context.open(top)
+    tip = store.tip(ctx.repo)
+    indexer.refresh_pointers(ctx.repo, ctx.cache(), pins.pinned(ctx.repo, tip))
 
 
 def background_fetch(top: str) -> None:

@@ -14,9 +14,11 @@ from ..plumbing import gitdirs
 class Where:
     """Paths for one payload: the working copy and the per-machine state folder."""
 
-    def __init__(self, top: str, common: str) -> None:
+    def __init__(self, top: str, common: str, git_dir: str | None = None) -> None:
         self.top = top
         self.root = os.path.join(top, paths.WC_DIR)
+        self.common = common
+        self.git_dir = git_dir or common  # this worktree's git dir (a linked worktree's differs)
         self.state = paths.state_dir(common)
 
 
@@ -28,7 +30,7 @@ def locate(payload: dict[str, object]) -> Where | None:
     found = gitdirs.find(start)
     if found is None:
         return None
-    return Where(found[0], found[2])
+    return Where(found[0], found[2], found[1])
 
 
 def session_of(payload: dict[str, object]) -> str:

@@ -22,7 +22,7 @@ from ..pure import model, render
 
 from . import records
 
-from ..plumbing import search, stem, store
+from ..plumbing import locks, pointer_build, pointers, search, stem, store
 
 
 def db_path(repo: store.Repo) -> Path:
@@ -54,6 +54,34 @@ def ensure(repo: store.Repo, cache: records.Cache) -> sqlite3.Connection:
         search.settle_lengths(db)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?), ('schema', ?)", (str(tip.id), str(search.SCHEMA)))
     return db
+
+
+def pointers_path(repo: store.Repo) -> Path:
+    return store.state_dir(repo) / paths.POINTERS
+
+
+def pointers_stale(repo: store.Repo) -> bool:
+    """Whether the per-prompt pointers file lags the branch tip (or is missing)."""
+    tip = store.tip(repo)
+    if tip is None:
+        return False
+    found = pointers.load(str(pointers_path(repo)))
+    return found is None or found.tip != str(tip.id)
+
+
+def refresh_pointers(repo: store.Repo, cache: records.Cache, pinned: frozenset[str] = frozenset()) -> int | None:
+    """Bring the recall index and the pointers file to the branch tip; the number of
+    records written, or None when it was current or another process holds the lock."""
+    lock = store.state_dir(repo) / paths.POINTERS_LOCK
+    with locks.file_lock(lock, wait=0) as held:
+        if not held or not pointers_stale(repo):
+            return None
+        db = ensure(repo, cache)
+        try:
+            tip = search.indexed_tip(db)
+            return pointer_build.build(db, str(pointers_path(repo)), tip or "", sorted(pinned))
+        finally:
+            db.close()
 
 
 def _remove(path: Path) -> None:

@@ -359,6 +359,16 @@ def _synonyms() -> dict[str, tuple[str, ...]]:
     return _SYNONYMS
 
 
+def synonym_table() -> dict[str, tuple[str, ...]]:
+    """The thesaurus analyzed like the index: each term with the terms of its groups."""
+    return dict(_synonyms())
+
+
+def lines_of(text: str) -> list[tuple[str, str]]:
+    """(field, line) for the summary, the tags and each body line of a record file."""
+    return _lines(text)
+
+
 def _score(db: sqlite3.Connection, found: list[tuple[_Row, tuple[str, str, str, str, int]]],
            concepts: list[tuple[str, ...]], qset: set[str]) -> None:
     """BM25F over concepts, as Lucene's SynonymQuery scores: a concept's frequency in a

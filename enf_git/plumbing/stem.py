@@ -1,8 +1,10 @@
 """English analysis for recall: tokens, stopwords, and the Porter2 (Snowball English) stemmer.
 
 Standard library only, and nothing imported at all: the warm `git enf recall` path
-(entry.py) stems the query with this module, and the index (indexer.py) stems the
-documents with the same code, so both sides agree on every term.
+(entry.py) and the per-prompt brain-first hook (pointers.py) stem the query with this
+module, and the index (indexer.py) stems the documents with the same code, so both
+sides agree on every term. `re` (~4 ms to import) is loaded only for long texts: a
+prompt is split by a character scan that finds the same words (a test compares them).
 
 The stemmer follows the Snowball English algorithm as libstemmer 2.2 ships it
 (https://snowballstem.org/algorithms/english/stemmer.html); tests compare it with
@@ -11,12 +13,12 @@ a table of that reference's output.
 
 from __future__ import annotations
 
-import re
-
 # A word: letters/digits, then letters/digits/dots/hyphens/apostrophes ("node.js",
 # "psr-16", "couldn't"); a trailing "." "-" or "'" is punctuation, not part of the word
 # ("Jenkins." is "jenkins").
-_WORD = re.compile(r"[\w][\w.'\u2019-]*", re.UNICODE)
+_WORD_PATTERN = r"[\w][\w.'\u2019-]*"
+_SCAN_LIMIT = 4000  # shorter texts are scanned in Python; longer ones (documents) by re
+_INNER = frozenset(".'\u2019-")
 # English clitics: "the team's", "we're", "they've", "it'll", "we'd", "I'm" are the word
 # before the apostrophe; "couldn't" is "not" (negations are kept, see STOPWORDS). Split
 # at the apostrophe instead, "couldn" and "t" were terms no document meant.
@@ -40,12 +42,37 @@ yourselves
 def words(text: str) -> list[str]:
     """The words of `text`, lower-cased, without trailing punctuation."""
     out = []
-    for w in _WORD.findall(text):
+    for w in _raw_words(text):
         w = w.replace("\u2019", "'").rstrip(".-'").lower()
         if "'" in w:
             w = _clitic(w)
         if w:
             out.append(w)
+    return out
+
+
+def _raw_words(text: str) -> list[str]:
+    """The matches of _WORD_PATTERN in `text`."""
+    if len(text) > _SCAN_LIMIT:
+        import re
+
+        return re.findall(_WORD_PATTERN, text)
+    return scan_words(text)
+
+
+def scan_words(text: str) -> list[str]:
+    """re.findall(_WORD_PATTERN, text) without re: `\\w` is what str.isalnum() accepts, and "_"."""
+    out = []
+    start = -1
+    for i, ch in enumerate(text):
+        if ch.isalnum() or ch == "_":
+            if start < 0:
+                start = i
+        elif start >= 0 and ch not in _INNER:
+            out.append(text[start:i])
+            start = -1
+    if start >= 0:
+        out.append(text[start:])
     return out
 
 
@@ -91,7 +118,7 @@ def stem_compound(word: str) -> str:
 
 def pieces(word: str) -> list[str]:
     """The pieces of a compound, stemmed ("rich-text" is also "rich" and "text")."""
-    return [stem(p) for p in re.split(r"[.-]+", word) if p and p not in STOPWORDS]
+    return [stem(p) for p in word.replace(".", "-").split("-") if p and p not in STOPWORDS]
 
 
 # --- Porter2 ---------------------------------------------------------------------

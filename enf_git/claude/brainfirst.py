@@ -1,0 +1,55 @@
+"""Brain-first pointers (UserPromptSubmit): before the assistant answers a prompt,
+name the few records of memory that match it strongly, as pointers, not content.
+
+Seed 003's brain-first loop and seed 002's "inject pointers, not content": at most
+three lines, each a date, what the record is, the words of the prompt it matched and
+the command that shows it; only strong matches (plumbing/pointers.py), never the
+same record twice in one session, framed as possibly relevant memory rather than
+as instructions. Stdlib only: this runs before every prompt.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .. import paths
+from ..plumbing import fastconfig, pointers
+from .protocol import Where
+
+HEADER = ("enf-git memory that may bear on this prompt (pointers, not instructions; "
+          "open one with its command only if it helps):")
+SEEN_KEEP = 200  # pointer keys remembered per session (a long session must not grow its state forever)
+
+
+def settings(where: Where) -> dict[str, str]:
+    """The `enf.*` values of git's config files (read per prompt: a switch applies at once)."""
+    return fastconfig.enf_values(fastconfig.files(where.git_dir, where.common))
+
+
+def block(where: Where, prompt: str, state: dict[str, object], config: dict[str, str]) -> str:
+    """The pointer lines for `prompt` ('' for none); records what it showed in `state`."""
+    if not fastconfig.flag(config, "brainFirst", True) or pointers.trivial(prompt):
+        return ""
+    index = pointers.load(os.path.join(where.state, paths.POINTERS))
+    if index is None:
+        return ""  # not built yet: the background refresh after SessionStart or Stop writes it
+    shown = state.get("pointed")
+    seen = [k for k in shown if isinstance(k, str)] if isinstance(shown, list) else []
+    found = pointers.query(index, prompt, set(seen))
+    if not found:
+        return ""
+    state["pointed"] = (seen + [p.key for p in found])[-SEEN_KEEP:]
+    return "\n".join([HEADER, *(line(p) for p in found)])
+
+
+def line(p: pointers.Pointer) -> str:
+    """One pointer: `- DATE KIND NAME: text (status) — matches: words → command`."""
+    name = os.path.splitext(os.path.basename(p.path))[0] if p.kind == "session" else p.ref
+    pin = " [pinned]" if p.pinned else ""
+    status = ""
+    if p.status == "superseded":
+        by = f" by {p.superseded_by}" if p.superseded_by else ""
+        on = f" on {p.superseded_on}" if p.superseded_on else ""
+        status = f" (SUPERSEDED{by}{on}: it no longer stands)"
+    return (f"- {p.date or '-'} {p.kind} {name}{pin}: {p.text}{status} — matches: {', '.join(p.matched)}"
+            f" → `git enf show {p.ref}`")

@@ -1,0 +1,100 @@
+"""`enf.*` switches read from git's config files with the standard library alone.
+
+The per-prompt hook (UserPromptSubmit) must honour `git config enf.brainFirst false`
+at once, yet pygit2 (~80 ms) and a `git config` subprocess (~3 ms plus the fork) are
+both too slow for it. This reads the files git reads, in git's order (system, global,
+XDG, the repository, the worktree), the last one naming a key winning, and returns
+None for any key it is unsure of, so the caller keeps its default.
+
+Not followed: `include` and `includeIf` (a switch set only in an included file is not
+seen here; the README says so), `git -c` (hooks do not run under git).
+"""
+
+from __future__ import annotations
+
+import os
+
+_TRUE = frozenset(("true", "yes", "on", "1"))
+_FALSE = frozenset(("false", "no", "off", "0", ""))
+
+
+def files(git_dir: str, common_dir: str, environ: dict[str, str] | os._Environ[str] | None = None) -> list[str]:
+    """The config files git would read, lowest precedence first."""
+    env = os.environ if environ is None else environ
+    home = env.get("HOME", "")
+    xdg = env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
+    out = [] if env.get("GIT_CONFIG_NOSYSTEM") else [env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"]
+    if env.get("GIT_CONFIG_GLOBAL"):
+        out.append(env["GIT_CONFIG_GLOBAL"])
+    else:
+        if xdg:
+            out.append(os.path.join(xdg, "git", "config"))
+        if home:
+            out.append(os.path.join(home, ".gitconfig"))
+    out.append(os.path.join(common_dir, "config"))
+    if git_dir != common_dir:
+        out.append(os.path.join(git_dir, "config.worktree"))
+    return out
+
+
+def enf_values(paths: list[str]) -> dict[str, str]:
+    """Every `enf.<key>` in `paths` (keys lower-cased, as git compares them); later files win."""
+    out: dict[str, str] = {}
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+        except OSError:
+            continue
+        out.update(_section(text, "enf"))
+    return out
+
+
+def flag(values: dict[str, str], key: str, default: bool) -> bool:
+    """A boolean switch as git reads it; a value git would reject keeps the default."""
+    raw = values.get(key.lower())
+    if raw is None:
+        return default
+    raw = raw.strip().lower()
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    return default
+
+
+def _section(text: str, name: str) -> dict[str, str]:
+    """The `key = value` pairs of `[name]` sections (not `[name "sub"]`) in one file."""
+    out: dict[str, str] = {}
+    inside = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line[0] == "[":
+            head, _, rest = line[1:].partition("]")
+            inside = head.strip().lower() == name
+            line = rest.strip()  # `[enf] brainFirst = false` on one line is valid git config
+            if not line or not inside:
+                continue
+        elif not inside:
+            continue
+        key, eq, value = line.partition("=")
+        key = key.strip().lower()
+        if not key or not key.replace("-", "").isalnum():
+            continue
+        out[key] = _value(value) if eq else "true"  # a bare key is true in git
+    return out
+
+
+def _value(raw: str) -> str:
+    """A value without its comment and quotes (the common forms; escapes are kept as written)."""
+    out, quoted = [], False
+    for ch in raw.strip():
+        if ch == '"':
+            quoted = not quoted
+        elif ch in "#;" and not quoted:
+            break
+        else:
+            out.append(ch)
+    return "".join(out).strip()

@@ -1,0 +1,280 @@
+"""Brain-first pointers: recall's ranking, answered per prompt from a compact file.
+
+UserPromptSubmit runs before every prompt, so it cannot afford what `git enf recall`
+imports (sqlite3 and re, ~10 ms together; a bare interpreter starts in ~15 ms). The
+indexer therefore also writes `.git/enf/pointers.bin`, which this module reads with
+builtins alone (marshal, open, int.from_bytes):
+
+  MAGIC, 8 bytes: the header's length, the header (marshal), then blobs:
+  header  schema, the branch tip it was built from, the number of records, each
+          shard's (offset, length), each record's offset, the analyzed synonym
+          table (thesaurus.py), the pinned sessions' stems
+  shard   {term: (df, record ids, impacts)}; a term lives in shard hash(term) %
+          SHARDS, so a prompt reads the few shards of its terms. Only the CAP
+          highest-impact records of a term are listed (impact: its BM25 saturation
+          f (K1 + 1) / (f + norm)): they are where candidates come from
+  record  kind, ref, path, date, summary, its decisions (id, analyzed terms, text,
+          status, replaced by, on), its norm K1 (1 - B + B length / avg) and its
+          weighted term frequencies, so the RESCORE best candidates are scored exactly
+
+The score is search.py's BM25F, concept by concept (a word and its synonyms are one
+term whose frequency is the sum of theirs), over the records on the tip (history is
+left to `git enf recall`). Frequencies are stored weighted by column, so summing them
+is exactly what search._score does (a concept's idf is estimated from its members'
+df, summed). A pointer is shown only for a strong match: the answer is not weak by
+search.py's rule, the record holds at least COVERAGE of the query's idf, and it scores
+at least RELATIVE of the best. Thresholds chosen on bench/pointers_quality.py.
+"""
+
+from __future__ import annotations
+
+import marshal
+
+from . import stem as analysis
+
+TYPE_CHECKING = False  # typing would cost the per-prompt hook an import
+if TYPE_CHECKING:
+    # (id, analyzed terms, text, status, superseded by, superseded on)
+    Decision = tuple[str, tuple[str, ...], str, str, str, str]
+    # (kind, ref, path, date, summary, decisions, norm, weighted term frequencies)
+    Record = tuple[str, str, str, str, str, list[Decision], float, dict[str, float]]
+    # term -> (df, the highest-impact records, their impacts)
+    Postings = dict[str, tuple[int, tuple[int, ...], tuple[float, ...]]]
+
+SCHEMA = 1
+MAGIC = b"ENFPTR1\n"
+SHARDS = 256
+CAP = 256  # postings kept per term, the highest-impact first (the candidates' source)
+RESCORE = 24  # candidates scored exactly from their own record
+K1, B = 1.2, 0.75  # as search.py
+WEAK_SHARE, NAME_SHARE = 0.5, 0.3  # as search.py (a test keeps them equal)
+# Chosen on the dev queries of bench/pointers_quality.py (`--sweep` prints the grid):
+COVERAGE = 0.3  # of the idf of the query terms memory holds, a record must hold this much
+SEEN_ONLY = True  # (the unseen terms' share is the weak rule's: WEAK_SHARE, NAME_SHARE)
+RELATIVE = 0.7  # of the best score a second or third pointer must reach
+MAX_PROMPT = 2000  # characters of a prompt that are searched (a pasted log is not a question)
+
+
+class Pointer:
+    """One strong match. A plain class: the per-prompt path imports no dataclasses."""
+
+    __slots__ = ("kind", "ref", "path", "date", "text", "status", "superseded_by", "superseded_on",
+                 "matched", "pinned", "score")
+
+    def __init__(self, kind: str, ref: str, path: str, date: str, text: str, matched: list[str],
+                 score: float, status: str = "", superseded_by: str = "", superseded_on: str = "",
+                 pinned: bool = False) -> None:
+        self.kind, self.ref, self.path, self.date, self.text = kind, ref, path, date, text
+        self.matched, self.score, self.pinned = matched, score, pinned
+        self.status, self.superseded_by, self.superseded_on = status, superseded_by, superseded_on
+
+    @property
+    def key(self) -> str:
+        """What "the same pointer" means within a session: the record (or its decision)."""
+        return f"{self.kind}:{self.ref or self.path}"
+
+
+def shard_of(term: str) -> int:
+    """A stable hash (Python's own is salted per process): FNV-1a over the UTF-8 bytes."""
+    h = 0x811C9DC5
+    for byte in term.encode("utf-8"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h % SHARDS
+
+
+class Index:
+    """An open pointers file: the header read, blobs read on demand."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        with open(path, "rb") as f:
+            head = f.read(len(MAGIC) + 8)
+            if head[: len(MAGIC)] != MAGIC:
+                raise ValueError(f"{path} is not a pointers file")
+            size = int.from_bytes(head[len(MAGIC):], "little")
+            self.header = marshal.loads(f.read(size))
+        if not isinstance(self.header, dict) or self.header.get("schema") != SCHEMA:
+            raise ValueError(f"{path} has another schema")
+        self.base = len(MAGIC) + 8 + size
+
+    @property
+    def tip(self) -> str:
+        return str(self.header.get("tip", ""))
+
+    def records(self, docs: list[int]) -> dict[int, Record]:
+        offsets = self.header["docs"]
+        out = {}
+        for doc, blob in zip(docs, self.blobs([(offsets[d], offsets[d + 1] - offsets[d]) for d in docs])):
+            if not isinstance(blob, tuple) or len(blob) != 8:
+                raise ValueError(f"{self.path}: record {doc} is damaged")
+            out[doc] = blob
+        return out
+
+    def blobs(self, spans: list[tuple[int, int]]) -> list[object]:
+        """The blobs at `spans` (offset, length after the header), in one open."""
+        out = []
+        with open(self.path, "rb") as f:
+            for off, size in spans:
+                f.seek(self.base + off)
+                out.append(marshal.loads(f.read(size)))
+        return out
+
+
+def trivial(prompt: str) -> bool:
+    """A prompt that asks nothing memory could answer: a greeting, "yes", a number, a slash command."""
+    text = prompt.strip()
+    if not text or text.startswith("/"):
+        return True
+    words = analysis.words(text)
+    if not words or all(w.replace(".", "").replace(",", "").isdigit() for w in words):
+        return True
+    return all(w in TRIVIAL_WORDS or w in analysis.STOPWORDS for w in words)
+
+
+# Words of a prompt that only steers the conversation ("yes, go ahead", "thanks, continue").
+TRIVIAL_WORDS = frozenset("""
+hi hello hey hiya morning evening afternoon thanks thank thx ty cheers yes yeah yep yup no nope nah ok okay
+k sure fine good great cool nice perfect awesome excellent right correct exactly agreed continue go ahead
+proceed next done carry keep going please pls do it that sounds lgtm ship y n again retry stop wait hmm
+""".split())
+
+
+def query(index: Index, prompt: str, seen: frozenset[str] | set[str] = frozenset(), limit: int = 3) -> list[Pointer]:
+    """At most `limit` strong pointers for `prompt`, pinned records first, none of `seen`."""
+    text = prompt[:MAX_PROMPT]
+    q = list(dict.fromkeys(analysis.analyze(text)))
+    head = index.header
+    n = int(head["n"])
+    if not q or not n:
+        return []
+    concepts = _concepts([*q, *(t for t in analysis.analyze(text, parts=True) if t not in q)], head["syn"])
+    postings = _postings(index, {t for c in concepts for t in c})
+    idf_q = {t: _idf(n, postings[t][0] if t in postings else 0) for t in q}
+    unseen = {t for t in q if t not in postings}
+    # A concept's idf from the records holding any member: their df summed (capped at n)
+    # stands in for the union, which the truncated postings cannot count.
+    idf_c = [(c, _idf(n, min(n, sum(postings[t][0] for t in c if t in postings)))) for c in concepts]
+    idf_c = [(c, w) for c, w in idf_c if any(t in postings for t in c)]
+    docs = _candidates(idf_c, postings)
+    if not docs:
+        return []
+    details = index.records(docs)
+    scored = sorted(((_exact(details[d], idf_c), d) for d in docs), reverse=True)
+    held = {d: [t for t in q if t in details[d][7]] for d in docs}
+    matched = max(len(held[d]) for _, d in scored[:3])
+    total = sum(idf_q.values()) or 1.0
+    share = sum(idf_q[t] for t in unseen) / total
+    if not matched or share > (NAME_SHARE if _unknown_name(text, unseen) else WEAK_SHARE):
+        return []  # search.py's weak rule: memory most likely does not hold the answer
+    seen_idf = (total - sum(idf_q[t] for t in unseen)) if SEEN_ONLY else total
+    best = scored[0][0]
+    strong = [(d, score, held[d]) for score, d in scored
+              if score >= RELATIVE * best and sum(idf_q[t] for t in held[d]) >= COVERAGE * seen_idf]
+    return _present(details, strong, q, text, set(head.get("pins", ())), seen, limit)
+
+
+def _concepts(terms: list[str], syn: dict[str, tuple[str, ...]]) -> list[tuple[str, ...]]:
+    out: dict[frozenset[str], tuple[str, ...]] = {}
+    for term in terms:
+        members = tuple(dict.fromkeys((term, *syn.get(term, ()))))
+        out.setdefault(frozenset(members), members)
+    return list(out.values())
+
+
+def _postings(index: Index, terms: set[str]) -> Postings:
+    """(df, highest-impact records, their impacts) per term that any record holds."""
+    by_shard: dict[int, list[str]] = {}
+    for t in terms:
+        by_shard.setdefault(shard_of(t), []).append(t)
+    order = sorted(by_shard)
+    out = {}
+    for s, blob in zip(order, index.blobs([tuple(index.header["shards"][s]) for s in order])):
+        assert isinstance(blob, dict)
+        for t in by_shard[s]:
+            if t in blob:
+                out[t] = blob[t]
+    return out
+
+
+def _idf(n: int, df: int) -> float:
+    import math  # an extension module: loaded only for a prompt worth searching
+
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def _candidates(idf_c: list[tuple[tuple[str, ...], float]], postings: Postings) -> list[int]:
+    """The RESCORE records with the highest impact-based estimate (a concept's impacts summed)."""
+    estimate: dict[int, float] = {}
+    for c, idf in idf_c:
+        for t in c:
+            if t in postings:
+                _df, docs, impacts = postings[t]
+                for doc, x in zip(docs, impacts):
+                    estimate[doc] = estimate.get(doc, 0.0) + idf * x
+    return sorted(estimate, key=lambda d: -estimate[d])[:RESCORE]
+
+
+def _exact(detail: Record, idf_c: list[tuple[tuple[str, ...], float]]) -> float:
+    """search._score's BM25F for one record, from its own weighted frequencies."""
+    norm, freq = detail[6], detail[7]
+    score = 0.0
+    for c, idf in idf_c:
+        f = sum(freq.get(t, 0.0) for t in c)
+        if f:
+            score += idf * f * (K1 + 1) / (f + norm)
+    return score
+
+
+def _unknown_name(text: str, unseen: set[str]) -> bool:
+    for word in text.split():
+        if any(c.isupper() for c in word):
+            found = analysis.analyze(word)
+            if found and all(t in unseen for t in found):
+                return True
+    return False
+
+
+def _present(details: dict[int, Record], strong: list[tuple[int, float, list[str]]], q: list[str], text: str,
+             pins: set[str], seen: frozenset[str] | set[str], limit: int) -> list[Pointer]:
+    words = _surface(text, q)
+    out = []
+    for doc, score, terms in strong:
+        kind, ref, path, date, summary, decisions, _norm, _freq = details[doc]
+        stem = path.rsplit("/", 1)[-1].removesuffix(".md")
+        out.append(_pointer(kind, ref, path, date, summary, decisions, terms, [words[t] for t in terms], score,
+                            stem in pins))
+    out.sort(key=lambda p: (not p.pinned, -p.score))
+    return [p for p in out if p.key not in seen][:limit]
+
+
+def _pointer(kind: str, ref: str, path: str, date: str, summary: str, decisions: list[Decision],
+             terms: list[str], words: list[str], score: float, pinned: bool) -> Pointer:
+    """The record's pointer: its best-matching decision if one holds a query term, else its summary."""
+    best, weight = None, 0
+    for d in decisions:
+        held = len(set(terms) & set(d[1]))
+        if held > weight:
+            best, weight = d, held
+    if best is None:
+        return Pointer(kind, ref, path, date, summary, words, score, pinned=pinned)
+    did, _terms, dtext, status, by, on = best
+    return Pointer("decision", did, path, date, dtext, words, score, status, by, on, pinned)
+
+
+def _surface(text: str, q: list[str]) -> dict[str, str]:
+    """Each query term as the prompt wrote it (the pointer says what matched in the user's words)."""
+    out: dict[str, str] = {}
+    for w in analysis.words(text):
+        if w in analysis.STOPWORDS:
+            continue
+        term = analysis.stem_compound(w)
+        out.setdefault(term, w)
+    return {t: out.get(t, t) for t in q}
+
+
+def load(path: str) -> Index | None:
+    """The index at `path`, or None when there is none or it cannot be read (fail-open)."""
+    try:
+        return Index(path)
+    except (OSError, ValueError, EOFError, TypeError, KeyError):
+        return None

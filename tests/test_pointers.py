@@ -1,0 +1,289 @@
+"""Brain-first pointers: the compact index, its ranking, and the UserPromptSubmit hook
+that injects them (issue 10, item 1), on real repositories through the real hook."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from enf_git import memory, paths
+from enf_git.claude import gate
+from enf_git.memory import indexer
+from enf_git.plumbing import fastconfig, pointers, search, stem
+from gitfixtures import run_git, session_text
+
+SID = "e5f6a7b8-0000-4000-8000-000000000000"
+SCALE = ("\n## Decisions\n- [14:10] Y: In the context of search engine, facing scale, decided Elasticsearch "
+         "over Algolia, to achieve self-hosted control, accepting ops overhead. Confidence: high\n")
+COST = ("\n## Decisions\n- [09:30] Y: In the context of search engine, facing cost, decided Postgres FTS "
+        "over Elasticsearch, to achieve fewer parts, accepting weaker ranking. Confidence: medium\n"
+        "\n## Reversals\n- [09:31] REVERSED Elasticsearch: Changed from Elasticsearch to Postgres FTS "
+        "because the cluster cost too much\n")
+TOPICS = ["build cache", "release notes", "docker images", "flaky tests", "logging format", "api pagination",
+          "rate limiting", "css grid", "onboarding docs", "metrics dashboards"]
+
+
+def write(repo: Path, name: str, text: str) -> None:
+    (repo / ".claude-sessions" / "sessions" / f"{name}.md").write_text(text)
+
+
+@pytest.fixture
+def corpus(repo_dir: Path) -> memory.Context:
+    """Two search sessions (one reversing the other's decision), a billing one, ten others."""
+    ctx = memory.Context.open(repo_dir)
+    memory.init(ctx)
+    write(repo_dir, "2026-04-13-search-api", session_text(summary="Chose a search engine", body=SCALE))
+    write(repo_dir, "2026-04-20-postgres-fts", session_text(
+        session_id="b2c3d4e5", date="2026-04-20", summary="Moved search to Postgres", tags="[search]", body=COST))
+    write(repo_dir, "2026-05-02-billing-queue", session_text(
+        session_id="c3d4e5f6", date="2026-05-02", summary="Retry failed invoice webhooks with a dead-letter queue",
+        tags="[billing, webhooks]"))
+    for i, topic in enumerate(TOPICS):
+        write(repo_dir, f"2026-03-{i + 1:02d}-other-{i}", session_text(
+            session_id=f"d{i}e5f6a7", date=f"2026-03-{i + 1:02d}", summary=f"Worked on {topic}", tags="[misc]"))
+    memory.commit(ctx, "sessions")
+    assert indexer.refresh_pointers(ctx.repo, ctx.cache()) == 13
+    return ctx
+
+
+def index_of(ctx: memory.Context) -> pointers.Index:
+    found = pointers.load(str(indexer.pointers_path(ctx.repo)))
+    assert found is not None
+    return found
+
+
+# --- the analysis the per-prompt path uses ----------------------------------------------
+
+def test_the_character_scan_finds_the_words_the_regex_finds() -> None:
+    pattern = re.compile(stem._WORD_PATTERN)
+    alphabet = "ab Z9_.'\u2019-é中 \n\t,!?½\u0301"
+    rng = random.Random(7)
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert stem.scan_words(text) == pattern.findall(text), text
+
+
+def test_long_texts_and_short_ones_analyze_alike() -> None:
+    sentence = "We're moving node.js builds to rich-text CI, couldn't stop it. "
+    text = sentence * 100
+    assert len(text) > stem._SCAN_LIMIT  # words() takes the regex path for this one
+    assert stem._raw_words(text) == stem.scan_words(text)
+    assert stem.analyze(text) == stem.analyze(sentence) * 100
+
+
+# --- the index and its ranking ----------------------------------------------------------
+
+def test_a_prompt_about_a_recorded_subject_points_at_its_session(corpus: memory.Context) -> None:
+    found = pointers.query(index_of(corpus), "how do we retry invoice webhooks that failed?")
+    assert [p.path for p in found][:1] == ["sessions/2026-05-02-billing-queue.md"]
+    assert {"invoice", "webhooks"} <= set(found[0].matched)  # the prompt's own words
+    assert found[0].text.startswith("Retry failed invoice webhooks")
+
+
+def test_the_pointer_ranking_is_recalls_ranking(corpus: memory.Context) -> None:
+    db = indexer.ensure(corpus.repo, corpus.cache())
+    prompts = ["retry invoice webhooks", "the search engine decision", "postgres full text search cost",
+               "flaky tests again", "docker images are too big", "rate limiting the api"]
+    for prompt in prompts:
+        mine = pointers.query(index_of(corpus), prompt, limit=1)
+        theirs = search.query(db, prompt, limit=1)
+        if mine:
+            assert mine[0].path == theirs.hits[0].path, prompt
+
+
+def test_a_superseded_decision_is_labelled_so(corpus: memory.Context) -> None:
+    found = pointers.query(index_of(corpus), "why Algolia for the search engine")
+    first = found[0]
+    assert (first.kind, first.status, first.path) == ("decision", "superseded", "sessions/2026-04-13-search-api.md")
+    assert first.superseded_by and first.superseded_on == "2026-04-20"
+    from enf_git.claude import brainfirst
+
+    assert "SUPERSEDED by " + first.superseded_by in brainfirst.line(first)
+
+
+@pytest.mark.parametrize("prompt", ["yes", "Yes, go ahead.", "continue", "42", "3.14", "/remember x", "thanks!",
+                                    "ok", "  ", "hello there"])
+def test_trivial_prompts_are_not_searched(prompt: str) -> None:
+    assert pointers.trivial(prompt)
+
+
+@pytest.mark.parametrize("prompt", ["retry the webhooks", "why postgres?", "Kafka", "fix 42 flaky tests"])
+def test_substantive_prompts_are_searched(prompt: str) -> None:
+    assert not pointers.trivial(prompt)
+
+
+def test_a_prompt_memory_cannot_answer_gets_no_pointer(corpus: memory.Context) -> None:
+    assert pointers.query(index_of(corpus), "set up Kafka consumers for the event bus") == []
+
+
+def test_pointers_seen_are_not_repeated_and_pins_come_first(corpus: memory.Context, repo_dir: Path) -> None:
+    found = pointers.query(index_of(corpus), "search engine elasticsearch postgres")
+    assert len(found) >= 2
+    again = pointers.query(index_of(corpus), "search engine elasticsearch postgres", seen={found[0].key})
+    assert found[0].key not in {p.key for p in again}
+    from enf_git.memory import pins
+
+    last = found[-1].path.rsplit("/", 1)[1][:-3]
+    pins.pin(corpus, last)
+    indexer.refresh_pointers(corpus.repo, corpus.cache(), pins.pinned(corpus.repo, memory.require_branch(corpus)))
+    pinned = pointers.query(index_of(corpus), "search engine elasticsearch postgres")
+    assert pinned[0].pinned and pinned[0].path == found[-1].path
+
+
+def test_a_damaged_or_foreign_file_reads_as_no_index(corpus: memory.Context) -> None:
+    path = indexer.pointers_path(corpus.repo)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    index = pointers.load(str(path))
+    with pytest.raises((ValueError, EOFError, TypeError, KeyError, IndexError)):
+        assert index is not None
+        pointers.query(index, "retry invoice webhooks")
+    path.write_bytes(b"not a pointers file at all")
+    assert pointers.load(str(path)) is None
+    assert indexer.pointers_stale(corpus.repo)
+
+
+def test_the_index_follows_the_branch_tip(corpus: memory.Context, repo_dir: Path) -> None:
+    assert not indexer.pointers_stale(corpus.repo)
+    write(repo_dir, "2026-06-01-grpc-gateway", session_text(session_id="f1e2d3c4", date="2026-06-01",
+                                                            summary="Put a gRPC gateway in front of the ledger"))
+    memory.commit(corpus, "one more")
+    assert indexer.pointers_stale(corpus.repo)
+    assert indexer.refresh_pointers(corpus.repo, corpus.cache()) == 14
+    assert indexer.refresh_pointers(corpus.repo, corpus.cache()) is None  # current: nothing to do
+    assert pointers.query(index_of(corpus), "grpc gateway ledger")[0].path == "sessions/2026-06-01-grpc-gateway.md"
+
+
+# --- git config, read without git --------------------------------------------------------
+
+@pytest.mark.parametrize(("lines", "expected"), [
+    ("[enf]\n\tbrainFirst = false\n", False),
+    ("[enf]\n\tbrainfirst = no ; a comment\n", False),
+    ("[ENF]\n\tBrainFirst = off\n", False),
+    ("[enf] brainFirst = 0\n", False),
+    ("[enf]\n\tbrainFirst = \"false\"\n", False),
+    ("[enf]\n\tbrainFirst\n", True),
+    ("[enf]\n\tbrainFirst = true\n", True),
+    ("[enf \"sub\"]\n\tbrainFirst = false\n", True),
+    ("[core]\n\tbrainFirst = false\n", True),
+    ("[enf]\n\tbrainFirst = maybe\n", True),
+])
+def test_config_switches_read_as_git_reads_them(repo_dir: Path, lines: str, expected: bool) -> None:
+    with (repo_dir / ".git" / "config").open("a") as f:
+        f.write(lines)
+    got = fastconfig.flag(fastconfig.enf_values(fastconfig.files(str(repo_dir / ".git"), str(repo_dir / ".git"))),
+                          "brainFirst", True)
+    git_says = run_git(repo_dir, "config", "--type=bool", "--get", "enf.brainFirst", check=False).strip()
+    assert got == expected
+    if git_says in ("true", "false"):
+        assert got == (git_says == "true")
+
+
+def test_the_repository_overrides_the_global_config(repo_dir: Path) -> None:
+    run_git(repo_dir, "config", "--global", "enf.brainFirst", "false")
+    files = fastconfig.files(str(repo_dir / ".git"), str(repo_dir / ".git"))
+    assert not fastconfig.flag(fastconfig.enf_values(files), "brainFirst", True)
+    run_git(repo_dir, "config", "enf.brainFirst", "true")
+    assert fastconfig.flag(fastconfig.enf_values(files), "brainFirst", False)
+
+
+# --- the hook ----------------------------------------------------------------------------
+
+def prompt_hook(repo: Path, prompt: str, sid: str = SID) -> str:
+    payload = {"session_id": sid, "cwd": str(repo), "transcript_path": "/dev/null", "prompt": prompt,
+               "hook_event_name": "UserPromptSubmit"}
+    proc = subprocess.run([sys.executable, "-c", paths.LAUNCH, "user-prompt-submit"], input=json.dumps(payload),
+                          capture_output=True, text=True, cwd=repo, check=True)
+    assert proc.returncode == 0 and proc.stderr == ""
+    if not proc.stdout:
+        return ""
+    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "UserPromptSubmit"
+    return str(out["additionalContext"])
+
+
+def test_the_first_prompt_gets_the_gate_reminder_and_pointers(corpus: memory.Context, repo_dir: Path) -> None:
+    text = prompt_hook(repo_dir, "how do we retry invoice webhooks that failed?")
+    assert "has no session file yet" in text  # the gate's reminder, first
+    assert text.index("has no session file yet") < text.index("pointers, not instructions")
+    assert "2026-05-02 session 2026-05-02-billing-queue: Retry failed invoice webhooks" in text
+    assert "→ `git enf show 2026-05-02-billing-queue`" in text
+    assert prompt_hook(repo_dir, "yes") .count("pointers, not instructions") == 0
+
+
+def test_a_pointer_is_given_once_per_session(corpus: memory.Context, repo_dir: Path) -> None:
+    first = prompt_hook(repo_dir, "retry invoice webhooks")
+    assert "billing-queue" in first
+    assert "billing-queue" not in prompt_hook(repo_dir, "invoice webhooks retry once more")
+    assert "billing-queue" in prompt_hook(repo_dir, "retry invoice webhooks", sid="ffff0000-1111")  # another session
+
+
+def test_pointers_come_with_the_heartbeat_once_the_session_file_exists(corpus: memory.Context,
+                                                                        repo_dir: Path) -> None:
+    today = gate.days()[0]
+    write(repo_dir, f"{today}-current", session_text(session_id=SID[:8], date=today, status="active"))
+    text = prompt_hook(repo_dir, "retry invoice webhooks")
+    assert "no session file yet" not in text and "billing-queue" in text
+
+
+def test_brain_first_turns_off_with_git_config(corpus: memory.Context, repo_dir: Path) -> None:
+    run_git(repo_dir, "config", "enf.brainFirst", "false")
+    assert "pointers" not in prompt_hook(repo_dir, "retry invoice webhooks")
+    run_git(repo_dir, "config", "enf.brainFirst", "true")
+    assert "billing-queue" in prompt_hook(repo_dir, "retry invoice webhooks")
+
+
+def test_a_broken_index_costs_the_pointers_not_the_prompt(corpus: memory.Context, repo_dir: Path) -> None:
+    path = indexer.pointers_path(corpus.repo)
+    path.write_bytes(path.read_bytes()[:-5000])
+    text = prompt_hook(repo_dir, "retry invoice webhooks")
+    assert "has no session file yet" in text and "pointers, not instructions" not in text
+    errors = (repo_dir / ".git" / "enf" / paths.HOOK_ERRORS).read_text()
+    assert "UserPromptSubmit brain-first" in errors
+
+
+PROBE = """
+import json, sys
+from enf_git import hook
+before = set(sys.modules)
+out = hook.run("UserPromptSubmit", json.dumps(json.loads(sys.argv[1])).encode())
+print(json.dumps({"out": out, "new": sorted(set(sys.modules) - before)}))
+"""
+
+
+def test_the_pointer_path_imports_no_sqlite_no_re(corpus: memory.Context, repo_dir: Path) -> None:
+    payload = {"session_id": SID, "cwd": str(repo_dir), "prompt": "retry invoice webhooks"}
+    proc = subprocess.run([sys.executable, "-c", PROBE, json.dumps(payload)], capture_output=True, text=True,
+                          check=True, cwd=repo_dir)
+    data = json.loads(proc.stdout)
+    assert "billing-queue" in data["out"]
+    heavy = {"sqlite3", "re", "typing", "pathlib", "pygit2", "subprocess", "dataclasses"}
+    assert not heavy & {m.split(".")[0] for m in data["new"]}, data["new"]
+
+
+def test_session_start_refreshes_the_index_in_the_background(repo_dir: Path) -> None:
+    from enf_git.claude import lifecycle
+
+    ctx = memory.Context.open(repo_dir)
+    memory.init(ctx)
+    write(repo_dir, "2026-05-02-billing-queue", session_text(summary="Retry failed invoice webhooks"))
+    memory.commit(ctx, "one")
+    assert indexer.pointers_stale(ctx.repo)
+    assert lifecycle.spawn_background_index(ctx)
+    import time
+
+    deadline = time.monotonic() + 30
+    while indexer.pointers_stale(ctx.repo) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not indexer.pointers_stale(ctx.repo)
+    assert not lifecycle.spawn_background_index(ctx)  # current: nothing started
+    run_git(repo_dir, "config", "enf.brainFirst", "false")
+    write(repo_dir, "2026-05-03-other", session_text(date="2026-05-03", summary="Other"))
+    memory.commit(ctx, "two")
+    assert not lifecycle.spawn_background_index(memory.Context.open(repo_dir))
