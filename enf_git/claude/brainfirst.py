@@ -27,8 +27,8 @@ def settings(where: Where) -> dict[str, str]:
 
 
 def block(where: Where, prompt: str, state: dict[str, object], config: dict[str, str]) -> str:
-    """The pointer lines for `prompt` ('' for none); records what it showed in `state`."""
-    if not fastconfig.flag(config, "brainFirst", True) or pointers.trivial(prompt):
+    """The pointer lines for a substantive `prompt` ('' for none); records what it showed in `state`."""
+    if not fastconfig.flag(config, "brainFirst", True):
         return ""
     index = pointers.load(os.path.join(where.state, paths.POINTERS))
     if index is None:
@@ -44,7 +44,10 @@ def block(where: Where, prompt: str, state: dict[str, object], config: dict[str,
 
 def line(p: pointers.Pointer) -> str:
     """One pointer: `- DATE KIND NAME: text (status) — matches: words → command`."""
-    name = os.path.splitext(os.path.basename(p.path))[0] if p.kind == "session" else p.ref
+    stem = os.path.splitext(os.path.basename(p.path))[0]
+    name = stem if p.kind == "session" else p.ref
+    if p.kind == "decision" and p.path.startswith(paths.SESSIONS_DIR + "/"):
+        name += f" ({stem})"  # where it was decided
     pin = " [pinned]" if p.pinned else ""
     status = ""
     if p.status == "superseded":

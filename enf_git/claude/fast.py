@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from .. import fastjson, paths
-from ..plumbing import atomic, events
+from ..plumbing import atomic, events, pointers
 from . import brainfirst, gate
 from .protocol import Where, record_error, reply, session_of
 
@@ -42,7 +42,9 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
         return ""
     found, state = _own_file(where, sid)
     parts = [_session_reminder(where, sid, found, state)]
-    parts.append(_brain_first(where, prompt, state))
+    if not pointers.trivial(prompt):  # "yes", "continue", a number, a slash command: nothing to look up
+        config = brainfirst.settings(where)
+        parts.append(_brain_first(where, prompt, state, config))
     _save_state(where, sid, state)
     text = "\n\n".join(p for p in parts if p)
     return reply("UserPromptSubmit", additionalContext=text) if text else ""
@@ -62,10 +64,10 @@ def _session_reminder(where: Where, sid: str, found: str | None, state: dict[str
             f"before answering.</system-reminder>")
 
 
-def _brain_first(where: Where, prompt: str, state: dict[str, object]) -> str:
+def _brain_first(where: Where, prompt: str, state: dict[str, object], config: dict[str, str]) -> str:
     """Pointers into memory for this prompt; fail-open: a broken index costs the pointers, not the prompt."""
     try:
-        return brainfirst.block(where, prompt, state, brainfirst.settings(where))
+        return brainfirst.block(where, prompt, state, config)
     except Exception as exc:  # noqa: BLE001 - the contract: never break the session
         record_error(where.state, "UserPromptSubmit brain-first", exc)
         return ""

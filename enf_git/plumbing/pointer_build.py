@@ -47,7 +47,7 @@ def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str]) -> int:
     records = [(kind, ref or path, path, date or "", _summary(text or ""), decisions.get(path, []),
                 round(norms[doc], 4), freqs[doc]) for doc, (kind, ref, path, date, text, *_cols) in enumerate(rows)]
     record_blob, record_spans = _blobs(records, start=len(body))
-    offsets = tuple([off for off, _ in record_spans] + [len(body) + len(record_blob)])
+    offsets = b"".join(off.to_bytes(8, "little") for off in [*(o for o, _ in record_spans), len(body) + len(record_blob)])
     header = {"schema": pointers.SCHEMA, "tip": tip, "n": len(rows), "shards": spans, "docs": offsets,
               "syn": search.synonym_table(), "pins": tuple(pins)}
     head = marshal.dumps(header)
@@ -70,8 +70,15 @@ def _decisions(db: sqlite3.Connection) -> dict[str, list[pointers.Decision]]:
     for did, path, text, terms, status, by, on in db.execute(
             "SELECT id, path, text, terms, status, superseded_by, superseded_on FROM decisions ORDER BY rowid"):
         out.setdefault(path, []).append(
-            (did, tuple(dict.fromkeys((terms or "").split())), _short(text or ""), status or "", by or "", on or ""))
+            (did, tuple(dict.fromkeys((terms or "").split())), _short(_decided(text or "")), status or "", by or "",
+             on or ""))
     return out
+
+
+def _decided(text: str) -> str:
+    """A Y-statement from its "decided" clause on (what was chosen matters more than its context)."""
+    at = text.find("decided ")
+    return text[at:] if at > 0 else text
 
 
 def _summary(text: str) -> str:
