@@ -30,7 +30,7 @@ def block(where: Where, prompt: str, state: dict[str, object], config: dict[str,
     """The pointer lines for a substantive `prompt` ('' for none); records what it showed in `state`."""
     if not fastconfig.flag(config, "brainFirst", True):
         return ""
-    index = pointers.load(os.path.join(where.state, paths.POINTERS))
+    index = pointers.load_current(os.path.join(where.state, paths.POINTERS))
     if index is None:
         return ""  # not built yet: the background refresh after SessionStart or Stop writes it
     shown = state.get("pointed")

@@ -65,7 +65,7 @@ def pointers_stale(repo: store.Repo) -> bool:
     tip = store.tip(repo)
     if tip is None:
         return False
-    found = pointers.load(str(pointers_path(repo)))
+    found = pointers.load_current(str(pointers_path(repo)))
     return found is None or found.tip != str(tip.id)
 
 
@@ -73,15 +73,20 @@ def refresh_pointers(repo: store.Repo, cache: records.Cache, pinned: frozenset[s
     """Bring the recall index and the pointers file to the branch tip; the number of
     records written, or None when it was current or another process holds the lock."""
     lock = store.state_dir(repo) / paths.POINTERS_LOCK
+    written = None
     with locks.file_lock(lock, wait=0) as held:
-        if not held or not pointers_stale(repo):
-            return None
-        db = ensure(repo, cache)
-        try:
-            tip = search.indexed_tip(db)
-            return pointer_build.build(db, str(pointers_path(repo)), tip or "", sorted(pinned))
-        finally:
-            db.close()
+        # A commit during a refresh finds the lock held and starts none: so the holder
+        # looks again when done, and catches up (a few rounds at most: commits are rare).
+        for _ in range(3):
+            if not held or not pointers_stale(repo):
+                break
+            db = ensure(repo, cache)
+            try:
+                tip = search.indexed_tip(db)
+                written = pointer_build.refresh(db, str(pointers_path(repo)), tip or "", sorted(pinned))
+            finally:
+                db.close()
+    return written
 
 
 def _remove(path: Path) -> None:
@@ -113,24 +118,31 @@ def _update(repo: store.Repo, db: sqlite3.Connection, old: store.Commit | None,
 
 
 def _reindex_decisions(repo: store.Repo, db: sqlite3.Connection, tip: store.Commit, cache: records.Cache) -> None:
-    """Every decision of the ledger, with its standing: a reversal anywhere can change any of them."""
+    """Every decision of the ledger, with its standing: a reversal anywhere can change any of them.
+
+    A decision's analyzed text is taken from the rows being replaced when its text is
+    unchanged: analyzing 10,000 decisions again after each commit cost seconds."""
+    analyzed = dict(db.execute("SELECT text, terms FROM decisions"))
     db.execute("DELETE FROM decisions")
     recs = records.load(repo, tip.tree, cache)
     ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
     rows = []
     for chain in ledger.chains:
         replaced_by = [chain.current, *chain.superseded]
-        rows.append(_decision_row(chain.current, "standing", "", ""))
+        rows.append(_decision_row(chain.current, "standing", "", "", analyzed))
         for i, (d, rev) in enumerate(zip(chain.superseded, chain.reversals)):
-            rows.append(_decision_row(d, "superseded", replaced_by[i].id, rev.date))
+            rows.append(_decision_row(d, "superseded", replaced_by[i].id, rev.date, analyzed))
         for d in chain.superseded[len(chain.reversals):]:  # defensive: a chain always pairs them
-            rows.append(_decision_row(d, "superseded", chain.current.id, ""))
+            rows.append(_decision_row(d, "superseded", chain.current.id, "", analyzed))
     db.executemany("INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
     cache.save()
 
 
-def _decision_row(d: model.Decision, status: str, by: str, on: str) -> tuple[str, ...]:
-    return (d.id, d.source, d.date, d.text, " ".join(stem.analyze(d.text, parts=True)), status, by, on)
+def _decision_row(d: model.Decision, status: str, by: str, on: str, analyzed: dict[str, str]) -> tuple[str, ...]:
+    terms = analyzed.get(d.text)
+    if terms is None:
+        terms = " ".join(stem.analyze(d.text, parts=True))
+    return (d.id, d.source, d.date, d.text, terms, status, by, on)
 
 
 def _index_history(repo: store.Repo, out: _Writer, old: store.Commit | None,

@@ -1,39 +1,105 @@
-"""Write the brain-first pointers file (pointers.py) from the recall index (search.py).
+"""Write the brain-first pointers files (pointers.py) from the recall index (search.py).
 
 The recall index already holds every record on the tip analyzed into recall's
-columns, and every decision with its standing, so the pointers file is a re-layout of
-it for reads without sqlite: postings sharded by term, per-record norms, record details
-in chunks. Written to a temporary file and renamed, so a prompt reads either the old
-file or the new one, never half of one.
+columns, and every decision with its standing, so a pointers file is a re-layout of
+it for reads without sqlite: postings sharded by term, records with their weighted
+term frequencies. Each file is written to a temporary name and renamed, so a prompt
+reads either the old file or the new one, never half of one.
+
+A full file also carries a catalog (each record's path, blob and decisions' standing)
+that only `refresh` reads: comparing it with the index says which records changed
+since, and when they are few (DELTA_MAX) only they are written, into the delta file.
 """
 
 from __future__ import annotations
 
 import marshal
+import os
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from . import atomic, pointers, search
 
+DELTA_MAX = 256  # changed records a delta may hold; more and the full file is rewritten
+_ROWS = "SELECT kind, ref, path, date, text, blob, decided, summary, tags, body FROM docs WHERE kind != 'history'"
+
+Row = tuple[Any, ...]
+
+
+def refresh(db: sqlite3.Connection, out: str, tip: str, pins: list[str]) -> int:
+    """Bring the files at `out` to `tip`: a delta over the full file when few records
+    changed, else a new full file. Returns the number of records written."""
+    base = pointers.load(out)
+    if base is not None and "catalog" in base.header and "avg" in base.header:
+        written = _delta(db, base, out, tip, pins)
+        if written is not None:
+            return written
+    return build(db, out, tip, pins)
+
 
 def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str]) -> int:
-    """Write `out` for the index in `db` (built for `tip`); returns the number of records."""
-    rows = db.execute("SELECT kind, ref, path, date, text, decided, summary, tags, body FROM docs "
-                      "WHERE kind != 'history' ORDER BY path").fetchall()
+    """Write the full file for the index in `db` (built for `tip`) and drop the delta."""
+    rows = db.execute(_ROWS + " ORDER BY path").fetchall()
     decisions = _decisions(db)
+    freqs, lengths = _frequencies(rows)
+    avg = max(1.0, sum(lengths) / len(lengths)) if lengths else 1.0
+    standing = _standings(db)
+    catalog = (tuple(r[2] for r in rows), tuple(r[5] or "" for r in rows),
+               tuple(standing.get(r[2], ()) for r in rows))
+    _write(out, rows, freqs, lengths, avg, decisions, pins,
+           {"tip": tip, "avg": avg}, extra=catalog)
+    try:
+        os.unlink(pointers.delta_path(out))
+    except OSError:
+        pass
+    return len(rows)
+
+
+def _delta(db: sqlite3.Connection, base: pointers.Index, out: str, tip: str, pins: list[str]) -> int | None:
+    """Write the records that changed since `base` as its delta; None when a full file is due."""
+    (catalog,) = base.blobs([tuple(base.header["catalog"])])
+    if not isinstance(catalog, tuple) or len(catalog) != 3:
+        return None
+    paths, blobs, standing = catalog
+    known = {p: (b, s) for p, b, s in zip(paths, blobs, standing)}
+    where = {p: i for i, p in enumerate(paths)}
+    standing = _standings(db)
+    now = {p: b or "" for p, b in db.execute("SELECT path, blob FROM docs WHERE kind != 'history'")}
+    changed = {p for p, b in now.items() if known.get(p) != (b, standing.get(p, ()))}
+    changed |= known.keys() - now.keys()
+    if len(changed) > DELTA_MAX:
+        return None
+    wanted = sorted(changed & now.keys())
+    marks = ",".join("?" * len(wanted))
+    rows = db.execute(f"{_ROWS} AND path IN ({marks}) ORDER BY path", wanted).fetchall() if wanted else []
+    freqs, lengths = _frequencies(rows)
+    masked = tuple(sorted(where[p] for p in changed if p in where))
+    decisions = _decisions(db, wanted)
+    _write(pointers.delta_path(out), rows, freqs, lengths, float(base.header["avg"]), decisions, pins,
+           {"tip": tip, "base_tip": base.tip, "masked": masked})
+    return len(rows)
+
+
+def _frequencies(rows: Sequence[Row]) -> tuple[list[dict[str, float]], list[int]]:
+    """Each row's column-weighted term frequencies (search._score's) and its length in terms."""
     freqs: list[dict[str, float]] = []
     lengths: list[int] = []
-    for *_meta, cols in ((r[:5], r[5:]) for r in rows):
+    for row in rows:
         freq: dict[str, float] = {}
         length = 0
-        for weight, col in zip(search.WEIGHTS, cols):
+        for weight, col in zip(search.WEIGHTS, row[6:]):
             for t in (col or "").split():
                 freq[t] = freq.get(t, 0.0) + weight
                 length += 1
         freqs.append(freq)
         lengths.append(length)
-    avg = max(1.0, sum(lengths) / len(lengths)) if lengths else 1.0
+    return freqs, lengths
+
+
+def _write(out: str, rows: Sequence[Row], freqs: list[dict[str, float]], lengths: list[int], avg: float,
+           decisions: dict[str, list[pointers.Decision]], pins: list[str], head: dict[str, Any],
+           extra: Any = None) -> None:
     norms = [pointers.K1 * (1 - pointers.B + pointers.B * n / avg) for n in lengths]
     postings: dict[str, list[tuple[float, int]]] = {}
     for doc, freq in enumerate(freqs):
@@ -47,12 +113,15 @@ def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str]) -> int:
     records = [(kind, ref or path, path, date or "", _summary(text or ""), decisions.get(path, []),
                 round(norms[doc], 4), freqs[doc]) for doc, (kind, ref, path, date, text, *_cols) in enumerate(rows)]
     record_blob, record_spans = _blobs(records, start=len(body))
-    offsets = b"".join(off.to_bytes(8, "little") for off in [*(o for o, _ in record_spans), len(body) + len(record_blob)])
-    header = {"schema": pointers.SCHEMA, "tip": tip, "n": len(rows), "shards": spans, "docs": offsets,
-              "syn": search.synonym_table(), "pins": tuple(pins)}
-    head = marshal.dumps(header)
-    atomic.write(out, pointers.MAGIC + len(head).to_bytes(8, "little") + head + body + record_blob)
-    return len(rows)
+    end = len(body) + len(record_blob)
+    offsets = b"".join(off.to_bytes(8, "little") for off in [*(o for o, _ in record_spans), end])
+    tail = marshal.dumps(extra) if extra is not None else b""
+    header = {"schema": pointers.SCHEMA, "n": len(rows), "shards": spans, "docs": offsets,
+              "syn": search.synonym_table(), "pins": tuple(pins), **head}
+    if extra is not None:
+        header["catalog"] = (end, len(tail))
+    data = marshal.dumps(header)
+    atomic.write(out, pointers.MAGIC + len(data).to_bytes(8, "little") + data + body + record_blob + tail)
 
 
 def _blobs(items: Sequence[Any], start: int = 0) -> tuple[bytes, list[tuple[int, int]]]:
@@ -65,10 +134,23 @@ def _blobs(items: Sequence[Any], start: int = 0) -> tuple[bytes, list[tuple[int,
     return b"".join(parts), spans
 
 
-def _decisions(db: sqlite3.Connection) -> dict[str, list[pointers.Decision]]:
+def _standings(db: sqlite3.Connection) -> dict[str, tuple[tuple[str, str, str], ...]]:
+    """_standing() of every record's decisions, straight from the index."""
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    for did, path, status, by in db.execute("SELECT id, path, status, superseded_by FROM decisions ORDER BY rowid"):
+        out.setdefault(path, []).append((did, status or "", by or ""))
+    return {p: tuple(v) for p, v in out.items()}
+
+
+def _decisions(db: sqlite3.Connection, paths: list[str] | None = None) -> dict[str, list[pointers.Decision]]:
+    """The decisions of the records at `paths` (None: all) as pointer records carry them."""
+    sql = "SELECT id, path, text, terms, status, superseded_by, superseded_on FROM decisions"
+    args: list[str] = []
+    if paths is not None:
+        sql += f" WHERE path IN ({','.join('?' * len(paths))})"
+        args = paths
     out: dict[str, list[pointers.Decision]] = {}
-    for did, path, text, terms, status, by, on in db.execute(
-            "SELECT id, path, text, terms, status, superseded_by, superseded_on FROM decisions ORDER BY rowid"):
+    for did, path, text, terms, status, by, on in db.execute(sql + " ORDER BY rowid", args):
         out.setdefault(path, []).append(
             (did, tuple(dict.fromkeys((terms or "").split())), _short(_decided(text or "")), status or "", by or "",
              on or ""))
@@ -92,4 +174,3 @@ def _summary(text: str) -> str:
 def _short(line: str, width: int = 110) -> str:
     line = " ".join(line.split())
     return line if len(line) <= width else line[: width - 1].rsplit(" ", 1)[0] + "…"
-

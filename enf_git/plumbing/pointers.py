@@ -101,6 +101,34 @@ class Index:
     def tip(self) -> str:
         return str(self.header.get("tip", ""))
 
+    @property
+    def n(self) -> int:
+        return int(self.header["n"])
+
+    @property
+    def syn(self) -> dict[str, tuple[str, ...]]:
+        found: dict[str, tuple[str, ...]] = self.header["syn"]
+        return found
+
+    @property
+    def pins(self) -> set[str]:
+        return set(self.header.get("pins", ()))
+
+    def postings(self, terms: set[str]) -> Postings:
+        """(df, highest-impact records, their impacts) per term that any record holds."""
+        by_shard: dict[int, list[str]] = {}
+        for t in terms:
+            by_shard.setdefault(shard_of(t), []).append(t)
+        order = sorted(by_shard)
+        out = {}
+        for s, blob in zip(order, self.blobs([tuple(self.header["shards"][s]) for s in order])):
+            if not isinstance(blob, dict):
+                raise ValueError(f"{self.path}: shard {s} is damaged")
+            for t in by_shard[s]:
+                if t in blob:
+                    out[t] = blob[t]
+        return out
+
     def records(self, docs: list[int]) -> dict[int, Record]:
         offsets: bytes = self.header["docs"]  # 8 bytes per record (and one past the last): no 10,000-int tuple to load
         spans = []
@@ -124,12 +152,61 @@ class Index:
         return out
 
 
+class Layered:
+    """A full index and the delta written since (the records changed after its tip).
+
+    Rebuilding the whole file costs seconds at 10,000 sessions, and Stop commits after
+    most turns, so a refresh writes only the changed records into a small delta file;
+    the delta's records replace the full file's records of the same paths (`masked`).
+    Document frequencies add the two files' (a masked record's old terms still count:
+    a few records among thousands), record ids of the delta follow the full file's.
+    """
+
+    def __init__(self, base: Index, delta: Index) -> None:
+        self.base, self.delta = base, delta
+        self.masked = frozenset(delta.header.get("masked", ()))
+
+    @property
+    def tip(self) -> str:
+        return self.delta.tip
+
+    @property
+    def n(self) -> int:
+        return self.base.n + self.delta.n - len(self.masked)
+
+    @property
+    def syn(self) -> dict[str, tuple[str, ...]]:
+        return self.delta.syn
+
+    @property
+    def pins(self) -> set[str]:
+        return self.delta.pins
+
+    def postings(self, terms: set[str]) -> Postings:
+        old, new = self.base.postings(terms), self.delta.postings(terms)
+        shift = self.base.n
+        out: Postings = {}
+        for t in old.keys() | new.keys():
+            df0, docs0, impacts0 = old.get(t, (0, (), ()))
+            df1, docs1, impacts1 = new.get(t, (0, (), ()))
+            kept = [(d, x) for d, x in zip(docs0, impacts0) if d not in self.masked]
+            kept += [(d + shift, x) for d, x in zip(docs1, impacts1)]
+            out[t] = (df0 + df1, tuple(d for d, _ in kept), tuple(x for _, x in kept))
+        return out
+
+    def records(self, docs: list[int]) -> dict[int, Record]:
+        shift = self.base.n
+        out = self.base.records([d for d in docs if d < shift])
+        out.update({d + shift: r for d, r in self.delta.records([d - shift for d in docs if d >= shift]).items()})
+        return out
+
+
 def trivial(prompt: str) -> bool:
     """A prompt that asks nothing memory could answer: a greeting, "yes", a number, a slash command."""
     text = prompt.strip()
     if not text or text.startswith("/"):
         return True
-    words = analysis.words(text)
+    words = analysis.words(text, scan=True)
     if not words or all(w.replace(".", "").replace(",", "").isdigit() for w in words):
         return True
     return all(w in TRIVIAL_WORDS or w in analysis.STOPWORDS for w in words)
@@ -143,16 +220,15 @@ proceed next done carry keep going please pls do it that sounds lgtm ship y n ag
 """.split())
 
 
-def query(index: Index, prompt: str, seen: frozenset[str] | set[str] = frozenset(), limit: int = 3) -> list[Pointer]:
+def query(index: Index | Layered, prompt: str, seen: frozenset[str] | set[str] = frozenset(), limit: int = 3) -> list[Pointer]:
     """At most `limit` strong pointers for `prompt`, pinned records first, none of `seen`."""
     text = prompt[:MAX_PROMPT]
-    q = list(dict.fromkeys(analysis.analyze(text)))
-    head = index.header
-    n = int(head["n"])
-    if not q or not n:
+    q = list(dict.fromkeys(analysis.analyze(text, scan=True)))
+    n = index.n
+    if not q or n <= 0:
         return []
-    concepts = _concepts([*q, *(t for t in analysis.analyze(text, parts=True) if t not in q)], head["syn"])
-    postings = _postings(index, {t for c in concepts for t in c})
+    concepts = _concepts([*q, *(t for t in analysis.analyze(text, parts=True, scan=True) if t not in q)], index.syn)
+    postings = index.postings({t for c in concepts for t in c})
     idf_q = {t: _idf(n, postings[t][0] if t in postings else 0) for t in q}
     unseen = {t for t in q if t not in postings}
     # A concept's idf from the records holding any member: their df summed (capped at n)
@@ -174,7 +250,7 @@ def query(index: Index, prompt: str, seen: frozenset[str] | set[str] = frozenset
     best = scored[0][0]
     strong = [(d, score, held[d]) for score, d in scored
               if score >= RELATIVE * best and sum(idf_q[t] for t in held[d]) >= COVERAGE * seen_idf]
-    return _present(details, strong, q, text, set(head.get("pins", ())), seen, limit)
+    return _present(details, strong, q, text, index.pins, seen, limit)
 
 
 def _concepts(terms: list[str], syn: dict[str, tuple[str, ...]]) -> list[tuple[str, ...]]:
@@ -183,21 +259,6 @@ def _concepts(terms: list[str], syn: dict[str, tuple[str, ...]]) -> list[tuple[s
         members = tuple(dict.fromkeys((term, *syn.get(term, ()))))
         out.setdefault(frozenset(members), members)
     return list(out.values())
-
-
-def _postings(index: Index, terms: set[str]) -> Postings:
-    """(df, highest-impact records, their impacts) per term that any record holds."""
-    by_shard: dict[int, list[str]] = {}
-    for t in terms:
-        by_shard.setdefault(shard_of(t), []).append(t)
-    order = sorted(by_shard)
-    out = {}
-    for s, blob in zip(order, index.blobs([tuple(index.header["shards"][s]) for s in order])):
-        assert isinstance(blob, dict)
-        for t in by_shard[s]:
-            if t in blob:
-                out[t] = blob[t]
-    return out
 
 
 def _idf(n: int, df: int) -> float:
@@ -232,7 +293,7 @@ def _exact(detail: Record, idf_c: list[tuple[tuple[str, ...], float]]) -> float:
 def _unknown_name(text: str, unseen: set[str]) -> bool:
     for word in text.split():
         if any(c.isupper() for c in word):
-            found = analysis.analyze(word)
+            found = analysis.analyze(word, scan=True)
             if found and all(t in unseen for t in found):
                 return True
     return False
@@ -268,7 +329,7 @@ def _pointer(kind: str, ref: str, path: str, date: str, summary: str, decisions:
 def _surface(text: str, q: list[str]) -> dict[str, str]:
     """Each query term as the prompt wrote it (the pointer says what matched in the user's words)."""
     out: dict[str, str] = {}
-    for w in analysis.words(text):
+    for w in analysis.words(text, scan=True):
         if w in analysis.STOPWORDS:
             continue
         term = analysis.stem_compound(w)
@@ -282,3 +343,18 @@ def load(path: str) -> Index | None:
         return Index(path)
     except (OSError, ValueError, EOFError, TypeError, KeyError):
         return None
+
+
+def delta_path(path: str) -> str:
+    return path[: -len(".bin")] + "-delta.bin" if path.endswith(".bin") else path + "-delta"
+
+
+def load_current(path: str) -> Index | Layered | None:
+    """The full index at `path` with its delta when the delta was written on top of it."""
+    base = load(path)
+    if base is None:
+        return None
+    delta = load(delta_path(path))
+    if delta is None or delta.header.get("base_tip") != base.tip:
+        return base
+    return Layered(base, delta)

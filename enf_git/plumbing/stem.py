@@ -3,8 +3,9 @@
 Standard library only, and nothing imported at all: the warm `git enf recall` path
 (entry.py) and the per-prompt brain-first hook (pointers.py) stem the query with this
 module, and the index (indexer.py) stems the documents with the same code, so both
-sides agree on every term. `re` (~4 ms to import) is loaded only for long texts: a
-prompt is split by a character scan that finds the same words (a test compares them).
+sides agree on every term. `re` (~4 ms to import) is loaded on first use; the
+per-prompt hook asks for a character scan instead (`scan=True`), which finds the same
+words (a test compares them) and is fast enough for a prompt, not for a corpus.
 
 The stemmer follows the Snowball English algorithm as libstemmer 2.2 ships it
 (https://snowballstem.org/algorithms/english/stemmer.html); tests compare it with
@@ -17,8 +18,8 @@ from __future__ import annotations
 # "psr-16", "couldn't"); a trailing "." "-" or "'" is punctuation, not part of the word
 # ("Jenkins." is "jenkins").
 _WORD_PATTERN = r"[\w][\w.'\u2019-]*"
-_SCAN_LIMIT = 4000  # shorter texts are scanned in Python; longer ones (documents) by re
 _INNER = frozenset(".'\u2019-")
+_FINDALL = None  # re.compile(_WORD_PATTERN).findall, once re is imported
 # English clitics: "the team's", "we're", "they've", "it'll", "we'd", "I'm" are the word
 # before the apostrophe; "couldn't" is "not" (negations are kept, see STOPWORDS). Split
 # at the apostrophe instead, "couldn" and "t" were terms no document meant.
@@ -39,10 +40,10 @@ yourselves
 """.split())
 
 
-def words(text: str) -> list[str]:
+def words(text: str, scan: bool = False) -> list[str]:
     """The words of `text`, lower-cased, without trailing punctuation."""
     out = []
-    for w in _raw_words(text):
+    for w in (scan_words(text) if scan else _raw_words(text)):
         w = w.replace("\u2019", "'").rstrip(".-'").lower()
         if "'" in w:
             w = _clitic(w)
@@ -53,11 +54,13 @@ def words(text: str) -> list[str]:
 
 def _raw_words(text: str) -> list[str]:
     """The matches of _WORD_PATTERN in `text`."""
-    if len(text) > _SCAN_LIMIT:
+    global _FINDALL
+    if _FINDALL is None:
         import re
 
-        return re.findall(_WORD_PATTERN, text)
-    return scan_words(text)
+        _FINDALL = re.compile(_WORD_PATTERN).findall
+    found: list[str] = _FINDALL(text)
+    return found
 
 
 def scan_words(text: str) -> list[str]:
@@ -86,7 +89,7 @@ def _clitic(word: str) -> str:
     return word.replace("'", "")  # "o'clock", "rock'n'roll": one word (the index's tokenizer splits at "'")
 
 
-def analyze(text: str, *, parts: bool = False) -> list[str]:
+def analyze(text: str, *, parts: bool = False, scan: bool = False) -> list[str]:
     """Index terms of `text`: words minus stopwords, stemmed.
 
     With `parts`, a compound ("rich-text", "node.js") also yields its pieces, so a
@@ -94,7 +97,7 @@ def analyze(text: str, *, parts: bool = False) -> list[str]:
     are analyzed without parts (their compounds match the document's compounds).
     """
     out = []
-    for w in words(text):
+    for w in words(text, scan):
         if w not in STOPWORDS:
             out.append(stem_compound(w))
         if parts and ("-" in w or "." in w):
