@@ -156,7 +156,7 @@ def test_events_are_logged_redacted_per_session(project: Path) -> None:
     assert [r["event"] for r in records] == ["prompt", "tool", "tool-failure"]
     assert "AKIA" not in lines[0] and "1234" not in lines[0] and "[REDACTED]" in lines[0]
     assert records[1]["summary"] == "ls -la"
-    assert records[2]["error"] == "Exit code 2 boom"
+    assert records[2]["error"] == "Exit code 2\nboom"  # lines kept: instincts read the telling one
 
 
 def test_stop_flushes_log_and_commits(project: Path, git: Git) -> None:

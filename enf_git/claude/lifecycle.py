@@ -14,7 +14,7 @@ import sys
 import time
 
 from .. import memory, paths
-from ..memory import eventlog, fact_stores, facts, fetched, indexer, pins, startup
+from ..memory import eventlog, fact_stores, facts, fetched, indexer, instincts, pins, startup
 from ..plumbing import events, store
 from ..pure import briefing
 from . import gate
@@ -64,6 +64,23 @@ def _facts_block(ctx: memory.Context, sid: str, now: int) -> str:
     return block
 
 
+def _instincts_block(ctx: memory.Context) -> str:
+    """Learned instincts for the context; a broken instinct file leaves the rest standing."""
+    try:
+        return instincts.session_start_block(ctx)
+    except Exception as exc:  # noqa: BLE001 - the session starts whatever the instincts say
+        record_error(str(store.state_dir(ctx.repo)), "SessionStart instincts", exc)
+        return ""
+
+
+def _learn_instincts(ctx: memory.Context, where: Where) -> None:
+    """Turn failures a later call fixed into instincts (their own commit); never breaks the checkpoint."""
+    try:
+        instincts.learn(ctx)
+    except Exception as exc:  # noqa: BLE001 - the session's notes are committed whatever learning does
+        record_error(where.state, "instincts", exc)
+
+
 def _log(where: Where, sid: str, kind: str, **fields: str) -> None:
     # Only into a working copy that exists: a vanished one is restored by the commit,
     # and its raw/ folder must not be recreated first (it would look like one).
@@ -86,7 +103,7 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
     situation = briefing.Situation(
         project="", session_id=gate.id8(sid), today=today, yesterday=yesterday, source=str(source),
         own_file=os.path.relpath(own, where.top) if own else None, opted_out=bool(sid) and gate.opted_out(where.root, sid))
-    blocks = (_facts_block(ctx, sid, now), _pins_block(ctx, now), prepared.compression_notice())
+    blocks = (_facts_block(ctx, sid, now), _pins_block(ctx, now), _instincts_block(ctx), prepared.compression_notice())
     text = startup.context_text(ctx, situation, blocks)
     fetched.start_background_fetch(ctx, os.environ)  # detached: what it brings is merged by the next session or git hook
     spawn_background_index(ctx)
@@ -99,6 +116,7 @@ def checkpoint(where: Where, message: str) -> memory.Report | None:
     ctx = memory.Context.open(where.top)
     if store.tip(ctx.repo) is None:
         return None
+    _learn_instincts(ctx, where)
     eventlog.flush(str(ctx.root), where.state)
     return memory.commit(ctx, message, now=int(time.time()))
 

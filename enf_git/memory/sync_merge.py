@@ -39,7 +39,7 @@ from ..errors import ConcurrencyError, EnfError
 from ..plumbing import store
 from ..plumbing.workcopy import Manifest
 from ..pure import render
-from . import compress, fact_stores, merge, records, views
+from . import compress, fact_stores, instincts, merge, records, views
 
 MAX_ATTEMPTS = 50
 Outcome = Literal["up-to-date", "fast-forward", "merged"]
@@ -198,6 +198,7 @@ def append_only(sides: Sides, plan: Plan) -> None:
 RULES: tuple[tuple[Callable[[str], bool], Rule], ...] = (
     (lambda path: path in paths.APPEND_ONLY, append_only),
     (compress.is_session, compress.keep_edit),  # a compression against an edit keeps the edit
+    (instincts.is_instinct, instincts.union_rule),  # one lesson learned on both sides: the union
 )
 
 

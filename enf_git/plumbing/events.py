@@ -18,6 +18,7 @@ from ..redact import redact
 
 SUMMARY_CHARS = 200
 ERROR_CHARS = 500
+ERROR_HEAD = 200  # of a longer error, its start; the rest of ERROR_CHARS is its end (a traceback's last line)
 # Events that make it into log.md; tool calls stay in raw/ (thousands a day would drown it).
 LOGGED = ("session-start", "prompt", "tool-failure", "gate-deny", "stop", "compact", "session-end")
 
@@ -47,12 +48,23 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _error(text: str) -> str:
+    """A tool's error for the log: redacted, lines kept (instincts read the telling one) with
+    their spacing collapsed; a long one keeps its head and its end, where tracebacks and
+    test runners say what went wrong. log.md shows it on one line all the same."""
+    text = "\n".join(line for line in (" ".join(ln.split()) for ln in redact(text).splitlines()) if line)
+    if len(text) <= ERROR_CHARS:
+        return text
+    return text[:ERROR_HEAD].rstrip() + "\n…\n" + text[len(text) - (ERROR_CHARS - ERROR_HEAD - 3):].lstrip()
+
+
 def append(root: str, session_id: str, kind: str, **fields: object) -> None:
     """Append one event line; strings are redacted and trimmed before they touch disk."""
     record: dict[str, object] = {"ts": now_iso(), "session": session_id[:8], "event": kind}
     for key, value in fields.items():
         if isinstance(value, str):
-            value = _short(value, ERROR_CHARS if key in ("error", "prompt") else SUMMARY_CHARS)
+            limit = ERROR_CHARS if key == "prompt" else SUMMARY_CHARS
+            value = _error(value) if key == "error" else _short(value, limit)
         record[key] = value
     folder = os.path.join(root, paths.RAW_DIR)
     os.makedirs(folder, exist_ok=True)
