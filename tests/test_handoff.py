@@ -164,10 +164,10 @@ def test_capture_reads_status_recent_commits_and_redacts(repo_dir: Path) -> None
     commit(repo_dir, "old.txt", "Three hours ago", NOW - 3 * 3600)
     commit(repo_dir, "new.txt", f"Add the key {TOKEN}", NOW - 600)
     (repo_dir / "README.md").write_text("changed\n")
-    (repo_dir / "scratch.txt").write_text("new\n")
+    (repo_dir / "café notes.txt").write_text("new\n")
     snap = handoff.capture(str(repo_dir), "11111111", None, paths.SCRATCHPAD, NOW, os.environ)
     assert snap.status is not None and snap.status.branch == "main"
-    assert snap.status.files == (" M README.md", "?? scratch.txt")
+    assert snap.status.files == (" M README.md", "?? café notes.txt")  # UTF-8, not octal escapes
     assert snap.commits_total == 1 and snap.commits[0].endswith("Add the key [REDACTED]")
     assert TOKEN not in json.dumps(ph.to_record(snap))
     assert snap.notes == () and snap.scratch_tail == ""  # no scratchpad: nothing said about it
@@ -242,11 +242,13 @@ def test_a_fifo_scratchpad_does_not_block(repo_dir: Path) -> None:
     assert snap.scratch_tail == "" and time.monotonic() - start < 5
 
 
-def test_open_items_of_the_session_file_and_a_malformed_one(repo_dir: Path) -> None:
+def test_open_items_of_the_session_file_and_a_malformed_one(repo_dir: Path, tmp_path: Path) -> None:
     path = repo_dir / "s.md"
     path.write_text(session_text(body="## Open Items\n- [ ] ship it\n"))
     snap = handoff.capture(str(repo_dir), "11111111", str(path), "", NOW, os.environ)
     assert snap.items == ("- [ ] ship it",) and snap.session_file == "s.md"
+    (tmp_path / "via").symlink_to(repo_dir)  # the hook's path to the work tree and git's may differ
+    assert handoff.capture(str(tmp_path / "via"), "1", str(path), "", NOW, os.environ).session_file == "s.md"
     path.write_text("---\nsession_id: [unclosed\n---\n")
     snap = handoff.capture(str(repo_dir), "11111111", str(path), "", NOW, os.environ)
     assert snap.items == () and snap.notes[0].startswith("the open items could not be read: s.md")

@@ -73,7 +73,7 @@ def capture(top: str, session_id: str, session_file: str | None, scratchpad: str
         commits, total = _commits(top, now, env, timeout, notes)
     items = _items(top, session_file, notes)
     scratch_tail = _scratch_tail(top, scratchpad, notes) if scratchpad else ""
-    rel = os.path.relpath(session_file, top) if session_file else ""
+    rel = _relative(session_file, top) if session_file else ""
     return ph.Snapshot(now, session_id, rel, _redacted_status(status), tuple(redact(c) for c in commits), total,
                        tuple(redact(i) for i in items), scratchpad if scratch_tail else "", redact(scratch_tail),
                        tuple(notes))
@@ -113,7 +113,7 @@ def _items(top: str, session_file: str | None, notes: list[str]) -> tuple[str, .
     """The stopping session's open items, from its file in the working copy."""
     if not session_file:
         return ()
-    rel = os.path.relpath(session_file, top).replace(os.sep, "/")
+    rel = _relative(session_file, top)
     try:
         with open(session_file, "rb") as f:
             data = f.read(model.MAX_RECORD_BYTES + 1)
@@ -123,6 +123,11 @@ def _items(top: str, session_file: str | None, notes: list[str]) -> tuple[str, .
     except EnfError as exc:  # a malformed file: its problems, each with its line
         notes.append(f"the open items could not be read: {exc.message}")
     return ()
+
+
+def _relative(path: str, top: str) -> str:
+    # Both resolved: the hook's work tree path and libgit2's may differ by a symlink (/tmp on macOS).
+    return os.path.relpath(os.path.realpath(path), os.path.realpath(top)).replace(os.sep, "/")
 
 
 def _scratch_tail(top: str, scratchpad: str, notes: list[str]) -> str:
