@@ -49,6 +49,8 @@ POINTERS_LOCK = "pointers.lock"  # one background refresh of it at a time
 HOOK_ERRORS = "hook-errors.log"  # where hooks write what they could not say to the model
 SPOOL_DIR = "spool"  # how far each raw event log was flushed into log.md
 HOOK_STATE_DIR = "sessions"  # per-session gate and heartbeat state
+HANDOFF = "handoff.json"  # per worktree: what the last Stop saw, shown by the next SessionStart
+SCRATCHPAD = f"{WC_DIR}/scratchpad.md"  # enf.scratchpad's default, relative to the work tree
 USER_FALLBACK_STATE = os.path.join("~", ".cache", "enf-git")  # hook errors outside any repository
 
 # How settings and the background commit run the hook module as a program. `python

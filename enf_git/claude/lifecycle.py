@@ -14,7 +14,7 @@ import sys
 import time
 
 from .. import memory, paths
-from ..memory import eventlog, fact_stores, facts, fetched, indexer, instincts, pins, startup
+from ..memory import eventlog, fact_stores, facts, fetched, handoff, indexer, instincts, pins, startup
 from ..plumbing import events, store
 from ..pure import briefing
 from . import gate
@@ -29,7 +29,10 @@ def handle(event: str, where: Where, payload: dict[str, object]) -> str:
         return session_start(where, payload, sid)
     if event == "Stop":
         _log(where, sid, "stop")
-        checkpoint(where, f"enf: stop {sid[:8]}")
+        try:
+            checkpoint(where, f"enf: stop {sid[:8]}")
+        finally:  # the next session's handoff, whatever became of the commit
+            _write_handoff(where, sid)
         spawn_background_index(memory.Context.open(where.top))
     elif event == "PreCompact":
         trigger = payload.get("trigger")
@@ -81,6 +84,27 @@ def _learn_instincts(ctx: memory.Context, where: Where) -> None:
         record_error(where.state, "instincts", exc)
 
 
+def _handoff_block(ctx: memory.Context, now: int) -> str:
+    """The last Stop's snapshot of this work tree; a broken one leaves the rest standing."""
+    try:
+        return handoff.session_start_block(ctx, now)
+    except Exception as exc:  # noqa: BLE001 - the session starts whatever the handoff says
+        record_error(str(store.state_dir(ctx.repo)), "SessionStart handoff", exc)
+        return ""
+
+
+def _write_handoff(where: Where, sid: str) -> None:
+    """Stop's snapshot for the next session in this work tree (none for a session that
+    opted out of tracking); its failure is logged and never breaks Stop."""
+    try:
+        if sid and gate.opted_out(where.root, sid):
+            return
+        own = gate.matching_file(where.root, sid) if sid else None
+        handoff.write(store.open_repo(where.top), gate.id8(sid), own, int(time.time()), os.environ)
+    except Exception as exc:  # noqa: BLE001 - Stop goes on without a handoff
+        record_error(where.state, "Stop handoff", exc)
+
+
 def _log(where: Where, sid: str, kind: str, **fields: str) -> None:
     # Only into a working copy that exists: a vanished one is restored by the commit,
     # and its raw/ folder must not be recreated first (it would look like one).
@@ -103,7 +127,8 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
     situation = briefing.Situation(
         project="", session_id=gate.id8(sid), today=today, yesterday=yesterday, source=str(source),
         own_file=os.path.relpath(own, where.top) if own else None, opted_out=bool(sid) and gate.opted_out(where.root, sid))
-    blocks = (_facts_block(ctx, sid, now), _pins_block(ctx, now), _instincts_block(ctx), prepared.compression_notice())
+    blocks = (_facts_block(ctx, sid, now), _pins_block(ctx, now), _instincts_block(ctx), prepared.compression_notice(),
+              _handoff_block(ctx, now))
     text = startup.context_text(ctx, situation, blocks)
     fetched.start_background_fetch(ctx, os.environ)  # detached: what it brings is merged by the next session or git hook
     spawn_background_index(ctx)

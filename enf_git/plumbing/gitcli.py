@@ -319,6 +319,12 @@ def _run(repo_dir: str, args: list[str], env: Mapping[str, str], timeout: float,
                 timed_out)
 
 
+def run_local(repo_dir: str, args: list[str], env: Mapping[str, str], timeout: float) -> _Run:
+    """`git args` in repo_dir for a read of the user's own repository (the handoff's status
+    and log): `env` made safe by env_for_git, no prompt, killed with its children at `timeout`."""
+    return _run(repo_dir, args, env_for_git(env), timeout)
+
+
 def _drain(pipe: IO[bytes] | None, sink: list[bytes], echo: IO[str] | None) -> None:
     if pipe is None:
         return

@@ -1,0 +1,133 @@
+"""The Stop hook with the session handoff (enf.handoff=true, the default) against the same
+Stop without it (enf.handoff=false), on a branch of N sessions (default 1,000).
+
+The hook runs as Claude Code runs it (`python -c LAUNCH stop`, the event JSON on stdin,
+in the project's root). Before every Stop, on and off alike, the stopping session's file
+gets one more interaction and a new summary (what a Stop after a turn commits), so each
+Stop makes a real commit. The work tree is what a handoff reads in a working session: 5
+modified and 3 untracked files, 3 commits in the last two hours, a scratchpad, and open
+items in the session file. On and off runs alternate (and alternate which goes first);
+`python -c "import pygit2"` is measured beside them as the usual floor. Each "on" run must
+rewrite `.git/enf/handoff.json`, each "off" run must leave it alone (checked).
+
+Run: .venv/bin/python bench/stop_handoff.py [--sessions N] [--reps N] [--quick] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import common
+
+common.use_checkout()
+
+SID = "5709a11d-0000-4000-8000-000000000001"
+DEFAULT_SESSIONS = 1000
+
+
+def main() -> int:
+    if "--sessions" not in sys.argv and "--quick" not in sys.argv:
+        sys.argv += ["--sessions", str(DEFAULT_SESSIONS)]
+    return common.fixture_main("stop-handoff", __doc__, 21, run)
+
+
+def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
+    common.use_checkout()  # hermetic() dropped PYTHONPATH
+    common.header("stop_handoff", sessions=n, repetitions=reps, checkout=common.CHECKOUT)
+    repo, own = fixture(work / "repo", n, pack=not args.loose)
+    return measure(repo, own, n, reps)
+
+
+# --- fixture ------------------------------------------------------------------------
+
+def fixture(path: Path, n: int, pack: bool) -> tuple[Path, Path]:
+    repo = common.init_user_repo(path)
+    t = common.time_call(lambda: common.seed_branch(repo, n, pack))
+    print(f"fixture: seeded {n} sessions in one commit: {t:.2f} s")
+    print(f"fixture: git enf init: {common.time_cmd([common.GIT_ENF, 'init', '--no-hooks'], repo):.2f} s")
+    for i in range(5):
+        (repo / f"src{i}.py").write_text(f"print({i})\n")
+    common.git(repo, "add", ".")
+    common.git(repo, "commit", "-q", "-m", "tracked files")
+    for i in range(3):
+        common.git(repo, "commit", "-q", "--allow-empty", "-m", f"recent change {i}")
+    for i in range(5):
+        (repo / f"src{i}.py").write_text(f"print({i} + 1)\n")
+    for i in range(3):
+        (repo / f"new{i}.txt").write_text("untracked\n")
+    wc = repo / ".claude-sessions"
+    (wc / "scratchpad.md").write_text("".join(f"- thought {i}: try the {common._WORDS[i]} first\n" for i in range(30)))
+    today = time.strftime("%Y-%m-%d")
+    own = wc / "sessions" / f"{today}-stop-bench.md"
+    items = "".join(f"- [ ] open item {i}\n" for i in range(6))
+    own.write_text(f"---\nsession_id: {SID[:8]}\ndate: {today}\nstart_time: \"10:00\"\ntags: [bench]\n"
+                   f"status: active\nsummary: \"Bench\"\n---\n## Intent\nMeasure Stop.\n\n## Decisions\n\n"
+                   f"## Open Items\n{items}")
+    common.run_enf(repo, "commit", "-m", "bench: own session")
+    return repo, own
+
+
+# --- measuring ----------------------------------------------------------------------
+
+def stop(repo: Path) -> float:
+    from enf_git import paths
+
+    payload = json.dumps({"session_id": SID, "cwd": str(repo), "hook_event_name": "Stop", "stop_hook_active": False})
+    t0 = time.perf_counter()
+    out = subprocess.run([common.PYTHON, "-c", paths.LAUNCH, "stop"], cwd=repo, input=payload, capture_output=True,
+                         text=True, check=False)
+    dt = time.perf_counter() - t0
+    if out.returncode != 0 or out.stdout or out.stderr:
+        raise RuntimeError(f"Stop failed ({out.returncode}): {out.stdout}\n{out.stderr}")
+    return dt
+
+
+def one(repo: Path, own: Path, on: bool, k: int) -> float:
+    """One Stop after one more turn's edit, with the handoff on or off; checks what it wrote."""
+    common.git(repo, "config", "enf.handoff", "true" if on else "false")
+    common.touch_session(own, k)
+    target = repo / ".git" / "enf" / "handoff.json"
+    before = target.stat().st_mtime_ns if target.exists() else None
+    tip = common.git(repo, "rev-parse", "claude-memory").strip()
+    dt = stop(repo)
+    after = target.stat().st_mtime_ns if target.exists() else None
+    if on and (after is None or after == before or "open item 5" not in target.read_text()):
+        raise RuntimeError("a Stop with enf.handoff=true did not write the handoff")
+    if not on and after != before:
+        raise RuntimeError("a Stop with enf.handoff=false wrote the handoff")
+    if common.git(repo, "rev-parse", "claude-memory").strip() == tip:
+        raise RuntimeError("a Stop did not commit the turn's edit")
+    return dt
+
+
+def measure(repo: Path, own: Path, n: int, reps: int) -> int:
+    one(repo, own, True, 0)  # settles .git/enf caches; not counted
+    one(repo, own, False, 1)
+    with_h, without, floor = [], [], []
+    for k in range(reps):
+        order = (True, False) if k % 2 == 0 else (False, True)
+        for on in order:
+            (with_h if on else without).append(one(repo, own, on, 2 + 2 * k + on))
+        floor.append(common.time_cmd([common.PYTHON, "-c", "import pygit2"], repo))
+    record = json.loads((repo / ".git" / "enf" / "handoff.json").read_text())
+    print(f"handoff: {record['status']['total']} modified files, {record['commits_total']} commits, "
+          f"{len(record['items'])} open items, {len(record['scratch_tail'])} chars of scratchpad")
+    print(f"{'Stop, enf.handoff=true':<28} {n:>6} sessions N={reps}: {common.spread_ms(with_h)}")
+    print(f"{'Stop, enf.handoff=false':<28} {n:>6} sessions N={reps}: {common.spread_ms(without)}")
+    print(f"{'python -c import pygit2':<28} {'':>15} N={reps}: {common.spread_ms(floor)}")
+    common.ratio_report(f"Stop with handoff / without at {n}", with_h, without)
+    common.ratio_report(f"Stop with handoff / import-pygit2 at {n}", with_h, floor)
+    common.ratio_report(f"Stop without handoff / import-pygit2 at {n}", without, floor)
+    extra = [(a - b) * 1000 for a, b in zip(with_h, without)]
+    print(f"handoff's cost per Stop: median {sorted(extra)[len(extra) // 2]:.1f} ms (paired differences)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""The session handoff inside the real Claude Code client: session one edits a file, keeps
+an open item and a scratchpad note, and stops; session two's very first request to the
+model carries session one's handoff (its modified file, its open item, the note)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import ClaudeRun, run_claude
+from standin import StandIn, Text, ToolUse
+
+BIN = Path(sys.executable).parent
+ID_IN_CONTEXT = re.compile(r"This session: id ([0-9A-Za-z_-]{8})")
+ITEM = "- [ ] rerun the flaky upload test"
+NOTE = "the upload retries twice before it gives up"
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def child_env() -> dict[str, str]:
+    """`git enf` on PATH, and the enf_git under test (PYTHONPATH) for the hooks."""
+    env = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
+
+
+@pytest.fixture
+def repo(project: Path, claude_home: Path) -> Path:
+    git(project, "init", "-q", "-b", "main")
+    git(project, "config", "user.name", "E2E")
+    git(project, "config", "user.email", "e2e@example.com")
+    (project / "app.py").write_text("print('app')\n")
+    git(project, "add", "app.py")
+    now = f"@{int(time.time())} +0000"  # the suite fixes commit dates in April: this one is recent
+    subprocess.run(["git", "commit", "-q", "-m", "Add the app"], cwd=project, check=True,
+                   env={**os.environ, "GIT_COMMITTER_DATE": now, "GIT_AUTHOR_DATE": now})
+    env = {**child_env(), "HOME": str(claude_home)}
+    subprocess.run([str(BIN / "git-enf"), "init", "--scope", "local"], cwd=project, env=env, check=True,
+                   capture_output=True)
+    return project
+
+
+def run(prompt: str, repo: Path, home: Path, api: StandIn, claude: str) -> ClaudeRun:
+    result = run_claude(prompt, repo, home, api.url, claude=claude, extra_env=child_env())
+    assert result.returncode == 0, result.describe()
+    return result
+
+
+def write_session(repo: Path) -> Any:
+    """A turn that creates this session's file with an open item (the gate allows nothing before it)."""
+    def turn(body: dict[str, Any]) -> ToolUse:
+        found = ID_IN_CONTEXT.search(json.dumps(body))
+        assert found, "SessionStart context did not carry the session id"
+        day = time.strftime("%Y-%m-%d")
+        content = (f"---\nsession_id: {found.group(1)}\ndate: {day}\nstart_time: \"10:00\"\ntags: [e2e]\n"
+                   f"status: active\nsummary: \"\"\n---\n## Intent\nFix the upload.\n\n## Open Items\n{ITEM}\n")
+        return ToolUse("Write", {"file_path": str(repo / ".claude-sessions" / "sessions" / f"{day}-upload-fix.md"),
+                                 "content": content})
+    return turn
+
+
+def bash(command: str) -> ToolUse:
+    return ToolUse("Bash", {"command": command, "description": "scripted"})
+
+
+def test_session_two_first_request_carries_session_one_handoff(claude_bin: str, standin: StandIn, repo: Path,
+                                                               claude_home: Path) -> None:
+    standin.add(write_session(repo), bash(f"echo \"print('fixed')\" > app.py && echo '{NOTE}' > "
+                                          ".claude-sessions/scratchpad.md"), Text("Stopping here."))
+    first = run("fix the upload", repo, claude_home, standin, claude_bin)
+    assert first.session_id
+    assert git(repo, "status", "--porcelain") == " M app.py\n"  # the handoff wrote nothing into the work tree
+    assert not (repo / ".git" / "index.lock").exists()
+    seen = len(standin.main_requests)
+
+    standin.add(Text("Picking up where we left off."))
+    second = run("where were we?", repo, claude_home, standin, claude_bin)
+    assert second.session_id and second.session_id != first.session_id
+    request = standin.main_requests[seen]  # session two's first request
+    text = json.dumps([m for m in request.messages if m.get("role") == "system"])
+    assert "## Last session handoff (just now)" in text or "## Last session handoff (1 min ago)" in text
+    assert f"Session {first.session_id[:8]} (.claude-sessions/sessions/" in text
+    assert " M app.py" in text and ITEM in text and NOTE in text
+    assert "on branch main" in text and "Add the app" in text  # its branch and the last two hours' commits
