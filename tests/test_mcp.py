@@ -331,17 +331,21 @@ def test_records_are_reused_until_the_tip_moves(remembered: Path, monkeypatch: p
     from enf_git.memory import queries
 
     loads: list[str] = []
-    real = queries.load
-    monkeypatch.setattr(queries, "load", lambda repo, commit, cache: loads.append(str(commit.id)) or real(
+    ledgers: list[int] = []
+    real_load, real_ledger = queries.load, queries.build_ledger
+    monkeypatch.setattr(queries, "load", lambda repo, commit, cache: loads.append(str(commit.id)) or real_load(
         repo, commit, cache))
+    monkeypatch.setattr(queries, "build_ledger", lambda recs: ledgers.append(1) or real_ledger(recs))
     w = where(remembered)
     for _ in range(3):
         assert json.loads(tools.call("log", {}, w).text)["total"] == 5
+        assert json.loads(tools.call("decisions", {}, w).text)["disagreements"]
     sessions = remembered / ".claude-sessions" / "sessions"
     (sessions / "2026-05-01-later.md").write_text(session_text(session_id="c0ffee01", date="2026-05-01"))
     memory.commit(memory.Context.open(remembered), "one more", now=1_776_000_300)
     assert json.loads(tools.call("log", {}, w).text)["total"] == 6
     assert len(loads) == 2 and loads[0] != loads[1]
+    assert len(ledgers) == 1  # one ledger for three decisions calls, chains and disagreements alike
 
 
 def test_the_sdk_is_imported_only_by_the_server_module() -> None:

@@ -45,8 +45,9 @@ def log(since: str | None, until: str | None, tags: tuple[str, ...], status: str
     authors = queries.first_authors(ctx.repo, tip) if author or as_json else None
     filters = queries.Filters(since=since, until=until, tags=tags, status=status, author=author)
     if decisions:
-        chains, unresolved = queries.decision_chains(recs, filters, authors)
-        disagreements = queries.open_disagreements(recs)
+        ledger = queries.build_ledger(recs)  # once for both
+        chains, unresolved = queries.decision_chains(recs, filters, authors, ledger)
+        disagreements = queries.open_disagreements(recs, ledger)
         if disagreements and authors is None:
             authors = queries.first_authors(ctx.repo, tip)  # the text names who reversed what
         _print_decisions(ctx, chains[:limit], unresolved, as_json, oneline, authors or {}, disagreements)
