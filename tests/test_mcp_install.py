@@ -151,3 +151,65 @@ def test_the_shim_runs_git_enf_mcp_or_says_why_it_cannot(tmp_path: Path) -> None
     missing = subprocess.run([str(SHIM)], env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
     assert missing.returncode == 1 and missing.stdout == ""
     assert "git-enf is not on PATH; pip install 'enf-git[mcp]'" in missing.stderr
+
+
+# --- git enf doctor ----------------------------------------------------------------------
+
+def _doctor(repo: Path) -> tuple[int, list[dict[str, str]]]:
+    from click.testing import CliRunner
+
+    from enf_git.cli.app import main
+
+    result = CliRunner().invoke(main, ["doctor", "--json"])
+    found = [p for p in json.loads(result.output)["problems"] if "MCP" in p["what"] or ".mcp.json" in p["what"]]
+    return result.exit_code, found
+
+
+def _register(repo: Path, command: str, args: list[str] | None = None) -> None:
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"enf": {"command": command, "args": args or ["mcp"]}}}))
+
+
+def test_doctor_passes_a_registered_server_it_could_start(run_cli: Run, repo_dir: Path) -> None:
+    run_cli("init", "--no-hooks", "--mcp")
+    assert _doctor(repo_dir) == (0, [])
+
+
+def test_doctor_names_a_server_command_that_no_longer_exists(run_cli: Run, repo_dir: Path, tmp_path: Path) -> None:
+    run_cli("init", "--no-hooks")
+    gone = tmp_path / "old-venv" / "bin" / "git-enf"
+    _register(repo_dir, str(gone))
+    code, found = _doctor(repo_dir)
+    assert code == 1 and found == [{
+        "severity": "error",
+        "what": f"the MCP server 'enf' in {repo_dir / '.mcp.json'} calls {gone}, which does not exist here (the "
+                "virtualenv was moved or deleted, or git-enf is not on PATH): Claude Code cannot start it",
+        "fix": "git enf init --mcp (registers the git-enf running this doctor)"}]
+
+
+def test_doctor_names_an_interpreter_without_the_sdk(run_cli: Run, repo_dir: Path, tmp_path: Path) -> None:
+    """A git-enf whose Python has no `mcp` (here: the same Python without site-packages)."""
+    run_cli("init", "--no-hooks")
+    bare = tmp_path / "bin" / "python-without-extras"
+    bare.parent.mkdir()
+    bare.write_text(f"#!/bin/sh\nexec {sys.executable} -S \"$@\"\n")
+    bare.chmod(0o755)
+    script = tmp_path / "bin" / "git-enf"
+    script.write_text(f"#!{bare}\nfrom enf_git.entry import main\nmain()\n")
+    script.chmod(0o755)
+    _register(repo_dir, str(script))
+    code, found = _doctor(repo_dir)
+    assert code == 1 and [p["what"] for p in found] == [
+        f"the MCP server 'enf' in {repo_dir / '.mcp.json'} runs {bare}, which lacks the MCP SDK: the server "
+        "exits at once"]
+    assert "pip install 'enf-git[mcp]'" in found[0]["fix"]
+
+
+def test_doctor_ignores_servers_that_are_not_ours_and_warns_of_an_unreadable_file(
+        run_cli: Run, repo_dir: Path) -> None:
+    run_cli("init", "--no-hooks")
+    _register(repo_dir, "/nowhere/node", ["server.js"])
+    assert _doctor(repo_dir) == (0, [])
+    (repo_dir / ".mcp.json").write_text("{")
+    code, found = _doctor(repo_dir)
+    assert code == 0 and [p["severity"] for p in found] == ["warning"]
+    assert "Claude Code cannot read the MCP servers in it" in found[0]["what"]
