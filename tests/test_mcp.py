@@ -278,6 +278,23 @@ def test_a_repository_without_memory_gets_an_error_per_call_not_a_dead_server(re
     assert got.is_error and "git repository" in got.text
 
 
+@needs_sdk
+def test_run_by_hand_it_says_what_it_is_and_ctrl_d_ends_it(repo_dir: Path) -> None:
+    import pty
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([SCRIPT, "mcp"], cwd=repo_dir, stdin=follower, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, **_server_env()}, text=True)
+    os.close(follower)
+    try:
+        os.write(leader, b"\x04")  # Ctrl-D: the end of input, on a terminal
+        out, err = proc.communicate(timeout=60)
+    finally:
+        os.close(leader)
+    assert proc.returncode == 0 and out == ""
+    assert err.startswith("git enf mcp serves MCP (JSON-RPC) on stdin and stdout for Claude Code")
+
+
 # --- the checks, in-process -----------------------------------------------------------
 
 def where(repo: Path) -> tools.Where:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -24,9 +25,15 @@ def mcp_command() -> None:
     from ..memory import fact_stores
 
     server.load_sdk()  # a missing SDK is an error here, before the client waits on a silent pipe
+    if sys.stdin.isatty():  # a person, not a client: say what this is, since it answers nothing typed
+        click.echo("git enf mcp serves MCP (JSON-RPC) on stdin and stdout for Claude Code; register it with "
+                   "git enf init --mcp. Ctrl-D ends it.", err=True)
     where = tools.Where(Path.cwd(), fact_stores.user_dir(os.environ), os.environ.get(SESSION_ENV, "").strip(),
                         time.time)
-    server.serve(where)
+    try:
+        server.serve(where)
+    except KeyboardInterrupt:
+        sys.exit(130)  # Ctrl-C in a terminal: no traceback
 
 
 COMMANDS = (mcp_command,)
