@@ -24,7 +24,7 @@ from enf_git.plumbing import search
 from gitfixtures import Git
 
 Run = Callable[..., tuple[int, str]]
-CLEAN_CHECKS = ["hook commands", "hook scopes", "skill", "exclude entry", "git hooks", "writer lock", "ref lock", "recall index",
+CLEAN_CHECKS = ["hook commands", "hook scopes", "skill", "exclude entry", "git hooks", "mcp server", "writer lock", "ref lock", "recall index",
                 "memory branch", "branch objects", "manifest", "working copy", "records parse", "decision and reversal lines",
                 "session names and ids", "reversal links", "conflict copies", "remembered facts", "pins"]
 
@@ -205,8 +205,8 @@ def test_a_corrupt_object_of_the_branch_is_an_error(run: Run, repo_dir: Path, gi
     code, out = run("doctor")
     assert code == 1
     checked, error, fix = out.splitlines()
-    assert checked == ("checked: hook commands, hook scopes, skill, exclude entry, git hooks, writer lock, ref lock, recall index, "
-                       "memory branch, branch objects")  # records are not read from a damaged branch
+    assert checked == ("checked: hook commands, hook scopes, skill, exclude entry, git hooks, mcp server, writer lock, "
+                       "ref lock, recall index, memory branch, branch objects")  # records are not read from a damaged branch
     assert error == ("error: the claude-memory branch has damaged or missing objects (git rev-list --objects "
                      f"--verify-objects claude-memory: fatal: loose object {oid} (stored in {repo_dir}/.git/objects/{oid[:2]}/"
                      f"{oid[2:]}) is corrupt; error: inflate: data stream error (incorrect header check); "
@@ -214,7 +214,7 @@ def test_a_corrupt_object_of_the_branch_is_an_error(run: Run, repo_dir: Path, gi
     assert fix == ("  fix: git fsck --no-dangling names each one; if a remote has the branch, move the damaged files out "
                    "of .git/objects and run git fetch origin, then git enf doctor")
     code, data = doctor_json(run)
-    assert code == 1 and data["ok"] is False and data["checks"] == CLEAN_CHECKS[:10]
+    assert code == 1 and data["ok"] is False and data["checks"] == CLEAN_CHECKS[:11]
 
 
 def test_damage_outside_the_branch_is_not_reported_as_ours(run: Run, repo_dir: Path, git: Git) -> None:

@@ -28,7 +28,7 @@ RANKS = {
 # Same rank, still forbidden: the two edges never import each other; pure code has
 # no I/O, and plumbing speaks bytes and paths, never records.
 FORBIDDEN = {("cli", "claude"), ("claude", "cli"), ("pure", "plumbing"), ("plumbing", "pure"),
-             ("install", "memory")}
+             ("install", "memory"), ("mcp", "cli"), ("mcp", "claude")}
 
 
 def _modules() -> list[tuple[str, Path]]:
@@ -84,6 +84,8 @@ def test_modules_import_only_down_the_layers() -> None:
     ("click", None),  # anywhere under enf_git.cli
     ("yaml", {"enf_git.pure.fm"}),
     ("frontmatter", set()),  # fm.py parses with PyYAML's SafeLoader itself, to bound it
+    ("mcp", {"enf_git.mcp.server"}),  # the MCP SDK (~1 s to import): `git enf mcp` alone loads it
+    ("anyio", {"enf_git.mcp.server"}),
 ])
 def test_third_party_libraries_stay_in_their_module(library: str, allowed: set[str] | None) -> None:
     users = {module for module, path in _modules()

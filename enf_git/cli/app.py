@@ -15,7 +15,7 @@ import click
 
 from .. import __version__, paths
 from ..errors import EnfError
-from . import checks, facts, instincts, lifecycle, pins, read, setup, sync, work
+from . import checks, facts, instincts, lifecycle, pins, read, serve, setup, sync, work
 from .base import CONTEXT, Options
 
 
@@ -69,6 +69,6 @@ def help_(ctx: click.Context, command: str | None) -> None:
         click.echo(found.get_help(sub))
 
 
-for module in (setup, work, read, checks, sync, lifecycle, facts, pins, instincts):
+for module in (setup, work, read, checks, sync, lifecycle, facts, pins, instincts, serve):
     for command in module.COMMANDS:
         main.add_command(command)

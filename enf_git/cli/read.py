@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import paths
+from ..memory import answers
 from ..memory.workspace import Context
 from ..pure import model
 from .base import CONTEXT, JSON_OPTION, emit, parse_date, style, workspace
 from .text import envelope, recall_json
 
 if TYPE_CHECKING:  # annotations only: the ledger is imported when a command builds one
-    from ..plumbing.store import Commit
     from ..pure.ledger import Chain, Disagreement
 
 LIMIT = click.IntRange(min=1)
@@ -45,23 +45,18 @@ def log(since: str | None, until: str | None, tags: tuple[str, ...], status: str
     authors = queries.first_authors(ctx.repo, tip) if author or as_json else None
     filters = queries.Filters(since=since, until=until, tags=tags, status=status, author=author)
     if decisions:
-        chains, unresolved = queries.decision_chains(recs, filters, authors)
-        disagreements = queries.open_disagreements(recs)
+        ledger = queries.build_ledger(recs)  # once for both
+        chains, unresolved = queries.decision_chains(recs, filters, authors, ledger)
+        disagreements = queries.open_disagreements(recs, ledger)
         if disagreements and authors is None:
             authors = queries.first_authors(ctx.repo, tip)  # the text names who reversed what
         _print_decisions(ctx, chains[:limit], unresolved, as_json, oneline, authors or {}, disagreements)
         return
     sessions = queries.filter_sessions(recs.all_sessions(), filters, authors)[:limit]
     if as_json:
-        click.echo(envelope("log", sessions=[_session_row(s, authors or {}) for s in sessions]))
+        click.echo(envelope("log", sessions=[answers.session_row(s, authors or {}) for s in sessions]))
         return
     emit(ctx, "\n".join(_session_lines(ctx, sessions, oneline)) or "no sessions match", pageable=True)
-
-
-def _session_row(s: model.Session, authors: dict[str, str]) -> dict[str, Any]:
-    return {"session": s.stem, "path": s.path, "session_id": s.session_id, "date": s.date,
-            "start_time": s.start_time, "status": s.status, "tags": list(s.tags), "summary": s.summary,
-            "author": authors.get(s.path, ""), "decisions": [d.id for d in s.decisions]}
 
 
 def _session_lines(ctx: Context, sessions: list[model.Session], oneline: bool) -> list[str]:
@@ -83,29 +78,12 @@ def _session_lines(ctx: Context, sessions: list[model.Session], oneline: bool) -
     return lines
 
 
-def decision_row(d: model.Decision, authors: dict[str, str], **extra: Any) -> dict[str, Any]:
-    return {"id": d.id, "topic": d.topic, "date": d.date, "time": d.time, "decided": d.decided, "over": d.over,
-            "confidence": d.confidence, "source": d.source, "text": d.text, "author": authors.get(d.source, ""),
-            **extra}
-
-
-def chain_row(c: Chain, authors: dict[str, str]) -> dict[str, Any]:
-    """A chain as JSON: the standing decision, and each one it superseded with what replaced it."""
-    replaced_by = [c.current, *c.superseded]
-    return decision_row(c.current, authors, status="standing", supersedes=[
-        decision_row(d, authors, status="superseded", superseded_by=replaced_by[i].id,
-                     reversed_on=r.date, reversed_because=r.reason)
-        for i, (d, r) in enumerate(zip(c.superseded, c.reversals))])
-
-
 def _print_decisions(ctx: Context, chains: list[Chain], unresolved: list[model.Reversal], as_json: bool,
                      oneline: bool, authors: dict[str, str], disagreements: list[Disagreement]) -> None:
     if as_json:
-        click.echo(envelope("log-decisions", decisions=[chain_row(c, authors) for c in chains],
-                            unresolved=[{"source": r.source, "ref": r.ref, "date": r.date} for r in unresolved],
-                            disagreements=[{"decision": decision_row(d.decision, authors),
-                                            "replacements": [decision_row(r, authors) for r in d.replacements]}
-                                           for d in disagreements]))
+        click.echo(envelope("log-decisions", decisions=[answers.chain_row(c, authors) for c in chains],
+                            unresolved=[answers.unresolved_row(r) for r in unresolved],
+                            disagreements=[answers.disagreement_row(d, authors) for d in disagreements]))
         return
     lines = []
     for c in chains:
@@ -145,7 +123,7 @@ def show(target: str, rev: str | None, history: bool, full: bool, as_json: bool)
     at = store.resolve(ctx.repo, rev or paths.REF)
     recs = queries.load(ctx.repo, at, ctx.cache())
     found = queries.resolve_target(ctx.repo, at, recs, target)
-    _note_asked(ctx, tip, [found.path])
+    answers.note_asked(ctx, tip, [found.path])
     if history:
         versions = queries.history(ctx.repo, store.resolve(ctx.repo, paths.REF), found.path)
         _print_history(ctx, found.path, versions, as_json)
@@ -185,8 +163,8 @@ def _print_decision(ctx: Context, chain: Chain, decision: model.Decision, as_jso
     from ..pure import render
 
     if as_json:
-        click.echo(envelope("show", kind="decision", path=decision.source, decision=chain_row(chain, authors)
-                            if decision.id == chain.current.id else _superseded_row(chain, decision, authors)))
+        click.echo(envelope("show", kind="decision", path=decision.source,
+                            decision=answers.decision_answer(chain, decision, authors)))
         return
     lines = [style(ctx, f"decision {decision.id}", fg="yellow") + f"  (from {decision.source})"]
     if decision.id != chain.current.id:
@@ -196,14 +174,6 @@ def _print_decision(ctx: Context, chain: Chain, decision: model.Decision, as_jso
         when = f"{rev_.date} {rev_.time}".strip()
         lines.append(f"  - ~~{render.decision_line(old)}~~ SUPERSEDED ({when}: {rev_.reason})")
     emit(ctx, "\n".join(lines), pageable=True)
-
-
-def _superseded_row(chain: Chain, decision: model.Decision, authors: dict[str, str]) -> dict[str, Any]:
-    row = chain_row(chain, authors)
-    for old in row["supersedes"]:
-        if old["id"] == decision.id:
-            return {**old, "standing": chain.current.id}
-    return row
 
 
 @click.command(context_settings=CONTEXT)
@@ -223,21 +193,9 @@ def recall(query: tuple[str, ...], limit: int, as_json: bool) -> None:
     tip = memory.require_branch(ctx)
     db = indexer.ensure(ctx.repo, ctx.cache())
     answer = search.query(db, text, limit)
-    _note_asked(ctx, tip, [h.path for h in answer.hits])
+    answers.note_asked(ctx, tip, [h.path for h in answer.hits])
     click.echo(recall_json(search.as_rows(answer.hits), text, answer.weak, answer.strength()) if as_json
                else search.format_hits(answer, text))
-
-
-def _note_asked(ctx: Context, tip: Commit, session_paths: list[str]) -> None:
-    """Recall returning a session, or show showing it, is an ask of its temporary pin
-    (memory/pins.py); the pins machinery loads only when something is pinned."""
-    from ..plumbing import store
-    from ..pure.pins import PINS_DIR
-
-    if store.folder_entries(ctx.repo, tip.tree, PINS_DIR):
-        from ..memory import pins
-
-        pins.note_asked(ctx, session_paths)
 
 
 COMMANDS = (log, show, recall)

@@ -20,7 +20,9 @@ SCOPE_HELP = ("Where to register the Claude Code hooks: local = .claude/settings
 @click.option("--scope", type=click.Choice(["project", "local", "user"]), default="local", show_default=True,
               help=SCOPE_HELP)
 @click.option("--no-hooks", is_flag=True, help="Only set up the branch and working copy.")
-def init(scope: str, no_hooks: bool) -> None:
+@click.option("--mcp", "with_mcp", is_flag=True,
+              help="Also register the MCP server (git enf mcp) in the project's .mcp.json.")
+def init(scope: str, no_hooks: bool, with_mcp: bool) -> None:
     """Create the memory branch and .claude-sessions/, and register the hooks (idempotent)."""
     from .. import memory
 
@@ -33,6 +35,8 @@ def init(scope: str, no_hooks: bool) -> None:
     if not no_hooks:
         _install_hooks(ctx, scope)
         _install_git_hooks(ctx)
+    if with_mcp:
+        _install_mcp(ctx, scope)
 
 
 def _install_hooks(ctx: Context, scope: str) -> None:
@@ -50,6 +54,21 @@ def _install_hooks(ctx: Context, scope: str) -> None:
     if scope == "project":
         click.echo("  project scope is shared: it calls enf-hook from PATH, so every teammate needs enf-git "
                    "installed; --scope local uses an absolute path instead (faster, only for you)")
+
+
+def _install_mcp(ctx: Context, scope: str) -> None:
+    from ..install import mcp
+    from ..plumbing import store, workcopy
+
+    result = mcp.install(scope, ctx.top, store.state_dir(ctx.repo) / mcp.RECORD)
+    if result.exclude:
+        workcopy.ensure_excluded(store.common_dir(ctx.repo), result.exclude)
+    verb = "registered" if result.changed else "already registered"
+    command = " ".join([result.entry["command"], *result.entry.get("args", [])])
+    click.echo(f"MCP server {mcp.SERVER!r} {verb} in {result.path}, calling: {command}")
+    if scope != "project" and not result.created:
+        click.echo(f"  it calls this machine's git-enf by path: if {mcp.FILE} is committed, "
+                   "git enf init --mcp --scope project calls git-enf from PATH instead")
 
 
 def _install_git_hooks(ctx: Context) -> None:
@@ -80,7 +99,7 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
     common = store.common_dir(ctx.repo)
     result = claude.uninstall(scope, ctx.top, Path.home(), common / paths.STATE_DIR / claude.RECORD)
     # per repository, whatever the scope; before --purge's deletes
-    git_hooks = _uninstall_git_hooks(ctx) + _untrack(ctx)
+    git_hooks = _uninstall_git_hooks(ctx) + _untrack(ctx) + _uninstall_mcp(ctx, scope)
     if scope == "local":
         result.done += [f"removed {line} from .git/info/exclude"
                         for line in claude.remove_excluded(common / "info" / "exclude", claude.OWN_EXCLUDES)]
@@ -97,6 +116,17 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
                    f"git branch -D {paths.BRANCH} (and git push origin --delete {paths.BRANCH} for a remote)")
     else:
         click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched (--purge deletes the working copy)")
+
+
+def _uninstall_mcp(ctx: Context, scope: str) -> list[str]:
+    from ..install import claude, mcp
+    from ..plumbing import store
+
+    done = mcp.uninstall(scope, ctx.top, store.state_dir(ctx.repo) / mcp.RECORD)
+    if not (ctx.top / mcp.FILE).exists():
+        exclude = store.common_dir(ctx.repo) / "info" / "exclude"
+        done += [f"removed {line} from .git/info/exclude" for line in claude.remove_excluded(exclude, (mcp.EXCLUDE,))]
+    return done
 
 
 def _uninstall_git_hooks(ctx: Context) -> list[str]:

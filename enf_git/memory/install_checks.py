@@ -291,10 +291,17 @@ def _shim_python(path: Path) -> str | None:
     return None
 
 
+def mcp_server(ctx: Context, home: Path) -> list[Problem]:
+    from .mcp_checks import mcp_server as check  # it imports this module's helpers
+
+    return check(ctx, home)
+
+
 CHECKS: tuple[tuple[str, Callable[[Context, Path], list[Problem]]], ...] = (
     ("hook commands", hook_commands),
     ("hook scopes", hook_scopes),
     ("skill", skill),
     ("exclude entry", exclude_entry),
     ("git hooks", git_hooks),
+    ("mcp server", mcp_server),
 )

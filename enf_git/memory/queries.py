@@ -81,14 +81,15 @@ def _keep(path: str, date: str, tags: tuple[str, ...], f: Filters, authors: dict
     return not (f.author and authors is not None and f.author.lower() not in authors.get(path, "").lower())
 
 
-def decision_chains(recs: records.Records, filters: Filters,
-                    authors: dict[str, str] | None) -> tuple[list[ledger_mod.Chain], list[model.Reversal]]:
+def decision_chains(recs: records.Records, filters: Filters, authors: dict[str, str] | None,
+                    ledger: ledger_mod.Ledger | None = None) -> tuple[list[ledger_mod.Chain], list[model.Reversal]]:
     """(chains whose standing decision passes the filters, newest first; unresolved reversals).
 
     A decision's tags are its session's; a decision file of its own has none, so a
-    --tag filter leaves it out.
+    --tag filter leaves it out. `ledger`: the one `recs` build, if the caller has it
+    (a long-running caller keeps it while the tip stays: ~0.3 s at 10,000 sessions).
     """
-    ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
+    ledger = ledger if ledger is not None else build_ledger(recs)
     tags_of = {s.path: s.tags for s in recs.sessions.values()}
     chains = [c for c in reversed(ledger.chains)
               if _keep(c.current.source, c.current.date, tags_of.get(c.current.source, ()), filters, authors)]
@@ -97,8 +98,12 @@ def decision_chains(recs: records.Records, filters: Filters,
     return chains, unresolved
 
 
-def open_disagreements(recs: records.Records) -> list[ledger_mod.Disagreement]:
-    return list(render.build_ledger(recs.all_sessions(), recs.extra_decisions()).open_disagreements)
+def open_disagreements(recs: records.Records, ledger: ledger_mod.Ledger | None = None) -> list[ledger_mod.Disagreement]:
+    return list((ledger if ledger is not None else build_ledger(recs)).open_disagreements)
+
+
+def build_ledger(recs: records.Records) -> ledger_mod.Ledger:
+    return render.build_ledger(recs.all_sessions(), recs.extra_decisions())
 
 
 def first_authors(repo: store.Repo, tip: store.Commit) -> dict[str, str]:
