@@ -104,6 +104,18 @@ def test_nothing_else_gets_through(project: Path, target: str) -> None:
     assert denied(tool(project, "Write", file_path=target))
 
 
+@pytest.mark.parametrize("name", ["mcp__enf__recall", "mcp__enf__show", "mcp__enf__log", "mcp__enf__decisions",
+                                  "mcp__plugin_enf-git_enf__recall"])
+def test_reading_memory_through_our_mcp_server_passes_the_gate(project: Path, name: str) -> None:
+    assert tool(project, name, query="billing") is None
+
+
+@pytest.mark.parametrize("name", ["mcp__enf__remember", "mcp__enf__forget", "mcp__other__recall",
+                                  "mcp__enf__recall_x", "mcp__enf__", "mcp__enfx__recall", "recall"])
+def test_other_mcp_tools_and_our_writes_wait_for_the_session_file(project: Path, name: str) -> None:
+    assert denied(tool(project, name, query="billing"))
+
+
 def test_non_writing_tools_never_use_the_creation_path(project: Path) -> None:
     target = str(project / ".claude-sessions" / "sessions" / f"{TODAY}-x-y.md")
     assert denied(tool(project, "Bash", command=f"echo x > {target}", file_path=target))

@@ -25,7 +25,7 @@ def pre_tool_use(where: Where, payload: dict[str, object]) -> str:
     tool = payload.get("tool_name")
     tool = tool if isinstance(tool, str) else ""
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else where.top
-    if gate.is_creation(where.root, tool, payload.get("tool_input"), str(cwd)):
+    if gate.is_memory_read(tool) or gate.is_creation(where.root, tool, payload.get("tool_input"), str(cwd)):
         return ""
     events.append(where.root, sid, "gate-deny", tool=tool, summary=events.tool_summary(tool, payload.get("tool_input")))
     return reply("PreToolUse", permissionDecision="deny", permissionDecisionReason=gate.deny_reason(sid))

@@ -7,7 +7,8 @@ file never counts; unreadable or malformed files are skipped.
 
 Until then, PreToolUse is denied, except the creation path: a file-writing tool
 whose target's parent folder *is* (same device and inode: no `..`, symlink,
-relative-path or letter-case trick) `sessions/` or `.opt-out/`.
+relative-path or letter-case trick) `sessions/` or `.opt-out/`; and the read-only
+tools of enf-git's own MCP server (recall, show, log, decisions).
 
 Runs on every tool call, so: standard library only, no `re`/`pathlib` (their
 import alone costs more than the whole check), and a per-session cache of the
@@ -81,6 +82,17 @@ def matching_file(root: str, session_id: str, now: float | None = None, hint: st
 def opted_out(root: str, session_id: str) -> bool:
     want = id8(session_id)
     return bool(want) and os.path.isfile(os.path.join(root, paths.OPT_OUT_DIR, want))
+
+
+# enf-git's own MCP server, as a project `.mcp.json` names it and as the plugin does.
+MEMORY_SERVERS = ("mcp__enf__", "mcp__plugin_enf-git_enf__")
+MEMORY_READS = ("recall", "show", "log", "decisions")
+
+
+def is_memory_read(tool_name: str) -> bool:
+    """A read-only tool of enf-git's MCP server: reading memory before the session file
+    exists is what brain-first asks for, and it changes nothing the gate protects."""
+    return any(tool_name.startswith(p) and tool_name[len(p):] in MEMORY_READS for p in MEMORY_SERVERS)
 
 
 def is_creation(root: str, tool_name: str, tool_input: object, cwd: str) -> bool:
