@@ -12,7 +12,7 @@ import os
 
 from .. import fastjson, paths
 from ..plumbing import atomic, events
-from . import brainfirst, gate
+from . import brainfirst, gate, skills
 from .protocol import Where, record_error, reply, session_of
 
 HEARTBEAT_PROMPTS = 5
@@ -42,7 +42,9 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
         return ""
     found, state = _own_file(where, sid)
     parts = [_session_reminder(where, sid, found, state)]
-    parts.append(_brain_first(where, prompt, state))
+    config = _settings(where)
+    parts.append(_brain_first(where, prompt, state, config))
+    parts.append(_skill_hint(where, prompt, config))
     _save_state(where, sid, state)
     text = "\n\n".join(p for p in parts if p)
     return reply("UserPromptSubmit", additionalContext=text) if text else ""
@@ -62,12 +64,30 @@ def _session_reminder(where: Where, sid: str, found: str | None, state: dict[str
             f"before answering.</system-reminder>")
 
 
-def _brain_first(where: Where, prompt: str, state: dict[str, object]) -> str:
+def _settings(where: Where) -> dict[str, str]:
+    """The `enf.*` switches, read once for every part of the reply; unreadable: the defaults."""
+    try:
+        return brainfirst.settings(where)
+    except Exception as exc:  # noqa: BLE001 - the contract: never break the session
+        record_error(where.state, "UserPromptSubmit settings", exc)
+        return {}
+
+
+def _brain_first(where: Where, prompt: str, state: dict[str, object], config: dict[str, str]) -> str:
     """Pointers into memory for this prompt; fail-open: a broken index costs the pointers, not the prompt."""
     try:
-        return brainfirst.block(where, prompt, state, brainfirst.settings(where))
+        return brainfirst.block(where, prompt, state, config)
     except Exception as exc:  # noqa: BLE001 - the contract: never break the session
         record_error(where.state, "UserPromptSubmit brain-first", exc)
+        return ""
+
+
+def _skill_hint(where: Where, prompt: str, config: dict[str, str]) -> str:
+    """Installed skills that may fit this prompt; fail-open: a broken skill index costs the hint only."""
+    try:
+        return skills.hint(where, prompt, config, skills.claude_home(os.environ))
+    except Exception as exc:  # noqa: BLE001 - the contract: never break the session
+        record_error(where.state, "UserPromptSubmit skill hints", exc)
         return ""
 
 
