@@ -18,7 +18,7 @@ import pytest
 from enf_git import memory, paths
 from enf_git.claude import skills
 from enf_git.claude.protocol import Where
-from enf_git.plumbing import skill_index
+from enf_git.plumbing import skill_build, skill_index
 from gitfixtures import run_git
 
 SID = "f6a7b8c9-0000-4000-8000-000000000000"
@@ -59,7 +59,7 @@ def write_skill(folder: Path, name: str, description: str | None = None, text: s
 
 def catalog_index(extra: dict[str, str] | None = None) -> dict[str, object]:
     items = {**CATALOG, **(extra or {})}
-    names, shards = skill_index.index_of([(k, k, v) for k, v in items.items()])
+    names, shards = skill_build.index_of([(k, k, v) for k, v in items.items()])
     return {"names": names, "shards": shards}
 
 
@@ -127,13 +127,13 @@ def test_at_most_three_are_suggested_ties_by_name() -> None:
 def test_frontmatter_reads_folded_quoted_and_missing_fields(tmp_path: Path) -> None:
     folded = write_skill(tmp_path, "folded", text="---\nname: folded-one\ndescription: >\n  Turns a ledger\n"
                                                  "  into a report\nallowed-tools:\n  - Read\n---\nBody.\n")
-    assert skill_index.read_skill(str(folded), "folded") == ("folded-one", "Turns a ledger into a report")
+    assert skill_build.read_skill(str(folded), "folded") == ("folded-one", "Turns a ledger into a report")
     quoted = write_skill(tmp_path, "quoted", text='---\r\ndescription: "Fix: the \\"thing\\""\r\n---\r\n')
-    assert skill_index.read_skill(str(quoted), "quoted") == ("quoted", 'Fix: the "thing"')
+    assert skill_build.read_skill(str(quoted), "quoted") == ("quoted", 'Fix: the "thing"')
     bare = write_skill(tmp_path, "bare", text="---\nlicense: MIT\n---\n# Bare\n\nFirst paragraph\nof it.\n\nMore.\n")
-    assert skill_index.read_skill(str(bare), "bare") == ("bare", "First paragraph of it.")
+    assert skill_build.read_skill(str(bare), "bare") == ("bare", "First paragraph of it.")
     manual = write_skill(tmp_path, "manual", text="---\nname: manual\ndisable-model-invocation: true\n---\n")
-    assert skill_index.read_skill(str(manual), "manual") is None  # the model could not invoke it
+    assert skill_build.read_skill(str(manual), "manual") is None  # the model could not invoke it
 
 
 @pytest.mark.parametrize("data", [
@@ -150,7 +150,7 @@ def test_a_malformed_skill_is_skipped_and_the_others_kept(tmp_path: Path, data: 
     bad.parent.mkdir(parents=True)
     bad.write_bytes(data)
     (root / "no-skill-file").mkdir()
-    index = skill_index.build(("k",), [], [(str(root), "", False)])
+    index = skill_build.build(("k",), [], [(str(root), "", False)])
     assert index["names"] == ["good-one"]
 
 
@@ -189,7 +189,7 @@ def test_project_user_and_enabled_plugin_skills_are_found(tmp_path: Path, hermet
     local = plugin(home, top, "local-tools@market", scope="local")
     write_skill(local / "skills", "here", "Installed for this project")
     sources, roots = skills.discover(str(top), str(home / ".claude"))
-    index = skill_index.build(("k",), sources, roots)
+    index = skill_build.build(("k",), sources, roots)
     assert index["names"] == ["blog-draft", "seo-audit", "local-tools:here", "seo:crawl", "seo:keywords"]
     assert skill_index.score(index, "personal name wins")[0][1] == "blog-draft"
 
@@ -361,3 +361,4 @@ def test_the_hint_path_imports_no_re_typing_pathlib_or_sqlite(project: Path, cac
     assert LINE + "/blog-draft" in data["out"]
     heavy = {"sqlite3", "re", "typing", "pathlib", "pygit2", "subprocess", "dataclasses"}
     assert not heavy & {m.split(".")[0] for m in data["new"]}, data["new"]
+    assert ("enf_git.plumbing.skill_build" in data["new"]) is not cached  # the builder only to rebuild

@@ -10,8 +10,8 @@ or the local settings (the later wins) and `~/.claude/plugins/installed_plugins.
 says where it is installed. A personal skill wins a name over a project one; a plugin's
 skills are typed `/plugin:skill`.
 
-The ranking and the cache are plumbing/skill_index.py; this module only says where to
-look. Stdlib only: it runs before every prompt.
+The ranking and the cache are plumbing/skill_index.py (the build skill_build.py); this
+module only says where to look. Stdlib only: it runs before every prompt.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ MAX_SETTINGS = 1024 * 1024  # bytes of a settings file read (a bigger one is not
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..plumbing.skill_index import Root
+    from ..plumbing.skill_build import Root
 
 
 def hint(where: Where, prompt: str, config: dict[str, str], home: str) -> str:
@@ -55,9 +55,11 @@ def current(where: Where, home: str) -> dict[str, object]:
     index = skill_index.load(path)
     if index is not None and skill_index.fresh(index, key):
         return index
+    from ..plumbing import skill_build  # only when something changed
+
     sources, roots = discover(where.top, home)
-    index = skill_index.build(key, sources, roots)
-    skill_index.save(path, index)
+    index = skill_build.build(key, sources, roots)
+    skill_build.save(path, index)
     return index
 
 
