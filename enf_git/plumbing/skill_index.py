@@ -57,9 +57,9 @@ ahead sure fine great good nice cool let lets want wanted need needs like get go
 one thing things something anything
 """.split())
 
-_ALNUM = b"abcdefghijklmnopqrstuvwxyz0123456789"
-# Every byte that is not [a-z0-9] becomes a space; non-ASCII was replaced by "?" first.
-_SPACES = bytes(c if c in _ALNUM else 32 for c in range(256))
+# bytes.translate's table: [0-9] and [a-z] stay, every other byte becomes a space (text
+# was lower-cased, and each non-ASCII character replaced by "?", before).
+_SPACES = b" " * 48 + b"0123456789" + b" " * 39 + b"abcdefghijklmnopqrstuvwxyz" + b" " * 133
 
 
 def tokenize(text: str) -> list[str]:
