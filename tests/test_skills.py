@@ -154,6 +154,15 @@ def test_a_malformed_skill_is_skipped_and_the_others_kept(tmp_path: Path, data: 
     assert index["names"] == ["good-one"]
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_named_skill_md_does_not_hang_the_build(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write_skill(root, "good-one", "Parses ledger exports")
+    (root / "trap").mkdir()
+    os.mkfifo(root / "trap" / "SKILL.md")  # no writer: a blocking open would wait forever
+    assert skill_build.build(("k",), [], [(str(root), "", False)])["names"] == ["good-one"]
+
+
 # --- discovery on real folders -----------------------------------------------------------
 
 def plugin(home: Path, top: Path, plugin_id: str, *, enabled: bool = True, manifest: dict[str, object] | None = None,
