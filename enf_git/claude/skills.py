@@ -65,6 +65,7 @@ def current(where: Where, home: str) -> dict[str, object]:
 
 def discover(top: str, home: str) -> tuple[list[str], list[Root]]:
     """(files whose change means re-discovering, skill roots in precedence order)."""
+    from ..plumbing.skill_build import valid_name  # discovery runs only to rebuild
     settings = [os.path.join(home, "settings.json"), os.path.join(top, ".claude", "settings.json"),
                 os.path.join(top, ".claude", "settings.local.json")]
     installed = os.path.join(home, "plugins", "installed_plugins.json")
@@ -80,7 +81,9 @@ def discover(top: str, home: str) -> tuple[list[str], list[Root]]:
         sources.append(manifest)
         meta = _json(manifest)
         name = meta.get("name")
-        prefix = name if isinstance(name, str) and name else plugin_id.partition("@")[0]
+        prefix = name if isinstance(name, str) and valid_name(name) else plugin_id.partition("@")[0]
+        if not valid_name(prefix):
+            continue
         roots.append((os.path.join(root, "skills"), prefix, False))
         roots += [(folder, prefix, True) for folder in declared_skills(root, meta.get("skills"))]
     return sources, roots

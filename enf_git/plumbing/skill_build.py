@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 HEAD_BYTES = 16384  # of a SKILL.md read: the frontmatter and the first paragraph
 SKILL_FILE = "SKILL.md"
+NAME_LIMIT = 64
 
 
 # --- reading a SKILL.md --------------------------------------------------------------
@@ -46,8 +47,17 @@ def read_skill(path: str, folder_name: str) -> tuple[str, str] | None:
     fields, body = parsed
     if fields.get("disable-model-invocation", "").lower() == "true":
         return None  # only the user may run it: suggesting it to the model is noise
-    name = fields.get("name") or folder_name
+    name = next((n for n in (fields.get("name", ""), folder_name) if valid_name(n)), None)
+    if name is None:
+        return None
     return name, fields.get("description") or first_paragraph(body)
+
+
+def valid_name(name: str) -> bool:
+    """A name that can follow `/` in the hint: Claude Code's skill names (letters, digits,
+    hyphens; at most 64), with `_` and `.` allowed. Anything else (spaces, a joined
+    continuation line, a paragraph) would put arbitrary text into the model's context."""
+    return 0 < len(name) <= NAME_LIMIT and all(c.isascii() and (c.isalnum() or c in "-_.") for c in name)
 
 
 def read_head(path: str, size: int) -> bytes:
