@@ -46,6 +46,7 @@ RECORDS_CACHE = "records.json"  # parsed records by blob OID
 SEARCH_DB = "search.db"  # the recall index
 POINTERS = "pointers.bin"  # the recall index laid out for the per-prompt hook (plumbing/pointers.py)
 POINTERS_LOCK = "pointers.lock"  # one background refresh of it at a time
+SKILLS_INDEX = "skills.bin"  # per worktree: the installed skills' index for suggestions (plumbing/skill_index.py)
 HOOK_ERRORS = "hook-errors.log"  # where hooks write what they could not say to the model
 SPOOL_DIR = "spool"  # how far each raw event log was flushed into log.md
 HOOK_STATE_DIR = "sessions"  # per-session gate and heartbeat state

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 
 from .. import fastjson, paths
-from ..plumbing import atomic, events, pointers
-from . import brainfirst, gate
+from ..plumbing import atomic, events
+from . import gate
 from .protocol import Where, record_error, reply, session_of
 
 HEARTBEAT_PROMPTS = 5
@@ -42,9 +42,13 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
         return ""
     found, state = _own_file(where, sid)
     parts = [_session_reminder(where, sid, found, state)]
+    # Loaded here, not with the module: PreToolUse and PostToolUse import this file too.
+    from ..plumbing import pointers
+
     if not pointers.trivial(prompt):  # "yes", "continue", a number, a slash command: nothing to look up
-        config = brainfirst.settings(where)
+        config = _settings(where)
         parts.append(_brain_first(where, prompt, state, config))
+        parts.append(_skill_hint(where, prompt, config))
     _save_state(where, sid, state)
     text = "\n\n".join(p for p in parts if p)
     return reply("UserPromptSubmit", additionalContext=text) if text else ""
@@ -64,12 +68,36 @@ def _session_reminder(where: Where, sid: str, found: str | None, state: dict[str
             f"before answering.</system-reminder>")
 
 
+def _settings(where: Where) -> dict[str, str]:
+    """The `enf.*` switches, read once for every part of the reply; unreadable: the defaults."""
+    from . import brainfirst
+
+    try:
+        return brainfirst.settings(where)
+    except Exception as exc:  # noqa: BLE001 - the contract: never break the session
+        record_error(where.state, "UserPromptSubmit settings", exc)
+        return {}
+
+
 def _brain_first(where: Where, prompt: str, state: dict[str, object], config: dict[str, str]) -> str:
     """Pointers into memory for this prompt; fail-open: a broken index costs the pointers, not the prompt."""
+    from . import brainfirst
+
     try:
         return brainfirst.block(where, prompt, state, config)
     except Exception as exc:  # noqa: BLE001 - the contract: never break the session
         record_error(where.state, "UserPromptSubmit brain-first", exc)
+        return ""
+
+
+def _skill_hint(where: Where, prompt: str, config: dict[str, str]) -> str:
+    """Installed skills that may fit this prompt; fail-open: a broken skill index costs the hint only."""
+    from . import skills
+
+    try:
+        return skills.hint(where, prompt, config, skills.claude_home(os.environ))
+    except Exception as exc:  # noqa: BLE001 - the contract: never break the session
+        record_error(where.state, "UserPromptSubmit skill hints", exc)
         return ""
 
 
