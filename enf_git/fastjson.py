@@ -8,8 +8,6 @@ would give; anything unexpected (no `_json`, an unsupported type) falls back to
 the json package.
 """
 
-from __future__ import annotations
-
 import math
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~4 ms here
@@ -17,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, ClassVar
 
-_scan: Callable[[str, int], tuple[Any, int]] | None
+_scan: "Callable[[str, int], tuple[Any, int]] | None"
 _CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
 try:
@@ -32,7 +30,7 @@ try:
         parse_float = float
         parse_int = int
         parse_constant = _CONSTANTS.__getitem__
-        memo: ClassVar[dict[str, str]] = {}
+        memo: "ClassVar[dict[str, str]]" = {}
 
     # typeshed types the context as a make_scanner itself; any object with these attributes will do.
     _scan = _json.make_scanner(_Context())  # type: ignore[arg-type]
@@ -43,7 +41,7 @@ except (ImportError, AttributeError):  # pragma: no cover - every CPython has _j
 _WS = " \t\n\r"
 
 
-def loads(text: str) -> Any:
+def loads(text: str) -> "Any":
     """Parse one JSON document; ValueError on anything malformed."""
     if _scan is None:
         import json
@@ -61,7 +59,7 @@ def loads(text: str) -> Any:
     return value
 
 
-def dumps(value: Any) -> str:
+def dumps(value: "Any") -> str:
     """Compact JSON (`separators=(",", ":")`, non-ASCII kept)."""
     if _scan is None:
         import json
@@ -72,7 +70,7 @@ def dumps(value: Any) -> str:
     return "".join(parts)
 
 
-def _emit(value: Any, out: list[str]) -> None:
+def _emit(value: "Any", out: list[str]) -> None:
     if isinstance(value, str):
         out.append(_encode(value))
     elif value is None:

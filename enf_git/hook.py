@@ -12,8 +12,6 @@ imports only the standard library (os, time, and json's C core through fastjson)
 and SessionEnd load the git machinery from lifecycle.py.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
@@ -59,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     os._exit(0)  # skip interpreter teardown; nothing is left to flush
 
 
-def respond(event: str, raw: bytes, action: Callable[[], str] | None = None) -> str:
+def respond(event: str, raw: bytes, action: "Callable[[], str] | None" = None) -> str:
     """The error boundary: whatever happens inside, the answer is a reply or silence."""
     try:
         return action() if action is not None else run(event, raw)

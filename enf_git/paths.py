@@ -11,8 +11,6 @@ Plain strings and os.path only: the per-call hooks import this module, and
 pathlib alone costs more than their whole check.
 """
 
-from __future__ import annotations
-
 import os
 
 # --- the branch ----------------------------------------------------------------------

@@ -20,8 +20,6 @@ identifiers are not secrets. Used on the per-tool-call hook path, so it avoids
 `re` (whose import costs more than the whole hook): plain string scanning.
 """
 
-from __future__ import annotations
-
 import math
 
 MASK = "[REDACTED]"

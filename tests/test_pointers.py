@@ -313,7 +313,7 @@ import json, sys
 from enf_git import hook
 before = set(sys.modules)
 out = hook.run("UserPromptSubmit", json.dumps(json.loads(sys.argv[1])).encode())
-print(json.dumps({"out": out, "new": sorted(set(sys.modules) - before)}))
+print(json.dumps({"out": out, "new": sorted(set(sys.modules) - before), "all": sorted(sys.modules)}))
 """
 
 
@@ -325,6 +325,15 @@ def test_the_pointer_path_imports_no_sqlite_no_re(corpus: memory.Context, repo_d
     assert "billing-queue" in data["out"]
     heavy = {"sqlite3", "re", "typing", "pathlib", "pygit2", "subprocess", "dataclasses"}
     assert not heavy & {m.split(".")[0] for m in data["new"]}, data["new"]
+    # `from __future__ import annotations` is an import too (~0.3 ms): none of our modules
+    # on this path has it (the dev venv's editable-install finder imports it on its own).
+    import importlib.util
+
+    ours = [m for m in data["all"] if m.startswith("enf_git") and m != "enf_git.plumbing.skill_build"]  # a rebuild
+    assert "enf_git.claude.skills" in ours and "enf_git.plumbing.pointers" in ours
+    with_future = [m for m in ours if "from __future__ import" in Path(
+        str(importlib.util.find_spec(m).origin)).read_text(encoding="utf-8")]  # type: ignore[union-attr]
+    assert with_future == []
 
 
 def test_session_start_refreshes_the_index_in_the_background(repo_dir: Path) -> None:

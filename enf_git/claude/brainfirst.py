@@ -8,8 +8,6 @@ same record twice in one session, framed as possibly relevant memory rather than
 as instructions. Stdlib only: this runs before every prompt.
 """
 
-from __future__ import annotations
-
 import os
 
 from .. import paths

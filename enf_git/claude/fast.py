@@ -6,8 +6,6 @@ library (os, and json's C core through fastjson): pygit2 alone costs ~8x a bare
 interpreter start (docs/design.md, invariant 6).
 """
 
-from __future__ import annotations
-
 import os
 
 from .. import fastjson, paths

@@ -15,8 +15,6 @@ import alone costs more than the whole check), and a per-session cache of the
 file that satisfied the gate, re-verified with one small read.
 """
 
-from __future__ import annotations
-
 import os
 import time
 

@@ -3,8 +3,6 @@ session it is, and the reply shape (see docs/claude-code.md: `hookSpecificOutput
 the firing event). Stdlib only: the per-call hooks import it.
 """
 
-from __future__ import annotations
-
 import os
 
 from .. import fastjson, paths

@@ -14,8 +14,6 @@ The ranking and the cache are plumbing/skill_index.py (the build skill_build.py)
 module only says where to look. Stdlib only: it runs before every prompt.
 """
 
-from __future__ import annotations
-
 import os
 
 from .. import fastjson, paths
@@ -63,14 +61,14 @@ def current(where: Where, home: str) -> dict[str, object]:
     return index
 
 
-def discover(top: str, home: str) -> tuple[list[str], list[Root]]:
+def discover(top: str, home: str) -> "tuple[list[str], list[Root]]":
     """(files whose change means re-discovering, skill roots in precedence order)."""
     from ..plumbing.skill_build import valid_name  # discovery runs only to rebuild
     settings = [os.path.join(home, "settings.json"), os.path.join(top, ".claude", "settings.json"),
                 os.path.join(top, ".claude", "settings.local.json")]
     installed = os.path.join(home, "plugins", "installed_plugins.json")
     sources = [*settings, installed]
-    roots: list[Root] = [(os.path.join(home, "skills"), "", False), (os.path.join(top, ".claude", "skills"), "", False)]
+    roots: "list[Root]" = [(os.path.join(home, "skills"), "", False), (os.path.join(top, ".claude", "skills"), "", False)]
     records = _json(installed).get("plugins")
     records = records if isinstance(records, dict) else {}
     for plugin_id in enabled_plugins(settings):

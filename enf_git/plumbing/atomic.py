@@ -5,8 +5,6 @@ never half a file; two writers each leave a whole file. Stdlib `os` only: the
 per-call hooks save their state through here.
 """
 
-from __future__ import annotations
-
 import os
 
 

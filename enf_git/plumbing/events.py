@@ -7,8 +7,6 @@ per-session offset in `.git/enf/spool/` remembers how far that got. Stdlib only:
 the per-call hooks append here.
 """
 
-from __future__ import annotations
-
 import os
 import time
 

@@ -10,8 +10,6 @@ Not followed: `include` and `includeIf` (a switch set only in an included file i
 seen here; the README says so), `git -c` (hooks do not run under git).
 """
 
-from __future__ import annotations
-
 import os
 
 _TRUE = frozenset(("true", "yes", "on", "1"))

@@ -6,8 +6,6 @@ they locate things the way git does for the common cases (a `.git` folder, a
 anything unusual, letting the caller take the full pygit2 path instead.
 """
 
-from __future__ import annotations
-
 import os
 
 

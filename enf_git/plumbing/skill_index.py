@@ -24,16 +24,13 @@ differs (skill_build.py, loaded only then). Stdlib only, and no `re` or `typing`
 (this runs before every prompt): words are found with bytes.translate.
 """
 
-from __future__ import annotations
-
 import marshal
 import os
 
-TYPE_CHECKING = False  # typing would cost the per-prompt hook an import
-if TYPE_CHECKING:
-    Stamp = tuple[int, int, int] | None
-    # a term's (idf, the skills holding it, the skills whose name holds it)
-    Postings = tuple[float, tuple[int, ...], tuple[int, ...]]
+# Plain aliases (no typing, no `from __future__`: each is an import before every prompt).
+Stamp = tuple[int, int, int] | None
+# a term's (idf, the skills holding it, the skills whose name holds it)
+Postings = tuple[float, tuple[int, ...], tuple[int, ...]]
 
 SCHEMA = 1
 MAX_SUGGESTIONS = 3

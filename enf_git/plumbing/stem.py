@@ -12,8 +12,6 @@ The stemmer follows the Snowball English algorithm as libstemmer 2.2 ships it
 a table of that reference's output.
 """
 
-from __future__ import annotations
-
 # A word: letters/digits, then letters/digits/dots/hyphens/apostrophes ("node.js",
 # "psr-16", "couldn't"); a trailing "." "-" or "'" is punctuation, not part of the word
 # ("Jenkins." is "jenkins").
