@@ -244,25 +244,43 @@ def test_the_index_is_rebuilt_only_when_a_skill_changes(repo_dir: Path, hermetic
     home = str(hermetic / ".claude")
     cache = Path(skills.cache_path(where))
 
-    def built() -> tuple[int, int]:
+    def built() -> int:
         skills.current(where, home)
-        st = cache.stat()
-        return st.st_ino, st.st_mtime_ns
+        return cache.stat().st_ino  # a rebuild writes a new file (atomic rename): a new inode
+
+    def age() -> None:  # as if the SKILL.md files were last all checked RECHECK_NS ago
+        old = cache.stat().st_mtime_ns - skill_index.RECHECK_NS - 1
+        os.utime(cache, ns=(old, old))
 
     first = built()
-    assert built() == first  # nothing changed: read, not rewritten (a rewrite is a new inode)
+    assert built() == first  # nothing changed: read, not rewritten
     skill = folder / "pdf-extract" / "SKILL.md"
     skill.write_text(skill.read_text().replace("scanned documents", "scanned documents and spreadsheets"))
+    assert built() == first  # an edited description is seen within RECHECK_NS, not at once
+    age()
     second = built()
     assert second != first and built() == second
     assert "pdf-extract" in skill_index.suggest(skills.current(where, home), "pdf spreadsheets")
     write_skill(folder, "kafka-topics", "Create kafka topics with retention")
     third = built()
-    assert third != second
+    assert third != second  # a new skill folder is seen at once
     assert skill_index.suggest(skills.current(where, home), "kafka topics") == ["kafka-topics"]
     (folder / "kafka-topics" / "SKILL.md").unlink()
+    age()
     assert built() != third
     assert "kafka-topics" not in skills.current(where, home)["names"]
+
+
+def test_a_full_check_marks_the_cache_checked(repo_dir: Path, hermetic: Path) -> None:
+    write_skill(repo_dir / ".claude" / "skills", "pdf-extract", "Extract text from scanned pdf documents")
+    where = Where(str(repo_dir), str(repo_dir / ".git"))
+    home = str(hermetic / ".claude")
+    skills.current(where, home)
+    cache = Path(skills.cache_path(where))
+    old = cache.stat().st_mtime_ns - skill_index.RECHECK_NS - 1
+    os.utime(cache, ns=(old, old))
+    skills.current(where, home)  # a full check, nothing changed: the file is touched, not rewritten
+    assert cache.stat().st_mtime_ns > old + skill_index.RECHECK_NS
 
 
 def test_a_new_plugin_setting_rebuilds(repo_dir: Path, hermetic: Path) -> None:

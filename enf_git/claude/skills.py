@@ -15,6 +15,7 @@ module only says where to look. Stdlib only: it runs before every prompt.
 """
 
 import os
+import time
 
 from .. import fastjson, paths
 from ..plumbing import fastconfig, pointers, skill_index
@@ -51,8 +52,14 @@ def current(where: Where, home: str) -> dict[str, object]:
     path = cache_path(where)
     key = (where.top, home)
     index = skill_index.load(path)
-    if index is not None and skill_index.fresh(index, key):
-        return index
+    if index is not None:
+        # The cache file's mtime says when its SKILL.md files were last all checked.
+        checked, now = skill_index.stamp(path), time.time_ns()
+        files_checked = checked[0] if checked else None
+        if skill_index.fresh(index, key, files_checked, now):
+            if files_checked is None or now - files_checked >= skill_index.RECHECK_NS:
+                os.utime(path, ns=(now, now))
+            return index
     from ..plumbing import skill_build  # only when something changed
 
     sources, roots = discover(where.top, home)

@@ -13,7 +13,7 @@ import marshal
 import os
 
 from . import atomic
-from .skill_index import NAME_BOOST, SCHEMA, stamp, tokenize
+from .skill_index import NAME_BOOST, SCHEMA, SKILL_FILE, stamp, tokenize
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     Skill = tuple[str, str, str]
 
 HEAD_BYTES = 16384  # of a SKILL.md read: the frontmatter and the first paragraph
-SKILL_FILE = "SKILL.md"
 NAME_LIMIT = 64
 
 

@@ -33,6 +33,7 @@ Stamp = tuple[int, int, int] | None
 Postings = tuple[float, tuple[int, ...], tuple[int, ...]]
 
 SCHEMA = 1
+SKILL_FILE = "SKILL.md"
 MAX_SUGGESTIONS = 3
 MIN_SCORE = 7.0  # absolute idf-sum floor (the seed: 3.0 let one common word clear it)
 MIN_HITS = 2  # a skill must match at least two distinct prompt terms
@@ -78,13 +79,26 @@ def load(path: str) -> dict[str, object] | None:
     return index if ok else None
 
 
-def fresh(index: dict[str, object], key: tuple[str, ...]) -> bool:
-    """Whether `index` was built for `key` and nothing it watches has changed since."""
+RECHECK_NS = 5 * 10**9  # how often a prompt also stats every SKILL.md (folders: every prompt)
+
+
+def fresh(index: dict[str, object], key: tuple[str, ...], files_checked_ns: int | None = None,
+          now_ns: int = 0) -> bool:
+    """Whether `index` was built for `key` and nothing it watches has changed since.
+
+    Folders and settings files are checked every time (a skill added, removed or
+    renamed, a plugin enabled); the SKILL.md files themselves (an edited description)
+    only when `files_checked_ns`, the last time they were, is RECHECK_NS old: with 200
+    skills their stats were a third of the hint's cost.
+    """
     watch = index["watch"]
     assert isinstance(watch, list)
     if index.get("key") != key:
         return False
+    files = files_checked_ns is None or now_ns - files_checked_ns >= RECHECK_NS
     for path, was in watch:
+        if not files and path.endswith(SKILL_FILE):
+            continue
         if stamp(path) != was:
             return False
     return True
