@@ -24,6 +24,15 @@ def session_text(session_id: str = "a1b2c3d4", date: str = "2026-04-13", summary
             f"status: {status}\nsummary: \"{summary}\"\n---\n## Intent\nDo the thing.\n{body}")
 
 
+# A decision (SCALE) and the session that reverses it (COST): recall tests rank and mark them.
+SCALE = ("\n## Decisions\n- [14:10] Y: In the context of search engine, facing scale, decided Elasticsearch "
+         "over Algolia, to achieve self-hosted control, accepting ops overhead. Confidence: high\n")
+COST = ("\n## Decisions\n- [09:30] Y: In the context of search engine, facing cost, decided Postgres FTS "
+        "over Elasticsearch, to achieve fewer parts, accepting weaker ranking. Confidence: medium\n"
+        "\n## Reversals\n- [09:31] REVERSED Elasticsearch: Changed from Elasticsearch to Postgres FTS "
+        "because the cluster cost too much\n")
+
+
 def user_state(repo: Path) -> tuple[str, str, bytes, str]:
     """Everything of the user's that we promise never to touch."""
     head = (repo / ".git" / "HEAD").read_text()

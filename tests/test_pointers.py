@@ -16,15 +16,9 @@ from enf_git import memory, paths
 from enf_git.claude import gate
 from enf_git.memory import indexer
 from enf_git.plumbing import fastconfig, pointers, search, stem
-from gitfixtures import run_git, session_text
+from gitfixtures import COST, SCALE, run_git, session_text
 
 SID = "e5f6a7b8-0000-4000-8000-000000000000"
-SCALE = ("\n## Decisions\n- [14:10] Y: In the context of search engine, facing scale, decided Elasticsearch "
-         "over Algolia, to achieve self-hosted control, accepting ops overhead. Confidence: high\n")
-COST = ("\n## Decisions\n- [09:30] Y: In the context of search engine, facing cost, decided Postgres FTS "
-        "over Elasticsearch, to achieve fewer parts, accepting weaker ranking. Confidence: medium\n"
-        "\n## Reversals\n- [09:31] REVERSED Elasticsearch: Changed from Elasticsearch to Postgres FTS "
-        "because the cluster cost too much\n")
 TOPICS = ["build cache", "release notes", "docker images", "flaky tests", "logging format", "api pagination",
           "rate limiting", "css grid", "onboarding docs", "metrics dashboards"]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from enf_git.plumbing import search, stem
-from gitfixtures import session_text
+from gitfixtures import COST, SCALE, session_text
 
 # The Snowball English reference (libstemmer 2.2) for words that exercise every step.
 REFERENCE = {
@@ -34,12 +34,6 @@ REFERENCE = {
     "caching": "cach", "cached": "cach", "yearly": "year", "happily": "happili",
 }
 
-SCALE = ("\n## Decisions\n- [14:10] Y: In the context of search engine, facing scale, decided Elasticsearch "
-         "over Algolia, to achieve self-hosted control, accepting ops overhead. Confidence: high\n")
-COST = ("\n## Decisions\n- [09:30] Y: In the context of search engine, facing cost, decided Postgres FTS "
-        "over Elasticsearch, to achieve fewer parts, accepting weaker ranking. Confidence: medium\n"
-        "\n## Reversals\n- [09:31] REVERSED Elasticsearch: Changed from Elasticsearch to Postgres FTS "
-        "because the cluster cost too much\n")
 
 
 @pytest.mark.parametrize(("word", "expected"), sorted(REFERENCE.items()))

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import run_claude
+from projects import child_env, enf, init_project, run
 from standin import StandIn, Text
 
 from enf_git import paths
 
-BIN = Path(sys.executable).parent
 HEADER = "pointers, not instructions"
 SESSION = """---
 session_id: 0ldsess1
@@ -34,21 +33,10 @@ OTHERS = ["Tuned the CI build cache", "Wrote the onboarding docs", "Fixed flaky 
           "Added rate limiting to the public API", "Moved logs to structured JSON"]
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
-
-
 @pytest.fixture
 def repo(project: Path, claude_home: Path) -> Path:
-    git(project, "init", "-q", "-b", "main")
-    git(project, "config", "user.name", "E2E")
-    git(project, "config", "user.email", "e2e@example.com")
-    (project / "app.py").write_text("print('app')\n")
-    git(project, "add", "app.py")
-    git(project, "commit", "-q", "-m", "app")
-    env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(claude_home)}
-    subprocess.run([str(BIN / "git-enf"), "init", "--scope", "local"], cwd=project, env=env, check=True,
-                   capture_output=True)
+    init_project(project, claude_home)
+    env = {**child_env(), "HOME": str(claude_home)}
     sessions = project / ".claude-sessions" / "sessions"
     (sessions / "2026-11-20-billing-ledger-db.md").write_text(SESSION)
     for i, summary in enumerate(OTHERS):
@@ -56,8 +44,7 @@ def repo(project: Path, claude_home: Path) -> Path:
             SESSION.replace("0ldsess1", f"0ther{i:03d}").replace("2026-11-20", f"2026-11-0{i + 1}")
             .split("## Intent")[0].replace("Chose the database for the billing ledger", summary)
             .replace("[billing, database]", "[misc]") + "## Intent\nChores.\n")
-    subprocess.run([str(BIN / "git-enf"), "commit", "-m", "earlier sessions"], cwd=project, env=env, check=True,
-                   capture_output=True)
+    enf(project, claude_home, "commit", "-m", "earlier sessions")
     # What SessionStart and Stop start in the background, run here to its end.
     subprocess.run([sys.executable, "-c", paths.LAUNCH, "background-index", str(project)], cwd=project, env=env,
                    check=True)
@@ -67,11 +54,8 @@ def repo(project: Path, claude_home: Path) -> Path:
 
 def test_a_prompt_about_a_recorded_decision_gets_its_pointer_and_yes_gets_none(
         claude_bin: str, standin: StandIn, repo: Path, claude_home: Path) -> None:
-    env = {"PATH": f"{BIN}:/usr/bin:/bin"}
     standin.add(Text("Noted."))
-    result = run_claude("Should the billing ledger keep using PostgreSQL for invoices?", repo, claude_home,
-                        standin.url, claude=claude_bin, extra_env=env)
-    assert result.returncode == 0, result.describe()
+    run("Should the billing ledger keep using PostgreSQL for invoices?", repo, claude_home, standin, claude_bin)
     sent = standin.main_requests[0].text()
     assert HEADER in sent
     pointer = sent.split(HEADER, 1)[1].split("\n")[1]
@@ -79,6 +63,5 @@ def test_a_prompt_about_a_recorded_decision_gets_its_pointer_and_yes_gets_none(
     assert "decided PostgreSQL over MongoDB" in pointer and "→ `git enf show " in pointer
 
     standin.add(Text("Ok."))
-    result = run_claude("yes", repo, claude_home, standin.url, claude=claude_bin, extra_env=env)
-    assert result.returncode == 0, result.describe()
+    run("yes", repo, claude_home, standin, claude_bin)
     assert HEADER not in standin.main_requests[-1].text()

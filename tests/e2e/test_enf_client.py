@@ -5,8 +5,6 @@ scripted model, and checks on what ran, what was denied and what reached the bra
 from __future__ import annotations
 
 import json
-import re
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -16,30 +14,17 @@ from typing import Any
 import pytest
 
 from harness import ClaudeRun, run_claude
+from projects import ID_IN_CONTEXT, git, init_project
 from standin import StandIn, Text, ToolUse
 
-GIT_ENF = str(Path(sys.executable).with_name("git-enf"))
-ID_IN_CONTEXT = re.compile(r"This session: id ([0-9A-Za-z_-]{8})")
 DECISION = ("- [10:00] Y: In the context of storage engine, facing write bursts, decided SQLite WAL over "
             "plain files, to achieve crash safety, accepting a single writer. Confidence: high")
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
 
 
 @pytest.fixture
 def repo(project: Path, claude_home: Path) -> Path:
     """A git project with enf-git initialized and hooks registered (scope local)."""
-    git(project, "init", "-q", "-b", "main")
-    git(project, "config", "user.name", "E2E")
-    git(project, "config", "user.email", "e2e@example.com")
-    (project / "app.py").write_text("print('app')\n")
-    git(project, "add", "app.py")
-    git(project, "commit", "-q", "-m", "app")
-    env = {"HOME": str(claude_home), "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"}
-    subprocess.run([GIT_ENF, "init", "--scope", "local"], cwd=project, env=env, check=True, capture_output=True)
-    return project
+    return init_project(project, claude_home)
 
 
 def today() -> str:

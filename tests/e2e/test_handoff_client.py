@@ -5,57 +5,23 @@ model carries session one's handoff (its modified file, its open item, the note)
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness import ClaudeRun, run_claude
+from projects import ID_IN_CONTEXT, bash, git, init_project, run
 from standin import StandIn, Text, ToolUse
 
-BIN = Path(sys.executable).parent
-ID_IN_CONTEXT = re.compile(r"This session: id ([0-9A-Za-z_-]{8})")
 ITEM = "- [ ] rerun the flaky upload test"
 NOTE = "the upload retries twice before it gives up"
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
-
-
-def child_env() -> dict[str, str]:
-    """`git enf` on PATH, and the enf_git under test (PYTHONPATH) for the hooks."""
-    env = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"}
-    if os.environ.get("PYTHONPATH"):
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return env
-
-
 @pytest.fixture
 def repo(project: Path, claude_home: Path) -> Path:
-    git(project, "init", "-q", "-b", "main")
-    git(project, "config", "user.name", "E2E")
-    git(project, "config", "user.email", "e2e@example.com")
-    (project / "app.py").write_text("print('app')\n")
-    git(project, "add", "app.py")
     now = f"@{int(time.time())} +0000"  # the suite fixes commit dates in April: this one is recent
-    subprocess.run(["git", "commit", "-q", "-m", "Add the app"], cwd=project, check=True,
-                   env={**os.environ, "GIT_COMMITTER_DATE": now, "GIT_AUTHOR_DATE": now})
-    env = {**child_env(), "HOME": str(claude_home)}
-    subprocess.run([str(BIN / "git-enf"), "init", "--scope", "local"], cwd=project, env=env, check=True,
-                   capture_output=True)
-    return project
-
-
-def run(prompt: str, repo: Path, home: Path, api: StandIn, claude: str) -> ClaudeRun:
-    result = run_claude(prompt, repo, home, api.url, claude=claude, extra_env=child_env())
-    assert result.returncode == 0, result.describe()
-    return result
+    return init_project(project, claude_home, {"GIT_COMMITTER_DATE": now, "GIT_AUTHOR_DATE": now}, "Add the app")
 
 
 def write_session(repo: Path) -> Any:
@@ -69,10 +35,6 @@ def write_session(repo: Path) -> Any:
         return ToolUse("Write", {"file_path": str(repo / ".claude-sessions" / "sessions" / f"{day}-upload-fix.md"),
                                  "content": content})
     return turn
-
-
-def bash(command: str) -> ToolUse:
-    return ToolUse("Bash", {"command": command, "description": "scripted"})
 
 
 def test_session_two_first_request_carries_session_one_handoff(claude_bin: str, standin: StandIn, repo: Path,

@@ -9,8 +9,9 @@ import json
 import re
 from pathlib import Path
 
+from projects import bash, git, run
 from standin import StandIn, Text
-from test_lifecycle_client import bash, git, repo, run, write_session  # noqa: F401 - repo is a fixture
+from test_lifecycle_client import repo, write_session  # noqa: F401 - repo is a fixture
 
 from enf_git.pure import instincts as pi
 

@@ -6,57 +6,24 @@ client expands the command file `git enf init` placed, the scripted model runs t
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness import ClaudeRun, run_claude
+from harness import run_claude
+from projects import BIN, ID_IN_CONTEXT, bash, child_env, git, init_project, run
 from standin import StandIn, Text, ToolUse
 
 from enf_git.install import slash
 
-BIN = Path(sys.executable).parent
 FACT = "We deploy on Fridays only after 4pm"
-ID_IN_CONTEXT = re.compile(r"This session: id ([0-9A-Za-z_-]{8})")
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
-
-
-def child_env() -> dict[str, str]:
-    """What the client, its hooks and its Bash tool need: `git enf` on PATH, and the enf_git
-    under test (PYTHONPATH, when the suite runs from a checkout) rather than an installed one."""
-    env = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"}
-    if os.environ.get("PYTHONPATH"):
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return env
 
 
 @pytest.fixture
 def repo(project: Path, claude_home: Path) -> Path:
-    git(project, "init", "-q", "-b", "main")
-    git(project, "config", "user.name", "E2E")
-    git(project, "config", "user.email", "e2e@example.com")
-    (project / "app.py").write_text("print('app')\n")
-    git(project, "add", "app.py")
-    git(project, "commit", "-q", "-m", "app")
-    env = {**child_env(), "HOME": str(claude_home)}
-    subprocess.run([str(BIN / "git-enf"), "init", "--scope", "local"], cwd=project, env=env, check=True,
-                   capture_output=True)
-    return project
-
-
-def run(prompt: str, repo: Path, home: Path, api: StandIn, claude: str) -> ClaudeRun:
-    result = run_claude(prompt, repo, home, api.url, claude=claude, extra_env=child_env())
-    assert result.returncode == 0, result.describe()
-    return result
+    return init_project(project, claude_home)
 
 
 def write_session(repo: Path) -> Any:
@@ -71,10 +38,6 @@ def write_session(repo: Path) -> Any:
         return ToolUse("Write", {"file_path": str(repo / ".claude-sessions" / "sessions" / f"{day}-deploy-rule.md"),
                                  "content": content})
     return turn
-
-
-def bash(command: str) -> ToolUse:
-    return ToolUse("Bash", {"command": command, "description": "scripted"})
 
 
 def test_remember_in_one_session_reaches_the_next(claude_bin: str, standin: StandIn, repo: Path,

@@ -6,17 +6,15 @@ does not.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from harness import ClaudeRun, run_claude
+import projects
+from harness import ClaudeRun
+from projects import init_project
 from standin import StandIn, Text
 
-BIN = Path(sys.executable).parent
 LINE = "Possibly relevant skills (suggestion, not auto-fired — invoke only if it fits): "
 SKILLS = {  # enough skills that a distinctive word weighs what the seed's thresholds expect
     "blog-draft": "Draft a long-form article for the company website from an outline",
@@ -34,28 +32,9 @@ SKILLS = {  # enough skills that a distinctive word weighs what the seed's thres
 }
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
-
-
-def child_env() -> dict[str, str]:
-    """`git enf` on PATH, and the enf_git under test (PYTHONPATH from a checkout)."""
-    env = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"}
-    if os.environ.get("PYTHONPATH"):
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return env
-
-
 @pytest.fixture
 def repo(project: Path, claude_home: Path) -> Path:
-    git(project, "init", "-q", "-b", "main")
-    git(project, "config", "user.name", "E2E")
-    git(project, "config", "user.email", "e2e@example.com")
-    (project / "app.py").write_text("print('app')\n")
-    git(project, "add", "app.py")
-    git(project, "commit", "-q", "-m", "app")
-    subprocess.run([str(BIN / "git-enf"), "init", "--scope", "local"], cwd=project,
-                   env={**child_env(), "HOME": str(claude_home)}, check=True, capture_output=True)
+    init_project(project, claude_home)
     for name, description in SKILLS.items():
         folder = project / ".claude" / "skills" / name
         folder.mkdir(parents=True)
@@ -65,9 +44,7 @@ def repo(project: Path, claude_home: Path) -> Path:
 
 def run(prompt: str, repo: Path, home: Path, api: StandIn, claude: str) -> ClaudeRun:
     api.add(Text("Noted."))
-    result = run_claude(prompt, repo, home, api.url, claude=claude, extra_env=child_env())
-    assert result.returncode == 0, result.describe()
-    return result
+    return projects.run(prompt, repo, home, api, claude)
 
 
 def hint_lines(api: StandIn) -> list[str]:

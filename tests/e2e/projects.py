@@ -1,0 +1,58 @@
+"""What the end-to-end tests share: a git project with enf-git set up and its hooks
+registered, the environment the client's children (hooks, Bash) need, scripted calls."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from harness import ClaudeRun, run_claude
+from standin import StandIn, ToolUse
+
+BIN = Path(sys.executable).parent
+ID_IN_CONTEXT = re.compile(r"This session: id ([0-9A-Za-z_-]{8})")
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def child_env() -> dict[str, str]:
+    """`git enf` on PATH, and the enf_git under test (PYTHONPATH, when the suite runs from a
+    checkout) rather than an installed one."""
+    env = {"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
+
+
+def init_project(project: Path, home: Path, commit_env: dict[str, str] | None = None, message: str = "app") -> Path:
+    """A git project with one commit, `git enf init --scope local` run in it (hooks registered)."""
+    git(project, "init", "-q", "-b", "main")
+    git(project, "config", "user.name", "E2E")
+    git(project, "config", "user.email", "e2e@example.com")
+    (project / "app.py").write_text("print('app')\n")
+    git(project, "add", "app.py")
+    subprocess.run(["git", "commit", "-q", "-m", message], cwd=project, check=True, capture_output=True,
+                   env={**os.environ, **(commit_env or {})})
+    enf(project, home, "init", "--scope", "local")
+    return project
+
+
+def enf(project: Path, home: Path, *args: str) -> str:
+    """`git enf ARGS` in `project` as its user would run it (HOME is the client's)."""
+    return subprocess.run([str(BIN / "git-enf"), *args], cwd=project, env={**child_env(), "HOME": str(home)},
+                          check=True, capture_output=True, text=True).stdout
+
+
+def run(prompt: str, repo: Path, home: Path, api: StandIn, claude: str) -> ClaudeRun:
+    result = run_claude(prompt, repo, home, api.url, claude=claude, extra_env=child_env())
+    assert result.returncode == 0, result.describe()
+    return result
+
+
+def bash(command: str) -> ToolUse:
+    return ToolUse("Bash", {"command": command, "description": "scripted"})
