@@ -296,3 +296,31 @@ def test_a_paraphrase_whose_answer_holds_few_of_its_words_is_not_weak(enf, repo_
     assert out["strength"]["matched"] == 1 and out["strength"]["unknown"] == 1
     assert out["weak"] is False
     assert json.loads(enf("recall", "algolia", "pricey", "bills", "--json"))["weak"] is True  # mostly unseen
+
+
+def test_the_ledger_is_rebuilt_only_when_a_decision_or_reversal_changed(
+        enf, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from enf_git import memory
+    from enf_git.memory import indexer
+
+    two_sessions(enf, repo_dir)
+    ctx = memory.Context.open(repo_dir)
+    indexer.ensure(ctx.repo, ctx.cache()).close()
+    rebuilt: list[str] = []
+    real = indexer._reindex_decisions
+    monkeypatch.setattr(indexer, "_reindex_decisions", lambda *a: (rebuilt.append("x"), real(*a)))
+    old = write(repo_dir, "2026-04-13-search-api", session_text(body=SCALE + "\n## Interactions\n- more notes\n"))
+    enf("commit", "-m", "notes grew")
+    indexer.ensure(ctx.repo, ctx.cache()).close()
+    assert rebuilt == []  # the same decisions and reversals: their standing cannot have moved
+    old.write_text(session_text(body=SCALE.replace("Algolia", "Typesense")))
+    enf("commit", "-m", "a decision changed")
+    db = indexer.ensure(ctx.repo, ctx.cache())
+    assert rebuilt == ["x"]
+    (text,) = db.execute("SELECT text FROM decisions WHERE path = 'sessions/2026-04-13-search-api.md'").fetchone()
+    assert "Typesense" in text
+    (repo_dir / ".claude-sessions" / "sessions" / "2026-04-20-postgres-fts.md").unlink()
+    enf("commit", "-m", "the reversal is gone")
+    db = indexer.ensure(ctx.repo, ctx.cache())
+    assert rebuilt == ["x", "x"]
+    assert {r[0] for r in db.execute("SELECT status FROM decisions")} == {"standing"}
