@@ -300,6 +300,18 @@ def test_a_broken_index_costs_the_pointers_not_the_prompt(corpus: memory.Context
     assert "has no session file yet" in text and "pointers, not instructions" not in text
     errors = (repo_dir / ".git" / "enf" / paths.HOOK_ERRORS).read_text()
     assert "UserPromptSubmit brain-first" in errors
+    assert not path.exists()  # a cache: dropped, so that it is written again, not failed on at every prompt
+    assert indexer.pointers_stale(corpus.repo)
+    assert indexer.refresh_pointers(corpus.repo, corpus.cache()) == 13
+    assert "billing-queue" in prompt_hook(repo_dir, "retry invoice webhooks", sid="ffff0000-2222")
+
+
+def test_a_damaged_full_file_under_a_delta_refresh_is_rewritten(corpus: memory.Context, repo_dir: Path) -> None:
+    path = indexer.pointers_path(corpus.repo)
+    path.write_bytes(path.read_bytes()[:-50])  # the catalog at its end is cut
+    write(repo_dir, "2026-06-01-grpc-gateway", session_text(summary="Put a gRPC gateway in front of the ledger"))
+    memory.commit(corpus, "one more")
+    assert indexer.refresh_pointers(corpus.repo, corpus.cache()) == 14  # a full file again, not a failed delta
 
 
 PROBE = """

@@ -28,12 +28,20 @@ def block(where: Where, prompt: str, state: dict[str, object], config: dict[str,
     """The pointer lines for a substantive `prompt` ('' for none); records what it showed in `state`."""
     if not fastconfig.flag(config, "brainFirst", True):
         return ""
-    index = pointers.load_current(os.path.join(where.state, paths.POINTERS))
+    path = os.path.join(where.state, paths.POINTERS)
+    index = pointers.load_current(path)
     if index is None:
         return ""  # not built yet: the background refresh after SessionStart or Stop writes it
     shown = state.get("pointed")
     seen = [k for k in shown if isinstance(k, str)] if isinstance(shown, list) else []
-    found = pointers.query(index, prompt, set(seen))
+    try:
+        found = pointers.query(index, prompt, set(seen))
+    except (ValueError, EOFError, TypeError, KeyError, IndexError):
+        # A damaged file (a disk error, a truncation) would fail every prompt until the
+        # branch moved: it is a cache, so drop it and the next SessionStart or Stop
+        # writes it again. The caller logs this once.
+        pointers.discard(path)
+        raise
     if not found:
         return ""
     state["pointed"] = (seen + [p.key for p in found])[-SEEN_KEEP:]

@@ -32,7 +32,10 @@ def refresh(db: sqlite3.Connection, out: str, tip: str, pins: list[str]) -> int:
     changed, else a new full file. Returns the number of records written."""
     base = pointers.load(out)
     if base is not None and "catalog" in base.header and "avg" in base.header:
-        written = _delta(db, base, out, tip, pins)
+        try:
+            written = _delta(db, base, out, tip, pins)
+        except (ValueError, EOFError, TypeError, KeyError, IndexError):
+            written = None  # a damaged full file: write a new one
         if written is not None:
             return written
     return build(db, out, tip, pins)

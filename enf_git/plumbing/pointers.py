@@ -344,6 +344,17 @@ def load(path: str) -> Index | None:
         return None
 
 
+def discard(path: str) -> None:
+    """Remove the files at `path` (the full one and its delta); missing ones are fine."""
+    import os
+
+    for name in (path, delta_path(path)):
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
+
+
 def delta_path(path: str) -> str:
     return path[: -len(".bin")] + "-delta.bin" if path.endswith(".bin") else path + "-delta"
 
