@@ -128,3 +128,15 @@ def test_a_start_that_found_nothing_to_compress_does_not_rank_again(ctx: memory.
     old_session(ctx, 3)
     memory.commit(ctx, "an old session arrives")
     assert [s.stem for s in compress.scheduled(ctx, now, current="feedbeef").done] == ["2025-01-03-old-3"]
+
+
+def test_many_full_blocks_never_push_the_context_past_its_hard_limit() -> None:
+    from enf_git.pure import ledger
+
+    digest = briefing.digest_of([], ledger.build([], []))
+    blocks = [f"## Block {i}\n" + "\n".join(f"- line {j} of block {i} " + "x" * 60 for j in range(80))
+              for i in range(6)]
+    text = briefing.build_from(SITUATION, digest, blocks=blocks)
+    assert len(text) <= briefing.HARD_LIMIT
+    assert "## Block 0" in text and "## Block 1" in text  # earlier blocks first
+    assert "## Block 5" not in text  # what did not fit is left out whole, not as a bare title

@@ -127,8 +127,10 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
     situation = briefing.Situation(
         project="", session_id=gate.id8(sid), today=today, yesterday=yesterday, source=str(source),
         own_file=os.path.relpath(own, where.top) if own else None, opted_out=bool(sid) and gate.opted_out(where.root, sid))
-    blocks = (_facts_block(ctx, sid, now), _pins_block(ctx, now), _instincts_block(ctx), prepared.compression_notice(),
-              _handoff_block(ctx, now))
+    # In order of what is cut first when together they outgrow their share of the
+    # context (briefing.BLOCK_SHARE): the last ones.
+    blocks = (_facts_block(ctx, sid, now), _handoff_block(ctx, now), _pins_block(ctx, now), _instincts_block(ctx),
+              prepared.compression_notice())
     text = startup.context_text(ctx, situation, blocks)
     fetched.start_background_fetch(ctx, os.environ)  # detached: what it brings is merged by the next session or git hook
     spawn_background_index(ctx)

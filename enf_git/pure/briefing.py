@@ -172,7 +172,7 @@ def build_from(situation: Situation, digest: Digest, budget_tokens: int = DEFAUL
     sections the last-sessions part reads."""
     limit = min(budget_tokens * CHARS_PER_TOKEN, HARD_LIMIT) - 300  # room for the footer and the costs
     parts = [_header(situation)]
-    parts += [_cut(b, limit // 3) for b in blocks if b.strip()]
+    parts += _blocks(blocks, limit)
     used = sum(len(p) + 2 for p in parts)
     newest = digest.newest if details is None else details
     sections = [s for s in (("## Open disagreements", list(digest.disagreements), "git enf log --decisions", 0),
@@ -199,6 +199,27 @@ def _costed(block: str) -> str:
     if not title.startswith("## ") or "tokens)" in title:
         return block
     return f"{title} (≈{max(len(block) // CHARS_PER_TOKEN, 1):,} tokens){sep}{rest}"
+
+
+BLOCK_SHARE = 2 / 3  # of the context the ready-made blocks (facts, pins, instincts, handoff…) may take together
+MIN_BLOCK = 200  # characters below which a cut block says too little to be worth its title
+
+
+def _blocks(blocks: Sequence[str], limit: int) -> list[str]:
+    """The ready-made blocks, in order, each within a third of the context and all of them
+    within BLOCK_SHARE of it: five full blocks must not push the context past HARD_LIMIT
+    (nor leave nothing for the decisions and recent sessions)."""
+    out, left = [], int(limit * BLOCK_SHARE)
+    for block in blocks:
+        if not block.strip():
+            continue
+        room = min(limit // 3, left)
+        if room < MIN_BLOCK:
+            break
+        cut = _cut(block, room)
+        out.append(cut)
+        left -= len(cut) + 2
+    return out
 
 
 def _cut(block: str, room: int) -> str:
