@@ -342,6 +342,29 @@ def test_the_pointer_path_imports_no_sqlite_no_re(corpus: memory.Context, repo_d
     assert with_future == []
 
 
+def wait_for_pointers(ctx: memory.Context, seconds: float = 30) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while indexer.pointers_stale(ctx.repo) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not indexer.pointers_stale(ctx.repo)
+
+
+def test_a_clone_that_adopts_memory_has_pointers_before_its_first_prompt(corpus: memory.Context, repo_dir: Path,
+                                                                          tmp_path: Path) -> None:
+    bare = tmp_path / "shared.git"
+    run_git(repo_dir, "init", "-q", "--bare", str(bare))
+    run_git(repo_dir, "push", "-q", str(bare), "claude-memory", "HEAD:refs/heads/main")
+    clone = tmp_path / "clone"
+    run_git(tmp_path, "clone", "-q", str(bare), str(clone))
+    subprocess.run([str(Path(sys.executable).with_name("git-enf")), "init", "--no-hooks"], cwd=clone, check=True,
+                   capture_output=True)
+    mine = memory.Context.open(clone)
+    wait_for_pointers(mine)  # git enf init started the refresh
+    assert "billing-queue" in prompt_hook(clone, "how do we retry invoice webhooks that failed?")
+
+
 def test_session_start_refreshes_the_index_in_the_background(repo_dir: Path) -> None:
     from enf_git.claude import lifecycle
 
@@ -351,12 +374,7 @@ def test_session_start_refreshes_the_index_in_the_background(repo_dir: Path) -> 
     memory.commit(ctx, "one")
     assert indexer.pointers_stale(ctx.repo)
     assert lifecycle.spawn_background_index(ctx)
-    import time
-
-    deadline = time.monotonic() + 30
-    while indexer.pointers_stale(ctx.repo) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not indexer.pointers_stale(ctx.repo)
+    wait_for_pointers(ctx)
     assert not lifecycle.spawn_background_index(ctx)  # current: nothing started
     run_git(repo_dir, "config", "enf.brainFirst", "false")
     write(repo_dir, "2026-05-03-other", session_text(date="2026-05-03", summary="Other"))

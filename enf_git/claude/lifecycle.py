@@ -14,14 +14,11 @@ import sys
 import time
 
 from .. import memory, paths
-from ..memory import eventlog, fact_stores, facts, fetched, handoff, indexer, instincts, pins, startup
+from ..memory import eventlog, fact_stores, facts, fetched, handoff, instincts, pins, pointer_refresh, startup
 from ..plumbing import events, store
 from ..pure import briefing
 from . import gate
 from .protocol import Where, record_error, reply, session_of
-
-BRAIN_FIRST_KEY = "enf.brainFirst"
-
 
 def handle(event: str, where: Where, payload: dict[str, object]) -> str:
     sid = session_of(payload)
@@ -158,27 +155,12 @@ def spawn_background_commit(top: str) -> None:
 
 
 def spawn_background_index(ctx: memory.Context) -> bool:
-    """Refresh the recall index and the brain-first pointers file after the hook returns
-    (rebuilding it costs seconds at 10,000 sessions); True if a refresh was started."""
-    if not _brain_first_on(ctx) or not indexer.pointers_stale(ctx.repo):
-        return False
-    subprocess.Popen(
-        [sys.executable, "-c", paths.LAUNCH, "background-index", str(ctx.top)],
-        cwd=str(ctx.top), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True, close_fds=True,
-    )
-    return True
-
-
-def _brain_first_on(ctx: memory.Context) -> bool:
-    raw = store.config_value(ctx.repo, BRAIN_FIRST_KEY)
-    return raw is None or raw.strip().lower() not in ("false", "no", "off", "0", "")
+    """Refresh the recall index and the brain-first pointers file after the hook returns."""
+    return pointer_refresh.start(ctx)
 
 
 def background_index(top: str) -> None:
-    ctx = memory.Context.open(top)
-    tip = store.tip(ctx.repo)
-    indexer.refresh_pointers(ctx.repo, ctx.cache(), pins.pinned(ctx.repo, tip))
+    pointer_refresh.run(top)
 
 
 def background_fetch(top: str) -> None:

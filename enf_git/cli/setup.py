@@ -37,6 +37,10 @@ def init(scope: str, no_hooks: bool, with_mcp: bool) -> None:
         _install_git_hooks(ctx)
     if with_mcp:
         _install_mcp(ctx, scope)
+    if not report.commit:  # an existing branch (a teammate's, adopted): its pointers before the first prompt
+        from ..memory import pointer_refresh
+
+        pointer_refresh.start(ctx)
 
 
 def _install_hooks(ctx: Context, scope: str) -> None:

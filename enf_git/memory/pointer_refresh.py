@@ -1,0 +1,42 @@
+"""The background refresh of the brain-first pointers file (plumbing/pointers.py).
+
+Started, detached, after SessionStart, after Stop, and by `git enf init` when it adopts
+a branch that already holds memory (so that a clone's first prompt has pointers): a
+full build costs seconds at 10,000 sessions, which no hook can wait for.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from .. import paths
+from ..plumbing import store
+from . import indexer, pins
+from .workspace import Context
+
+BRAIN_FIRST_KEY = "enf.brainFirst"
+_FALSE = ("false", "no", "off", "0", "")
+
+
+def brain_first_on(repo: store.Repo) -> bool:
+    raw = store.config_value(repo, BRAIN_FIRST_KEY)
+    return raw is None or raw.strip().lower() not in _FALSE
+
+
+def start(ctx: Context) -> bool:
+    """Start the refresh unless brain-first is off or the file is current; True if started."""
+    if not brain_first_on(ctx.repo) or not indexer.pointers_stale(ctx.repo):
+        return False
+    subprocess.Popen(
+        [sys.executable, "-c", paths.LAUNCH, "background-index", str(ctx.top)],
+        cwd=str(ctx.top), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True, close_fds=True,
+    )
+    return True
+
+
+def run(top: str) -> int | None:
+    """The detached process: the recall index and the pointers file brought to the tip."""
+    ctx = Context.open(top)
+    return indexer.refresh_pointers(ctx.repo, ctx.cache(), pins.pinned(ctx.repo, store.tip(ctx.repo)))
