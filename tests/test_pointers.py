@@ -380,3 +380,24 @@ def test_session_start_refreshes_the_index_in_the_background(repo_dir: Path) -> 
     write(repo_dir, "2026-05-03-other", session_text(date="2026-05-03", summary="Other"))
     memory.commit(ctx, "two")
     assert not lifecycle.spawn_background_index(memory.Context.open(repo_dir))
+
+
+def test_a_commit_that_touches_no_record_leaves_the_pointers_current(corpus: memory.Context, repo_dir: Path) -> None:
+    (repo_dir / ".claude-sessions" / "log.md").write_text("- a line of the log\n")
+    memory.commit(corpus, "log only")
+    assert not indexer.pointers_stale(corpus.repo)  # every start and stop commits log.md: no rebuild for it
+    write(repo_dir, "2026-06-01-grpc-gateway", session_text(summary="Put a gRPC gateway in front of the ledger"))
+    memory.commit(corpus, "a record")
+    assert indexer.pointers_stale(corpus.repo)
+
+
+def test_no_second_refresh_starts_while_one_runs(corpus: memory.Context, repo_dir: Path) -> None:
+    from enf_git.memory import pointer_refresh
+    from enf_git.plumbing import locks
+
+    write(repo_dir, "2026-06-01-grpc-gateway", session_text(summary="Put a gRPC gateway in front of the ledger"))
+    memory.commit(corpus, "a record")
+    lock = repo_dir / ".git" / "enf" / paths.POINTERS_LOCK
+    with locks.file_lock(lock, wait=0) as held:
+        assert held
+        assert not pointer_refresh.start(corpus)  # the holder looks again when it is done

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from .. import paths
-from ..plumbing import store
+from ..plumbing import locks, store
 from . import indexer, pins
 from .workspace import Context
 
@@ -25,8 +25,9 @@ def brain_first_on(repo: store.Repo) -> bool:
 
 
 def start(ctx: Context) -> bool:
-    """Start the refresh unless brain-first is off or the file is current; True if started."""
-    if not brain_first_on(ctx.repo) or not indexer.pointers_stale(ctx.repo):
+    """Start the refresh unless brain-first is off, the file is current, or a refresh is
+    running (it looks again when done); True if started."""
+    if not brain_first_on(ctx.repo) or not indexer.pointers_stale(ctx.repo) or _running(ctx):
         return False
     subprocess.Popen(
         [sys.executable, "-c", paths.LAUNCH, "background-index", str(ctx.top)],
@@ -34,6 +35,12 @@ def start(ctx: Context) -> bool:
         start_new_session=True, close_fds=True,
     )
     return True
+
+
+def _running(ctx: Context) -> bool:
+    """Whether another process holds the refresh's lock (a new one would only queue behind it)."""
+    with locks.file_lock(store.state_dir(ctx.repo) / paths.POINTERS_LOCK, wait=0) as free:
+        return not free
 
 
 def run(top: str) -> int | None:

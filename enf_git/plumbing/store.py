@@ -437,6 +437,11 @@ def commit_at(repo: pygit2.Repository, oid: str | None) -> pygit2.Commit | None:
     return obj if isinstance(obj, pygit2.Commit) else None
 
 
+def root_entries(tree: pygit2.Tree | None) -> dict[str, str]:
+    """name -> hex OID of each entry at the top of `tree` (a folder's OID says whether anything under it changed)."""
+    return {e.name: str(e.id) for e in tree if e.name is not None} if tree is not None else {}
+
+
 def folder_entries(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str,
                    links: bool = False) -> list[tuple[str, str, str]]:
     """(name, hex OID, type) of each entry directly under `folder` (empty if no such folder);
