@@ -42,6 +42,7 @@ WORKTREE_LOCK = "manifest.lock"  # per worktree: one commit or materialize at a 
 WRITE_LOCK = "write.lock"  # per repository: writers of the branch queue here
 RECORDS_CACHE = "records.json"  # parsed records by blob OID
 SEARCH_DB = "search.db"  # the recall index
+SEARCH_LOCK = "search.lock"  # one update of it at a time
 POINTERS = "pointers.bin"  # the recall index laid out for the per-prompt hook (plumbing/pointers.py)
 POINTERS_LOCK = "pointers.lock"  # one background refresh of it at a time
 SKILLS_INDEX = "skills.bin"  # per worktree: the installed skills' index for suggestions (plumbing/skill_index.py)

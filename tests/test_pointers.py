@@ -82,11 +82,14 @@ def test_the_pointer_ranking_is_recalls_ranking(corpus: memory.Context) -> None:
     db = indexer.ensure(corpus.repo, corpus.cache())
     prompts = ["retry invoice webhooks", "the search engine decision", "postgres full text search cost",
                "flaky tests again", "docker images are too big", "rate limiting the api"]
+    compared = 0
     for prompt in prompts:
         mine = pointers.query(index_of(corpus), prompt, limit=1)
         theirs = search.query(db, prompt, limit=1)
-        if mine:
+        if mine:  # a pointer is shown only for a strong match; when it is, it is recall's first hit
             assert mine[0].path == theirs.hits[0].path, prompt
+            compared += 1
+    assert compared >= len(prompts) - 1, compared
 
 
 def test_a_superseded_decision_is_labelled_so(corpus: memory.Context) -> None:
@@ -401,3 +404,25 @@ def test_no_second_refresh_starts_while_one_runs(corpus: memory.Context, repo_di
     with locks.file_lock(lock, wait=0) as held:
         assert held
         assert not pointer_refresh.start(corpus)  # the holder looks again when it is done
+
+
+def test_a_refresh_renamed_in_mid_prompt_neither_breaks_the_read_nor_is_deleted(corpus: memory.Context,
+                                                                                repo_dir: Path) -> None:
+    path = str(indexer.pointers_path(corpus.repo))
+    index = pointers.load(path)
+    assert index is not None
+    from enf_git.plumbing import pointer_build
+
+    db = indexer.ensure(corpus.repo, corpus.cache())
+    pointer_build.build(db, path, "f" * 40, ["2026-03-01-other-0"])  # another file renamed over it
+    found = pointers.query(index, "how do we retry invoice webhooks that failed?")  # the old file, read whole
+    assert found and found[0].path == "sessions/2026-05-02-billing-queue.md"
+    assert not index.is_at(path)  # so a failed read would not delete the new file
+
+
+def test_a_prompt_with_a_lone_surrogate_still_gets_its_reply(corpus: memory.Context, repo_dir: Path) -> None:
+    payload = '{"session_id": "%s", "cwd": "%s", "prompt": "retry invoice webhooks \\ud800"}' % (SID, repo_dir)
+    proc = subprocess.run([sys.executable, "-c", paths.LAUNCH, "user-prompt-submit"], input=payload,
+                          capture_output=True, text=True, cwd=repo_dir, check=True)
+    text = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "has no session file yet" in text and "billing-queue" in text

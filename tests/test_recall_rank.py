@@ -324,3 +324,36 @@ def test_the_ledger_is_rebuilt_only_when_a_decision_or_reversal_changed(
     db = indexer.ensure(ctx.repo, ctx.cache())
     assert rebuilt == ["x", "x"]
     assert {r[0] for r in db.execute("SELECT status FROM decisions")} == {"standing"}
+
+
+def test_an_update_waits_for_another_and_says_so_when_it_never_ends(
+        enf, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    import concurrent.futures
+
+    from enf_git import memory, paths
+    from enf_git.errors import EnfError
+    from enf_git.memory import indexer
+    from enf_git.plumbing import locks
+
+    two_sessions(enf, repo_dir)
+    ctx = memory.Context.open(repo_dir)
+    lock = repo_dir / ".git" / "enf" / paths.SEARCH_LOCK
+    monkeypatch.setattr(indexer, "LOCK_WAIT", 0.3)
+    with locks.file_lock(lock, wait=0) as held:
+        assert held
+        with pytest.raises(EnfError, match="being updated by another process"):
+            indexer.ensure(ctx.repo, ctx.cache())
+        from enf_git.plumbing import search, store
+
+        db = search.connect(repo_dir / ".git" / "enf" / paths.SEARCH_DB)
+        assert search.indexed_tip(db) != str(store.tip(ctx.repo).id)  # it did not update behind the lock
+        db.close()
+    monkeypatch.setattr(indexer, "LOCK_WAIT", 30.0)
+    script = ("import sys; from enf_git import memory; from enf_git.memory import indexer; "
+              "c = memory.Context.open(sys.argv[1]); db = indexer.ensure(c.repo, c.cache()); "
+              "print(db.execute('SELECT count(*) FROM docs').fetchone()[0])")
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        runs = list(pool.map(lambda _: subprocess.run([sys.executable, "-c", script, str(repo_dir)],
+                                                      capture_output=True, text=True), range(3)))
+    assert [r.returncode for r in runs] == [0, 0, 0], [r.stderr[-500:] for r in runs]
+    assert len({r.stdout for r in runs}) == 1  # three at once: one built it, the others read it

@@ -39,8 +39,10 @@ def block(where: Where, prompt: str, state: dict[str, object], config: dict[str,
     except (ValueError, EOFError, TypeError, KeyError, IndexError):
         # A damaged file (a disk error, a truncation) would fail every prompt until the
         # branch moved: it is a cache, so drop it and the next SessionStart or Stop
-        # writes it again. The caller logs this once.
-        pointers.discard(path)
+        # writes it again; unless a refresh renamed a new one into place meanwhile.
+        # The caller logs this once.
+        if index.is_at(path):
+            pointers.discard(path)
         raise
     if not found:
         return ""

@@ -30,31 +30,62 @@ def db_path(repo: store.Repo) -> Path:
     return store.state_dir(repo) / paths.SEARCH_DB
 
 
+LOCK_WAIT = 60.0  # seconds an update waits for another one (a cold build at 10,000 sessions: ~5 s)
+
+
 def ensure(repo: store.Repo, cache: records.Cache) -> sqlite3.Connection:
-    """An index whose tip is the branch tip (built or updated as needed)."""
+    """An index whose tip is the branch tip (built or updated as needed).
+
+    Updates are serialized on a file lock: two processes updating at once (a background
+    pointers refresh and the MCP server's first recall) would otherwise wait on sqlite's
+    lock and fail after its timeout. A current index is read without the lock.
+    """
     tip = store.tip(repo)
     path = db_path(repo)
-    try:
-        db = search.connect(path)
-        have = search.indexed_tip(db)
-    except sqlite3.DatabaseError:
-        _remove(path)
-        db, have = search.connect(path), None
+    db, have = _open(path)
     if tip is None or have == str(tip.id):
         return db
-    old = store.commit_at(repo, have) if have is not None else None
-    # No tip recorded (new, or another SCHEMA: its tables have other columns), or a
-    # tip the branch does not descend from: start from an empty file.
-    if old is None or not store.descends_from(repo, tip, old):
-        db.close()
+    db.close()
+    with locks.file_lock(store.state_dir(repo) / paths.SEARCH_LOCK, wait=LOCK_WAIT) as held:
+        if not held:
+            raise _busy()
+        db, have = _open(path)
+        if have == str(tip.id):
+            return db  # the other process brought it here
+        old = store.commit_at(repo, have) if have is not None else None
+        # No tip recorded (new, or another SCHEMA: its tables have other columns), or a
+        # tip the branch does not descend from: start from an empty file.
+        if old is None or not store.descends_from(repo, tip, old):
+            db.close()
+            _remove(path)
+            db, old = search.connect(path), None
+        with db:
+            search.create(db)
+            _update(repo, db, old, tip, cache)
+            search.settle_lengths(db)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?), ('schema', ?)",
+                       (str(tip.id), str(search.SCHEMA)))
+        return db
+
+
+def _open(path: Path) -> tuple[sqlite3.Connection, str | None]:
+    """The index and the tip it holds; a file that is not a database is removed and begun
+    again (a cache), a locked one is never touched: another process is writing it."""
+    try:
+        db = search.connect(path)
+        return db, search.indexed_tip(db)
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise _busy() from None
         _remove(path)
-        db, old = search.connect(path), None
-    with db:
-        search.create(db)
-        _update(repo, db, old, tip, cache)
-        search.settle_lengths(db)
-        db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?), ('schema', ?)", (str(tip.id), str(search.SCHEMA)))
-    return db
+    except sqlite3.DatabaseError:
+        _remove(path)
+    return search.connect(path), None
+
+
+def _busy() -> EnfError:
+    return EnfError("the recall index is being updated by another process and did not come free",
+                    hint="try again in a few seconds")
 
 
 def pointers_path(repo: store.Repo) -> Path:

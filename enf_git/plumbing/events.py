@@ -70,7 +70,9 @@ def append(root: str, session_id: str, kind: str, **fields: object) -> None:
     # O_APPEND writes of one short line are atomic enough for parallel hooks.
     fd = os.open(os.path.join(folder, safe_name(session_id) + ".jsonl"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
-        os.write(fd, line.encode("utf-8"))
+        # "replace": a lone surrogate (JSON allows "\ud800") has no UTF-8 form, and one
+        # bad character must not cost the hook its reply.
+        os.write(fd, line.encode("utf-8", "replace"))
     finally:
         os.close(fd)
 

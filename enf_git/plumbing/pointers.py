@@ -81,19 +81,37 @@ def shard_of(term: str) -> int:
 
 
 class Index:
-    """An open pointers file: the header read, blobs read on demand."""
+    """An open pointers file: the header read, blobs read on demand.
+
+    Read through one open file for its whole life: a refresh renames a new file into
+    place at any moment, and offsets from one file read in the other are garbage.
+    """
 
     def __init__(self, path: str) -> None:
         self.path = path
-        with open(path, "rb") as f:
-            head = f.read(len(MAGIC) + 8)
+        self.file = open(path, "rb", buffering=0)  # closed with the object (hooks are one-shot)
+        try:
+            head = self.file.read(len(MAGIC) + 8)
             if head[: len(MAGIC)] != MAGIC:
                 raise ValueError(f"{path} is not a pointers file")
             size = int.from_bytes(head[len(MAGIC):], "little")
-            self.header = marshal.loads(f.read(size))
-        if not isinstance(self.header, dict) or self.header.get("schema") != SCHEMA:
-            raise ValueError(f"{path} has another schema")
+            self.header = marshal.loads(self.file.read(size))
+            if not isinstance(self.header, dict) or self.header.get("schema") != SCHEMA:
+                raise ValueError(f"{path} has another schema")
+        except BaseException:
+            self.file.close()
+            raise
         self.base = len(MAGIC) + 8 + size
+
+    def is_at(self, path: str) -> bool:
+        """Whether `path` is still the file this index reads (not one renamed over it since)."""
+        import os
+
+        try:
+            here, there = os.fstat(self.file.fileno()), os.stat(path)
+        except OSError:
+            return False
+        return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 
     @property
     def tip(self) -> str:
@@ -141,12 +159,11 @@ class Index:
         return out
 
     def blobs(self, spans: list[tuple[int, int]]) -> list[object]:
-        """The blobs at `spans` (offset, length after the header), in one open."""
+        """The blobs at `spans` (offset, length after the header)."""
         out = []
-        with open(self.path, "rb") as f:
-            for off, size in spans:
-                f.seek(self.base + off)
-                out.append(marshal.loads(f.read(size)))
+        for off, size in spans:
+            self.file.seek(self.base + off)
+            out.append(marshal.loads(self.file.read(size)))
         return out
 
 
@@ -167,6 +184,9 @@ class Layered:
     @property
     def tip(self) -> str:
         return self.delta.tip
+
+    def is_at(self, path: str) -> bool:
+        return self.base.is_at(path) and self.delta.is_at(delta_path(path))
 
     @property
     def n(self) -> int:
