@@ -248,8 +248,11 @@ def test_the_session_scope_is_the_client_session(remembered: Path) -> None:
 
     done = session(remembered, steps, env={"CLAUDE_CODE_SESSION_ID": sid})
     assert done["fact"]["scope"] == "session" and done["commit"] is None
-    listed = tools.call("forget", {"query": "only for this", "scope": "session"},
-                        tools.Where(remembered, None, sid, time.time))
+    where = tools.Where(remembered, None, sid, time.time)
+    vague = tools.call("forget", {"query": "only for this", "scope": "session"}, where)
+    # Outside git a removal cannot be undone: a model's vague words are not enough there.
+    assert vague.is_error and "forgotten only by its id" in vague.text and done["fact"]["id"] in vague.text
+    listed = tools.call("forget", {"query": done["fact"]["id"], "scope": "session"}, where)
     assert not listed.is_error, listed.text
 
 

@@ -46,9 +46,7 @@ def test_init_mcp_registers_this_git_enf_once_and_keeps_it_out_of_git_status(
 
 def test_init_mcp_merges_with_the_servers_and_keys_already_there(run_cli: Run, repo_dir: Path, git: Git) -> None:
     theirs = {"mcpServers": {"docs": {"command": "npx", "args": ["docs-server"]}}, "note": "team file"}
-    (repo_dir / ".mcp.json").write_text(json.dumps(theirs, indent=4) + "\n")
-    git("add", ".mcp.json")
-    git("commit", "-q", "-m", "team MCP servers")
+    (repo_dir / ".mcp.json").write_text(json.dumps(theirs, indent=4) + "\n")  # the user's, not committed
     out = run_cli("init", "--no-hooks", "--mcp")
     assert _read(repo_dir) == {"mcpServers": {**theirs["mcpServers"], "enf": OURS}, "note": "team file"}
     assert "if .mcp.json is committed, git enf init --mcp --scope project calls git-enf from PATH" in out
@@ -64,6 +62,25 @@ def test_init_mcp_merges_with_the_servers_and_keys_already_there(run_cli: Run, r
     out = run_cli("uninstall")
     assert f"removed the enf MCP server from {repo_dir / '.mcp.json'}" in out
     assert _read(repo_dir) == theirs
+
+
+def test_a_committed_mcp_json_gets_no_machine_path(run_cli: Run, repo_dir: Path, git: Git) -> None:
+    theirs = {"mcpServers": {"docs": {"command": "npx", "args": ["docs-server"]}}}
+    (repo_dir / ".mcp.json").write_text(json.dumps(theirs, indent=4) + "\n")
+    git("add", ".mcp.json")
+    git("commit", "-q", "-m", "team MCP servers")
+    before = (repo_dir / ".mcp.json").read_bytes()
+    from click.testing import CliRunner
+
+    from enf_git.cli.app import main
+
+    result = CliRunner().invoke(main, ["init", "--no-hooks", "--mcp"])
+    assert result.exit_code == 1
+    assert ".mcp.json is tracked by git" in result.output and "--scope project" in result.output
+    assert (repo_dir / ".mcp.json").read_bytes() == before
+    run_cli("init", "--no-hooks", "--mcp", "--scope", "project")  # for the team: git-enf from PATH
+    assert _read(repo_dir)["mcpServers"]["enf"]["command"] == "git-enf"  # type: ignore[index]
+    assert _read(repo_dir)["mcpServers"]["docs"] == theirs["mcpServers"]["docs"]  # type: ignore[index]
 
 
 def test_project_scope_calls_git_enf_from_path(run_cli: Run, repo_dir: Path) -> None:

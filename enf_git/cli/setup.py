@@ -64,6 +64,10 @@ def _install_mcp(ctx: Context, scope: str) -> None:
     from ..install import mcp
     from ..plumbing import store, workcopy
 
+    if scope != "project" and store.is_tracked(ctx.repo, mcp.FILE):
+        raise EnfError(f"{mcp.FILE} is tracked by git: a --scope {scope} entry would put this machine's path to "
+                       "git-enf into a file the team shares; left it untouched",
+                       hint="git enf init --mcp --scope project (the entry calls git-enf from PATH)")
     result = mcp.install(scope, ctx.top, store.state_dir(ctx.repo) / mcp.RECORD)
     if result.exclude:
         workcopy.ensure_excluded(store.common_dir(ctx.repo), result.exclude)

@@ -138,9 +138,9 @@ def _show(where: Where, args: Args) -> dict[str, Any]:
     answers.note_asked(ctx, tip, [found.path])
     if args["history"]:
         versions = queries.history(ctx.repo, tip, found.path)
-        return {"path": found.path, "versions": [
+        return {"path": found.path, "total": len(versions), "versions": [
             {"commit": v.commit, "date": v.date, "author": v.author, "subject": v.subject, "blob": v.blob}
-            for v in versions]}
+            for v in versions[:HISTORY_SHOWN]]}
     if found.chain is not None and found.decision is not None:
         _, authors = where.records(ctx, at, authors=True)
         return {"kind": "decision", "path": found.decision.source,
@@ -189,6 +189,9 @@ def _log(where: Where, args: Args) -> dict[str, Any]:
     return {"total": len(sessions), "sessions": [answers.session_row(s, authors) for s in sessions[:args["limit"]]]}
 
 
+HISTORY_SHOWN = 50  # versions `show history` lists, newest first (its total says how many there are)
+
+
 def _decisions(where: Where, args: Args) -> dict[str, Any]:
     filters = _filters(where, args)
     ctx = where.open()
@@ -196,9 +199,13 @@ def _decisions(where: Where, args: Args) -> dict[str, Any]:
     recs, authors = where.records(ctx, tip, authors=True)
     ledger = where.ledger(ctx, tip)
     chains, unresolved = queries.decision_chains(recs, filters, authors, ledger)
+    open_ = queries.open_disagreements(recs, ledger)
+    # Every list within `limit`, with its total: a model's context is no place for all of them.
     return {"total": len(chains), "decisions": [answers.chain_row(c, authors) for c in chains[:args["limit"]]],
-            "unresolved": [answers.unresolved_row(r) for r in unresolved],
-            "disagreements": [answers.disagreement_row(d, authors) for d in queries.open_disagreements(recs, ledger)]}
+            "unresolved_total": len(unresolved),
+            "unresolved": [answers.unresolved_row(r) for r in unresolved[:args["limit"]]],
+            "disagreements_total": len(open_),
+            "disagreements": [answers.disagreement_row(d, authors) for d in open_[:args["limit"]]]}
 
 
 def _places(where: Where) -> Any:
@@ -229,7 +236,8 @@ def _forget(where: Where, args: Args) -> dict[str, Any]:
 
     scope = args["scope"]
     try:
-        done = forget.forget(where.open(), _places(where), args["query"], scopes=(scope,) if scope else None)
+        done = forget.forget(where.open(), _places(where), args["query"], scopes=(scope,) if scope else None,
+                             by_id_outside_git=True)
     except forget.AmbiguousMatch as exc:  # the same refusal, with this tool's way of naming one
         raise EnfError(exc.message, hint='name one by its id: {"query": "ID"}') from None
     return {"forgotten": done.item.as_dict(), "commit": done.commit}

@@ -82,10 +82,17 @@ class Forgotten:
         self.commit = commit
 
 
+VERSIONED = ("project",)  # scopes whose removal is a commit: history keeps what was forgotten
+
+
 def forget(ctx: Context, places: Places, query: str, *, scopes: Sequence[str] | None = None,
-           settings: FactSettings | None = None) -> Forgotten:
+           settings: FactSettings | None = None, by_id_outside_git: bool = False) -> Forgotten:
     """Remove exactly the one fact `query` names (its id, its text, or a part of it).
-    Several matches: AmbiguousMatch, and nothing is removed; none: NotFound."""
+    Several matches: AmbiguousMatch, and nothing is removed; none: NotFound.
+
+    With `by_id_outside_git` (the MCP tool: a model's vague words), a fact kept outside
+    git (user or session scope), whose removal cannot be undone, is removed only when
+    `query` is its id."""
     settings = settings or FactSettings.read(ctx.repo)
     items = [item for scope in scopes or places.scopes() for source in SOURCES
              for item in source(ctx, places, scope, settings)]
@@ -95,4 +102,8 @@ def forget(ctx: Context, places: Places, query: str, *, scopes: Sequence[str] | 
     if len(found) > 1:
         raise AmbiguousMatch(query, [items[n] for n in found])
     item = items[found[0]]
+    if by_id_outside_git and item.scope not in VERSIONED and query.strip() != item.id:
+        raise EnfError(f"{query!r} matches {item.describe()}, a {item.scope}-scope fact kept outside git: forgetting "
+                       "it cannot be undone, so it is forgotten only by its id; nothing was forgotten",
+                       hint=f'{{"query": "{item.id}"}}')
     return Forgotten(item, item.remove())

@@ -437,6 +437,14 @@ def commit_at(repo: pygit2.Repository, oid: str | None) -> pygit2.Commit | None:
     return obj if isinstance(obj, pygit2.Commit) else None
 
 
+def is_tracked(repo: pygit2.Repository, path: str) -> bool:
+    """Whether `path` (relative to the work tree) is in the user's index: read, never written."""
+    try:
+        return path in repo.index
+    except (pygit2.GitError, OSError, ValueError):
+        return False
+
+
 def root_entries(tree: pygit2.Tree | None) -> dict[str, str]:
     """name -> hex OID of each entry at the top of `tree` (a folder's OID says whether anything under it changed)."""
     return {e.name: str(e.id) for e in tree if e.name is not None} if tree is not None else {}
