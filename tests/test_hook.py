@@ -171,6 +171,19 @@ def test_events_are_logged_redacted_per_session(project: Path) -> None:
     assert records[2]["error"] == "Exit code 2\nboom"  # lines kept: instincts read the telling one
 
 
+def test_a_session_that_opted_out_leaves_nothing_on_the_branch(project: Path, git: Git) -> None:
+    call("UserPromptSubmit", project, prompt="the first prompt, before the assistant opts out: secret plans")
+    (project / ".claude-sessions" / ".opt-out").mkdir(exist_ok=True)
+    (project / ".claude-sessions" / ".opt-out" / SID[:8]).touch()
+    call("UserPromptSubmit", project, prompt="more secret plans")
+    call("PostToolUseFailure", project, tool_name="Bash", tool_input={"command": "make plans"}, error="Exit code 2")
+    call("Stop", project)
+    log = git("show", "claude-memory:log.md")
+    assert "secret plans" not in log and "make plans" not in log and SID[:8] not in log
+    raw = (project / ".claude-sessions" / "raw" / f"{SID}.jsonl").read_text()
+    assert "more secret plans" not in raw and "make plans" not in raw  # not even logged locally after it
+
+
 def test_stop_flushes_log_and_commits(project: Path, git: Git) -> None:
     write_session(project, f"{TODAY}-stop-test.md")
     call("UserPromptSubmit", project, prompt="build it")

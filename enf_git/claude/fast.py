@@ -33,11 +33,11 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
     sid = session_of(payload)
     if not sid or not os.path.isdir(where.root):
         return ""
+    if gate.opted_out(where.root, sid):
+        return ""  # not tracked: not even its prompts are logged
     prompt = payload.get("prompt")
     prompt = prompt if isinstance(prompt, str) else ""
     events.append(where.root, sid, "prompt", prompt=prompt)
-    if gate.opted_out(where.root, sid):
-        return ""
     found, state = _own_file(where, sid)
     parts = [_session_reminder(where, sid, found, state)]
     # Loaded here, not with the module: PreToolUse and PostToolUse import this file too.
@@ -112,7 +112,7 @@ def post_tool_use_failure(where: Where, payload: dict[str, object]) -> str:
 
 def _log_tool(where: Where, payload: dict[str, object], kind: str, **extra: str) -> None:
     sid = session_of(payload)
-    if sid and os.path.isdir(where.root):
+    if sid and os.path.isdir(where.root) and not gate.opted_out(where.root, sid):
         tool = payload.get("tool_name")
         tool = tool if isinstance(tool, str) else ""
         events.append(where.root, sid, kind, tool=tool, summary=events.tool_summary(tool, payload.get("tool_input")),

@@ -19,6 +19,7 @@ import os
 import time
 
 from .. import paths
+from ..plumbing import events
 
 WC_DIR = paths.WC_DIR
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
@@ -78,8 +79,7 @@ def matching_file(root: str, session_id: str, now: float | None = None, hint: st
 
 
 def opted_out(root: str, session_id: str) -> bool:
-    want = id8(session_id)
-    return bool(want) and os.path.isfile(os.path.join(root, paths.OPT_OUT_DIR, want))
+    return events.opted_out(root, session_id)
 
 
 # enf-git's own MCP server, as a project `.mcp.json` names it and as the plugin does.

@@ -28,7 +28,8 @@ def flush(root: str, state: str) -> int:
             if not name.endswith(".jsonl"):
                 continue
             found, offset = events.unflushed(root, spool, name)
-            added += [line for line in (events.log_line(r) for r in found) if line]
+            if not _opted_out(root, name):  # "don't track this session": none of it reaches the branch
+                added += [line for line in (events.log_line(r) for r in found) if line]
             offsets[name] = offset
         if added:
             with open(os.path.join(root, paths.LOG), "a", encoding="utf-8") as f:
@@ -36,3 +37,10 @@ def flush(root: str, state: str) -> int:
         for name, offset in offsets.items():
             events.save_offset(spool, name, offset)
     return len(added)
+
+
+
+def _opted_out(root: str, raw_name: str) -> bool:
+    """Whether the session of raw/<raw_name> opted out (`.opt-out/<id8>`): its first prompt
+    is logged before the assistant can write the marker, so the flush checks again."""
+    return events.opted_out(root, raw_name[: -len(".jsonl")])

@@ -26,6 +26,12 @@ def safe_name(session_id: str) -> str:
     return name or "unknown"
 
 
+def opted_out(root: str, session_id: str) -> bool:
+    """Whether `.claude-sessions/.opt-out/<id8>` says this session is not to be tracked."""
+    want = "".join(c for c in session_id if c.isalnum() or c in "-_")[:8]
+    return bool(want) and os.path.isfile(os.path.join(root, paths.OPT_OUT_DIR, want))
+
+
 def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
