@@ -173,6 +173,19 @@ def test_capture_reads_status_recent_commits_and_redacts(repo_dir: Path) -> None
     assert snap.notes == () and snap.scratch_tail == ""  # no scratchpad: nothing said about it
 
 
+def test_capture_respects_status_show_untracked_files_no(repo_dir: Path, git: Git) -> None:
+    """In a big repository status.showUntrackedFiles=no is what keeps `git status` fast:
+    the snapshot must not override it (it cost up to 3 s per Stop)."""
+    (repo_dir / "README.md").write_text("changed\n")
+    (repo_dir / "untracked.txt").write_text("new\n")
+    git("config", "status.showUntrackedFiles", "no")
+    snap = handoff.capture(str(repo_dir), "11111111", None, "", NOW, os.environ)
+    assert snap.status is not None and snap.status.files == (" M README.md",) and snap.status.total == 1
+    git("config", "status.showUntrackedFiles", "normal")
+    snap = handoff.capture(str(repo_dir), "11111111", None, "", NOW, os.environ)
+    assert snap.status is not None and snap.status.files == (" M README.md", "?? untracked.txt")
+
+
 def test_capture_in_a_repository_without_commits(tmp_path: Path) -> None:
     repo = tmp_path / "empty"
     run_git(tmp_path, "init", "-q", "-b", "trunk", str(repo))

@@ -97,7 +97,9 @@ def _git(top: str, args: list[str], env: Mapping[str, str], timeout: float, note
 
 
 def _status(top: str, env: Mapping[str, str], timeout: float, notes: list[str]) -> ph.Status | None:
-    out = _git(top, ["status", "--porcelain=v2", "--branch", "--untracked-files=normal"], env, timeout, notes)
+    # No --untracked-files: the user's status.showUntrackedFiles stands. Set to "no" in a
+    # big repository, it is what keeps status fast; overriding it cost seconds per Stop.
+    out = _git(top, ["status", "--porcelain=v2", "--branch"], env, timeout, notes)
     return ph.parse_status(out) if out is not None else None
 
 
