@@ -99,6 +99,14 @@ def test_a_handoff_over_48_hours_old_is_not_shown() -> None:
     assert ph.block(None, NOW) == ""
 
 
+def test_a_handoff_from_the_future_is_not_shown() -> None:
+    """A writer's clock that was ahead: within MAX_SKEW it is "just now", beyond it the age is
+    unknown (it would read "just now" for ever, never going stale), so it is not shown."""
+    assert ph.block(snapshot(written=NOW + ph.MAX_SKEW), NOW).startswith("## Last session handoff (just now)")
+    assert ph.block(snapshot(written=NOW + ph.MAX_SKEW + 1), NOW) == ""
+    assert ph.block(snapshot(written=NOW + 30 * 24 * 3600), NOW) == ""
+
+
 def test_block_says_how_many_more_files_and_commits_there_were() -> None:
     files = tuple(f"?? file{i:02d}" for i in range(ph.MAX_FILES))
     text = ph.block(snapshot(status=ph.Status("main", "abc", "", files, 30), commits_total=5), NOW)
