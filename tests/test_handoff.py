@@ -107,6 +107,12 @@ def test_a_handoff_from_the_future_is_not_shown() -> None:
     assert ph.block(snapshot(written=NOW + 30 * 24 * 3600), NOW) == ""
 
 
+def test_the_starting_sessions_own_handoff_is_not_shown() -> None:
+    assert ph.block(snapshot(), NOW, current="11111111") == ""
+    assert ph.block(snapshot(), NOW, current="22222222").startswith("## Last session handoff")
+    assert ph.block(snapshot(), NOW, current="").startswith("## Last session handoff")  # no session id given
+
+
 def test_block_says_how_many_more_files_and_commits_there_were() -> None:
     files = tuple(f"?? file{i:02d}" for i in range(ph.MAX_FILES))
     text = ph.block(snapshot(status=ph.Status("main", "abc", "", files, 30), commits_total=5), NOW)
@@ -293,8 +299,8 @@ def hook(top: Path, event: str, sid: str, **fields: object) -> str:
     return proc.stdout
 
 
-def context(top: Path, sid: str = SID2) -> str:
-    text: str = json.loads(hook(top, "SessionStart", sid, source="startup"))["hookSpecificOutput"]["additionalContext"]
+def context(top: Path, sid: str = SID2, source: str = "startup") -> str:
+    text: str = json.loads(hook(top, "SessionStart", sid, source=source))["hookSpecificOutput"]["additionalContext"]
     return text
 
 
@@ -318,6 +324,15 @@ def test_session_two_starts_with_session_one_handoff(project: Path, git: Git) ->
     assert "Session 11111111 (.claude-sessions/sessions/" in text
     assert " M README.md" in text and "- [ ] wire the handoff" in text
     assert len(text) <= 9000
+
+
+@pytest.mark.parametrize("source", ["resume", "compact"])
+def test_a_resumed_or_compacted_session_is_not_shown_its_own_handoff(project: Path, source: str) -> None:
+    own_session(project)
+    hook(project, "Stop", SID1)
+    assert "Last session handoff" not in context(project, SID1, source)  # it knows what it left
+    assert "## Last session handoff" in context(project, SID2, source)  # another session resumed here
+    assert "Session 11111111" in context(project, SID2)
 
 
 def test_the_handoff_lives_in_the_git_dir_only(project: Path, git: Git) -> None:

@@ -195,8 +195,9 @@ def read(repo: store.Repo) -> ph.Snapshot | None:
         return None
 
 
-def session_start_block(ctx: Context, now: int) -> str:
-    """The handoff block of SessionStart's context ("" when off, absent or over 48 hours old)."""
+def session_start_block(ctx: Context, now: int, current: str = "") -> str:
+    """The handoff block of SessionStart's context ("" when off, absent, over 48 hours old,
+    or left by `current`, the starting session's first 8 characters, itself)."""
     if not enabled(ctx.repo):
         return ""
-    return ph.block(read(ctx.repo), now)
+    return ph.block(read(ctx.repo), now, current=current)

@@ -211,11 +211,13 @@ def age_label(seconds: int) -> str:
     return f"{seconds // 3600}h ago"
 
 
-def block(snap: Snapshot | None, now: int, max_chars: int = MAX_CHARS) -> str:
+def block(snap: Snapshot | None, now: int, max_chars: int = MAX_CHARS, current: str = "") -> str:
     """The handoff for SessionStart's context, or "" when there is none, it is over MAX_AGE
-    old or dated more than MAX_SKEW in the future. Lists are cut (with "and N more") until
-    the block fits in `max_chars`."""
-    if snap is None or not fresh(snap, now):
+    old, dated more than MAX_SKEW in the future, or it is the starting session's own
+    (`current`, its first 8 characters: a resume or a compaction of the session that
+    stopped, which knows what it left). Lists are cut (with "and N more") until the block
+    fits in `max_chars`."""
+    if snap is None or not fresh(snap, now) or (current and snap.session == current):
         return ""
     caps = [MAX_FILES, MAX_COMMITS, MAX_ITEMS, MAX_SCRATCH_LINES]
     text = _render(snap, now, caps)
