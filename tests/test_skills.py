@@ -144,10 +144,31 @@ def test_a_name_that_is_not_a_command_falls_back_to_the_folder(tmp_path: Path) -
     assert skill_build.read_skill(str(long), "has space") is None  # no usable name at all
 
 
+def test_a_block_list_at_column_zero_keeps_the_skill(tmp_path: Path) -> None:
+    """`allowed-tools:` then `- Bash` unindented is how PyYAML (yaml.safe_dump) writes a list."""
+    text = ("---\nname: ledger-close\nallowed-tools:\n- Bash\n- Read\n-\n"
+            "description: Close the month in the ledger\n---\nBody.\n")
+    path = write_skill(tmp_path / "skills", "ledger", text=text)
+    assert skill_build.read_skill(str(path), "ledger") == ("ledger-close", "Close the month in the ledger")
+    listed = write_skill(tmp_path / "skills", "listed", text="---\ndescription: Close the month\ntags:\n- a\n---\n")
+    assert skill_build.read_skill(str(listed), "listed") == ("listed", "Close the month")
+    index = skill_build.build(("k",), [], [(str(tmp_path / "skills"), "", False)])
+    assert index["names"] == ["ledger-close", "listed"]
+
+
+def test_a_line_that_is_not_a_field_is_skipped_not_the_skill(tmp_path: Path) -> None:
+    text = "---\nname: tidy-up\nnot a field\n  indented under it\ndescription: Tidy the imports\n---\n"
+    path = write_skill(tmp_path, "tidy", text=text)
+    assert skill_build.read_skill(str(path), "tidy") == ("tidy-up", "Tidy the imports")
+    # A list where the mapping should be: no field at all, so the folder names it and the body
+    # describes it (Claude Code too loads a skill whose frontmatter does not parse, that way).
+    bare = write_skill(tmp_path, "bare-list", text="---\n- a list, not a mapping\n---\nMerges ledgers.\n")
+    assert skill_build.read_skill(str(bare), "bare-list") == ("bare-list", "Merges ledgers.")
+
+
 @pytest.mark.parametrize("data", [
     b"no frontmatter at all\n",
     b"---\nname: unclosed\ndescription: never ends\n",
-    b"---\n- a list, not a mapping\n---\n",
     b"---\nname: latin1\ndescription: caf\xe9\n---\n",
     b"",
 ])
