@@ -446,3 +446,99 @@ def test_a_corrupt_handoff_file_is_ignored(project: Path) -> None:
         assert "Last session handoff" not in context(project)
     assert not (project / ".git" / "enf" / paths.HOOK_ERRORS).exists()
 
+
+
+# --- the default scratchpad is local-only ------------------------------------------------------
+
+def enf(cwd: Path, *args: str) -> str:
+    proc = subprocess.run([str(Path(sys.executable).with_name("git-enf")), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def branch_files(top: Path, ref: str = paths.BRANCH) -> list[str]:
+    return run_git(top, "ls-tree", "-r", "--name-only", ref).split()
+
+
+def test_the_default_scratchpad_never_reaches_the_branch(project: Path) -> None:
+    wc = project / paths.WC_DIR
+    (wc / paths.SCRATCHPAD_FILE).write_text("my own notes\n")
+    (wc / "scratchpad.md.bak").write_text("a file of its own\n")  # only the exact name is local
+    own_session(project)
+    hook(project, "Stop", SID1)
+    files = branch_files(project)
+    assert "scratchpad.md" not in files and "scratchpad.md.bak" in files
+    assert any(f.startswith("sessions/") for f in files)  # the commit ran
+    assert "> my own notes" in context(project)  # and this work tree's handoff still shows it
+
+
+def test_teammates_who_sync_keep_their_own_scratchpads(tmp_path: Path, repo_dir: Path) -> None:
+    """Shared, Alice's notes showed in Bob's handoff, and both writing it left conflict copies."""
+    origin = tmp_path / "origin.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(origin))
+    run_git(repo_dir, "remote", "add", "origin", str(origin))
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    tops = {}
+    for name in ("alice", "bob"):
+        top = tops[name] = tmp_path / name
+        run_git(tmp_path, "clone", "-q", str(origin), str(top))
+        enf(top, "init", "--no-hooks")
+    (tops["alice"] / paths.SCRATCHPAD).write_text("alice: try the cache\n")
+    enf(tops["alice"], "commit")
+    enf(tops["alice"], "sync")
+    enf(tops["bob"], "sync")
+    assert not (tops["bob"] / paths.SCRATCHPAD).exists()
+    (tops["bob"] / paths.SCRATCHPAD).write_text("bob: the parser first\n")
+    for name in ("bob", "alice", "bob"):
+        enf(tops[name], "commit")
+        enf(tops[name], "sync")
+    assert not [f for f in branch_files(origin) if "scratchpad" in f]  # neither it nor a conflict copy
+    for name in ("alice", "bob"):
+        assert (tops[name] / paths.SCRATCHPAD).read_text() == f"{name}: " + (
+            "try the cache\n" if name == "alice" else "the parser first\n")
+    snap = handoff.capture(str(tops["bob"]), "22222222", None, paths.SCRATCHPAD, NOW, os.environ)
+    assert snap.scratch_tail == "bob: the parser first"
+
+
+def test_a_scratchpad_an_older_version_committed_stays_on_the_branch(project: Path, git: Git,
+                                                                     tmp_path: Path) -> None:
+    """Nothing lost: the branch keeps it (no commit deletes it for being local-only now); no
+    work tree gets it unasked, and `git enf restore scratchpad.md` brings it back."""
+    ctx = memory.Context.open(project)
+    old = b"alice's notes from before\n"
+    store.commit(ctx.repo, lambda tip: {paths.SCRATCHPAD_FILE: old}, "enf: update scratchpad.md")
+    blob = git("rev-parse", f"{paths.BRANCH}:{paths.SCRATCHPAD_FILE}")
+    pad = ctx.root / paths.SCRATCHPAD_FILE
+    pad.write_bytes(old)  # as the older version left this work tree: synced, in the manifest
+    manifest = ctx.manifest()
+    manifest.record(ctx.root, paths.SCRATCHPAD_FILE, blob.strip())
+    manifest.save(ctx.manifest_path)
+    pad.write_text("edited since\n")
+    memory.commit(ctx, "edit")
+    assert git("rev-parse", f"{paths.BRANCH}:{paths.SCRATCHPAD_FILE}") == blob
+    pad.unlink()
+    own_session(project)
+    memory.commit(ctx, "delete")
+    assert git("rev-parse", f"{paths.BRANCH}:{paths.SCRATCHPAD_FILE}") == blob
+    assert "sessions/" in git("show", "--stat", "--format=", paths.BRANCH)  # that commit did land
+    linked = tmp_path / "linked"
+    git("worktree", "add", "-q", "-b", "feature", str(linked))
+    assert "alice's notes" not in context(linked, SID2)
+    theirs = memory.Context.open(linked)
+    assert not (theirs.root / paths.SCRATCHPAD_FILE).exists()
+    assert paths.SCRATCHPAD_FILE not in memory.working_set.missing(theirs, store.tip(theirs.repo))
+    assert paths.SCRATCHPAD_FILE not in memory.restore(theirs).written  # a full restore leaves it too
+    assert memory.restore(theirs, [paths.SCRATCHPAD_FILE]).written == [paths.SCRATCHPAD_FILE]  # asked for
+    assert (theirs.root / paths.SCRATCHPAD_FILE).read_bytes() == old
+
+
+def test_a_configured_scratchpad_elsewhere_is_the_users_file(project: Path, git: Git) -> None:
+    (project / "notes.md").write_text("plan: ship it\n")
+    git("config", "enf.scratchpad", "notes.md")
+    own_session(project)
+    hook(project, "Stop", SID1)
+    assert "notes.md" not in branch_files(project)
+    assert (project / "notes.md").read_text() == "plan: ship it\n"
+    assert "?? notes.md" in git("status", "--porcelain")  # the user's to commit, or not
+    assert "Scratchpad (notes.md), last lines:\n> plan: ship it" in context(project)
