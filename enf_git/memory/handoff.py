@@ -10,7 +10,9 @@ it is stored. The file lives in this work tree's git dir (`<git dir>/enf/handoff
 per machine and per worktree, never on the branch or in the working copy.
 
 Settings (git config): `enf.handoff` (default true; false neither writes nor prints it),
-`enf.scratchpad` (a path relative to the work tree; default `.claude-sessions/scratchpad.md`).
+`enf.scratchpad` (a path relative to the work tree; default `.claude-sessions/scratchpad.md`,
+which is local-only like raw/: never committed, so one person's notes stay in their work
+tree; a path elsewhere is the user's own file, to commit or not).
 """
 
 from __future__ import annotations
