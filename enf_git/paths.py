@@ -29,8 +29,13 @@ EXCLUDE_LINE = f"/{WC_DIR}/"
 RAW_DIR = "raw"  # redacted hook events, one .jsonl per session
 OPT_OUT_DIR = ".opt-out"
 REJECTED_DIR = ".rejected"  # hand edits of views that could not be imported
-# Machine-local: event logs, session markers, refused view edits. Never committed.
-LOCAL_ONLY = (f"{RAW_DIR}/", ".active/", f"{OPT_OUT_DIR}/", f"{REJECTED_DIR}/", ".enf/")
+# The default scratchpad (enf.scratchpad): one person's notes in one work tree. Shared, it
+# showed Alice's notes in Bob's handoff and left conflict copies when both wrote it.
+SCRATCHPAD_FILE = "scratchpad.md"
+# Machine-local: event logs, session markers, refused view edits, the scratchpad. Never
+# committed, never written from the branch. An entry ending in "/" is a folder and all
+# under it; any other entry is one file, matched whole (workcopy.is_local_only).
+LOCAL_ONLY = (f"{RAW_DIR}/", ".active/", f"{OPT_OUT_DIR}/", f"{REJECTED_DIR}/", ".enf/", SCRATCHPAD_FILE)
 WC_FOLDERS = (SESSIONS_DIR, RAW_DIR, OPT_OUT_DIR)  # created by init, restored at SessionStart
 
 # --- per-machine state ---------------------------------------------------------------
@@ -50,7 +55,7 @@ HOOK_ERRORS = "hook-errors.log"  # where hooks write what they could not say to 
 SPOOL_DIR = "spool"  # how far each raw event log was flushed into log.md
 HOOK_STATE_DIR = "sessions"  # per-session gate and heartbeat state
 HANDOFF = "handoff.json"  # per worktree: what the last Stop saw, shown by the next SessionStart
-SCRATCHPAD = f"{WC_DIR}/scratchpad.md"  # enf.scratchpad's default, relative to the work tree
+SCRATCHPAD = f"{WC_DIR}/{SCRATCHPAD_FILE}"  # enf.scratchpad's default, relative to the work tree
 USER_FALLBACK_STATE = os.path.join("~", ".cache", "enf-git")  # hook errors outside any repository
 
 # How settings and the background commit run the hook module as a program. `python

@@ -99,6 +99,20 @@ def test_a_handoff_over_48_hours_old_is_not_shown() -> None:
     assert ph.block(None, NOW) == ""
 
 
+def test_a_handoff_from_the_future_is_not_shown() -> None:
+    """A writer's clock that was ahead: within MAX_SKEW it is "just now", beyond it the age is
+    unknown (it would read "just now" for ever, never going stale), so it is not shown."""
+    assert ph.block(snapshot(written=NOW + ph.MAX_SKEW), NOW).startswith("## Last session handoff (just now)")
+    assert ph.block(snapshot(written=NOW + ph.MAX_SKEW + 1), NOW) == ""
+    assert ph.block(snapshot(written=NOW + 30 * 24 * 3600), NOW) == ""
+
+
+def test_the_starting_sessions_own_handoff_is_not_shown() -> None:
+    assert ph.block(snapshot(), NOW, current="11111111") == ""
+    assert ph.block(snapshot(), NOW, current="22222222").startswith("## Last session handoff")
+    assert ph.block(snapshot(), NOW, current="").startswith("## Last session handoff")  # no session id given
+
+
 def test_block_says_how_many_more_files_and_commits_there_were() -> None:
     files = tuple(f"?? file{i:02d}" for i in range(ph.MAX_FILES))
     text = ph.block(snapshot(status=ph.Status("main", "abc", "", files, 30), commits_total=5), NOW)
@@ -171,6 +185,19 @@ def test_capture_reads_status_recent_commits_and_redacts(repo_dir: Path) -> None
     assert snap.commits_total == 1 and snap.commits[0].endswith("Add the key [REDACTED]")
     assert TOKEN not in json.dumps(ph.to_record(snap))
     assert snap.notes == () and snap.scratch_tail == ""  # no scratchpad: nothing said about it
+
+
+def test_capture_respects_status_show_untracked_files_no(repo_dir: Path, git: Git) -> None:
+    """In a big repository status.showUntrackedFiles=no is what keeps `git status` fast:
+    the snapshot must not override it (it cost up to 3 s per Stop)."""
+    (repo_dir / "README.md").write_text("changed\n")
+    (repo_dir / "untracked.txt").write_text("new\n")
+    git("config", "status.showUntrackedFiles", "no")
+    snap = handoff.capture(str(repo_dir), "11111111", None, "", NOW, os.environ)
+    assert snap.status is not None and snap.status.files == (" M README.md",) and snap.status.total == 1
+    git("config", "status.showUntrackedFiles", "normal")
+    snap = handoff.capture(str(repo_dir), "11111111", None, "", NOW, os.environ)
+    assert snap.status is not None and snap.status.files == (" M README.md", "?? untracked.txt")
 
 
 def test_capture_in_a_repository_without_commits(tmp_path: Path) -> None:
@@ -272,8 +299,8 @@ def hook(top: Path, event: str, sid: str, **fields: object) -> str:
     return proc.stdout
 
 
-def context(top: Path, sid: str = SID2) -> str:
-    text: str = json.loads(hook(top, "SessionStart", sid, source="startup"))["hookSpecificOutput"]["additionalContext"]
+def context(top: Path, sid: str = SID2, source: str = "startup") -> str:
+    text: str = json.loads(hook(top, "SessionStart", sid, source=source))["hookSpecificOutput"]["additionalContext"]
     return text
 
 
@@ -297,6 +324,15 @@ def test_session_two_starts_with_session_one_handoff(project: Path, git: Git) ->
     assert "Session 11111111 (.claude-sessions/sessions/" in text
     assert " M README.md" in text and "- [ ] wire the handoff" in text
     assert len(text) <= 9000
+
+
+@pytest.mark.parametrize("source", ["resume", "compact"])
+def test_a_resumed_or_compacted_session_is_not_shown_its_own_handoff(project: Path, source: str) -> None:
+    own_session(project)
+    hook(project, "Stop", SID1)
+    assert "Last session handoff" not in context(project, SID1, source)  # it knows what it left
+    assert "## Last session handoff" in context(project, SID2, source)  # another session resumed here
+    assert "Session 11111111" in context(project, SID2)
 
 
 def test_the_handoff_lives_in_the_git_dir_only(project: Path, git: Git) -> None:
@@ -410,3 +446,99 @@ def test_a_corrupt_handoff_file_is_ignored(project: Path) -> None:
         assert "Last session handoff" not in context(project)
     assert not (project / ".git" / "enf" / paths.HOOK_ERRORS).exists()
 
+
+
+# --- the default scratchpad is local-only ------------------------------------------------------
+
+def enf(cwd: Path, *args: str) -> str:
+    proc = subprocess.run([str(Path(sys.executable).with_name("git-enf")), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def branch_files(top: Path, ref: str = paths.BRANCH) -> list[str]:
+    return run_git(top, "ls-tree", "-r", "--name-only", ref).split()
+
+
+def test_the_default_scratchpad_never_reaches_the_branch(project: Path) -> None:
+    wc = project / paths.WC_DIR
+    (wc / paths.SCRATCHPAD_FILE).write_text("my own notes\n")
+    (wc / "scratchpad.md.bak").write_text("a file of its own\n")  # only the exact name is local
+    own_session(project)
+    hook(project, "Stop", SID1)
+    files = branch_files(project)
+    assert "scratchpad.md" not in files and "scratchpad.md.bak" in files
+    assert any(f.startswith("sessions/") for f in files)  # the commit ran
+    assert "> my own notes" in context(project)  # and this work tree's handoff still shows it
+
+
+def test_teammates_who_sync_keep_their_own_scratchpads(tmp_path: Path, repo_dir: Path) -> None:
+    """Shared, Alice's notes showed in Bob's handoff, and both writing it left conflict copies."""
+    origin = tmp_path / "origin.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(origin))
+    run_git(repo_dir, "remote", "add", "origin", str(origin))
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    tops = {}
+    for name in ("alice", "bob"):
+        top = tops[name] = tmp_path / name
+        run_git(tmp_path, "clone", "-q", str(origin), str(top))
+        enf(top, "init", "--no-hooks")
+    (tops["alice"] / paths.SCRATCHPAD).write_text("alice: try the cache\n")
+    enf(tops["alice"], "commit")
+    enf(tops["alice"], "sync")
+    enf(tops["bob"], "sync")
+    assert not (tops["bob"] / paths.SCRATCHPAD).exists()
+    (tops["bob"] / paths.SCRATCHPAD).write_text("bob: the parser first\n")
+    for name in ("bob", "alice", "bob"):
+        enf(tops[name], "commit")
+        enf(tops[name], "sync")
+    assert not [f for f in branch_files(origin) if "scratchpad" in f]  # neither it nor a conflict copy
+    for name in ("alice", "bob"):
+        assert (tops[name] / paths.SCRATCHPAD).read_text() == f"{name}: " + (
+            "try the cache\n" if name == "alice" else "the parser first\n")
+    snap = handoff.capture(str(tops["bob"]), "22222222", None, paths.SCRATCHPAD, NOW, os.environ)
+    assert snap.scratch_tail == "bob: the parser first"
+
+
+def test_a_scratchpad_an_older_version_committed_stays_on_the_branch(project: Path, git: Git,
+                                                                     tmp_path: Path) -> None:
+    """Nothing lost: the branch keeps it (no commit deletes it for being local-only now); no
+    work tree gets it unasked, and `git enf restore scratchpad.md` brings it back."""
+    ctx = memory.Context.open(project)
+    old = b"alice's notes from before\n"
+    store.commit(ctx.repo, lambda tip: {paths.SCRATCHPAD_FILE: old}, "enf: update scratchpad.md")
+    blob = git("rev-parse", f"{paths.BRANCH}:{paths.SCRATCHPAD_FILE}")
+    pad = ctx.root / paths.SCRATCHPAD_FILE
+    pad.write_bytes(old)  # as the older version left this work tree: synced, in the manifest
+    manifest = ctx.manifest()
+    manifest.record(ctx.root, paths.SCRATCHPAD_FILE, blob.strip())
+    manifest.save(ctx.manifest_path)
+    pad.write_text("edited since\n")
+    memory.commit(ctx, "edit")
+    assert git("rev-parse", f"{paths.BRANCH}:{paths.SCRATCHPAD_FILE}") == blob
+    pad.unlink()
+    own_session(project)
+    memory.commit(ctx, "delete")
+    assert git("rev-parse", f"{paths.BRANCH}:{paths.SCRATCHPAD_FILE}") == blob
+    assert "sessions/" in git("show", "--stat", "--format=", paths.BRANCH)  # that commit did land
+    linked = tmp_path / "linked"
+    git("worktree", "add", "-q", "-b", "feature", str(linked))
+    assert "alice's notes" not in context(linked, SID2)
+    theirs = memory.Context.open(linked)
+    assert not (theirs.root / paths.SCRATCHPAD_FILE).exists()
+    assert paths.SCRATCHPAD_FILE not in memory.working_set.missing(theirs, store.tip(theirs.repo))
+    assert paths.SCRATCHPAD_FILE not in memory.restore(theirs).written  # a full restore leaves it too
+    assert memory.restore(theirs, [paths.SCRATCHPAD_FILE]).written == [paths.SCRATCHPAD_FILE]  # asked for
+    assert (theirs.root / paths.SCRATCHPAD_FILE).read_bytes() == old
+
+
+def test_a_configured_scratchpad_elsewhere_is_the_users_file(project: Path, git: Git) -> None:
+    (project / "notes.md").write_text("plan: ship it\n")
+    git("config", "enf.scratchpad", "notes.md")
+    own_session(project)
+    hook(project, "Stop", SID1)
+    assert "notes.md" not in branch_files(project)
+    assert (project / "notes.md").read_text() == "plan: ship it\n"
+    assert "?? notes.md" in git("status", "--porcelain")  # the user's to commit, or not
+    assert "Scratchpad (notes.md), last lines:\n> plan: ship it" in context(project)

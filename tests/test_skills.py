@@ -5,6 +5,7 @@ hook that prints the hint line, through the real hook process."""
 from __future__ import annotations
 
 import json
+import marshal
 import math
 import os
 import random
@@ -144,10 +145,31 @@ def test_a_name_that_is_not_a_command_falls_back_to_the_folder(tmp_path: Path) -
     assert skill_build.read_skill(str(long), "has space") is None  # no usable name at all
 
 
+def test_a_block_list_at_column_zero_keeps_the_skill(tmp_path: Path) -> None:
+    """`allowed-tools:` then `- Bash` unindented is how PyYAML (yaml.safe_dump) writes a list."""
+    text = ("---\nname: ledger-close\nallowed-tools:\n- Bash\n- Read\n-\n"
+            "description: Close the month in the ledger\n---\nBody.\n")
+    path = write_skill(tmp_path / "skills", "ledger", text=text)
+    assert skill_build.read_skill(str(path), "ledger") == ("ledger-close", "Close the month in the ledger")
+    listed = write_skill(tmp_path / "skills", "listed", text="---\ndescription: Close the month\ntags:\n- a\n---\n")
+    assert skill_build.read_skill(str(listed), "listed") == ("listed", "Close the month")
+    index = skill_build.build(("k",), [], [(str(tmp_path / "skills"), "", False)])
+    assert index["names"] == ["ledger-close", "listed"]
+
+
+def test_a_line_that_is_not_a_field_is_skipped_not_the_skill(tmp_path: Path) -> None:
+    text = "---\nname: tidy-up\nnot a field\n  indented under it\ndescription: Tidy the imports\n---\n"
+    path = write_skill(tmp_path, "tidy", text=text)
+    assert skill_build.read_skill(str(path), "tidy") == ("tidy-up", "Tidy the imports")
+    # A list where the mapping should be: no field at all, so the folder names it and the body
+    # describes it (Claude Code too loads a skill whose frontmatter does not parse, that way).
+    bare = write_skill(tmp_path, "bare-list", text="---\n- a list, not a mapping\n---\nMerges ledgers.\n")
+    assert skill_build.read_skill(str(bare), "bare-list") == ("bare-list", "Merges ledgers.")
+
+
 @pytest.mark.parametrize("data", [
     b"no frontmatter at all\n",
     b"---\nname: unclosed\ndescription: never ends\n",
-    b"---\n- a list, not a mapping\n---\n",
     b"---\nname: latin1\ndescription: caf\xe9\n---\n",
     b"",
 ])
@@ -311,6 +333,21 @@ def test_a_damaged_cache_is_rebuilt(repo_dir: Path, hermetic: Path) -> None:
     assert skills.current(where, str(hermetic / ".claude"))["names"] == ["blog-draft"]
 
 
+@pytest.mark.parametrize("change", [
+    {"watch": [1]}, {"watch": [("only-a-path",)]}, {"watch": [(7, None)]}, {"names": "blog-draft"}, {"shards": []},
+])
+def test_a_cache_of_the_wrong_shape_does_not_load(repo_dir: Path, hermetic: Path, change: dict[str, object]) -> None:
+    write_skill(repo_dir / ".claude" / "skills", "blog-draft", "Draft a blog post")
+    where = Where(str(repo_dir), str(repo_dir / ".git"))
+    cache = Path(skills.cache_path(where))
+    skills.current(where, str(hermetic / ".claude"))
+    assert skill_index.load(str(cache)) is not None
+    cache.write_bytes(marshal.dumps({**marshal.loads(cache.read_bytes()), **change}))
+    assert skill_index.load(str(cache)) is None
+    assert skills.current(where, str(hermetic / ".claude"))["names"] == ["blog-draft"]  # rebuilt
+    assert skill_index.load(str(cache)) is not None  # and saved over the bad one
+
+
 # --- the hook ----------------------------------------------------------------------------
 
 def prompt_hook(repo: Path, prompt: str, env: dict[str, str] | None = None) -> str:
@@ -400,3 +437,28 @@ def test_the_hint_path_imports_no_re_typing_pathlib_or_sqlite(project: Path, cac
     heavy = {"sqlite3", "re", "typing", "pathlib", "pygit2", "subprocess", "dataclasses"}
     assert not heavy & {m.split(".")[0] for m in data["new"]}, data["new"]
     assert ("enf_git.plumbing.skill_build" in data["new"]) is not cached  # the builder only to rebuild
+
+
+def damage(cache: Path, **change: object) -> None:
+    cache.write_bytes(marshal.dumps({**marshal.loads(cache.read_bytes()), **change}))
+
+
+@pytest.mark.parametrize("bad", ["watch", "shard", "posting"])
+def test_a_cache_that_loads_but_is_malformed_is_rebuilt_not_a_traceback(project: Path, bad: str) -> None:
+    """A watch entry fresh() cannot take apart, a shard that is not marshal, a posting
+    naming a skill that is not there: each raised before, on every prompt, and the hint
+    was gone for good. Now the cache is stale: rebuilt, and the file replaced."""
+    cache = project / ".git" / paths.STATE_DIR / paths.SKILLS_INDEX
+    assert hint_of(prompt_hook(project, "warm the cache up")) is None
+    shards = marshal.loads(cache.read_bytes())["shards"]
+    if bad == "watch":
+        damage(cache, watch=[1])
+    elif bad == "shard":
+        damage(cache, shards={**shards, "bl": b"not marshal"})
+    else:
+        nowhere = (9.0, (9999,), ())  # two prompt terms held by skill 9999, of 20
+        damage(cache, shards={**shards, "bl": marshal.dumps({"blog": nowhere}), "dr": marshal.dumps({"draft": nowhere})})
+    assert hint_of(prompt_hook(project, "Draft a blog post for the website from this outline")) == LINE + "/blog-draft"
+    assert not (project / ".git" / paths.STATE_DIR / paths.HOOK_ERRORS).exists()
+    rebuilt = marshal.loads(cache.read_bytes())["shards"]["bl"]  # the rebuilt cache was saved
+    assert marshal.loads(rebuilt) == marshal.loads(shards["bl"])

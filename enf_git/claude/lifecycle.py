@@ -81,10 +81,11 @@ def _learn_instincts(ctx: memory.Context, where: Where) -> None:
         record_error(where.state, "instincts", exc)
 
 
-def _handoff_block(ctx: memory.Context, now: int) -> str:
-    """The last Stop's snapshot of this work tree; a broken one leaves the rest standing."""
+def _handoff_block(ctx: memory.Context, sid: str, now: int) -> str:
+    """The last Stop's snapshot of this work tree (none of the starting session's own, on a
+    resume or after a compaction); a broken one leaves the rest standing."""
     try:
-        return handoff.session_start_block(ctx, now)
+        return handoff.session_start_block(ctx, now, gate.id8(sid))
     except Exception as exc:  # noqa: BLE001 - the session starts whatever the handoff says
         record_error(str(store.state_dir(ctx.repo)), "SessionStart handoff", exc)
         return ""
@@ -126,7 +127,7 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
         own_file=os.path.relpath(own, where.top) if own else None, opted_out=bool(sid) and gate.opted_out(where.root, sid))
     # In order of what is cut first when together they outgrow their share of the
     # context (briefing.BLOCK_SHARE): the last ones.
-    blocks = (_facts_block(ctx, sid, now), _handoff_block(ctx, now), _pins_block(ctx, now), _instincts_block(ctx),
+    blocks = (_facts_block(ctx, sid, now), _handoff_block(ctx, sid, now), _pins_block(ctx, now), _instincts_block(ctx),
               prepared.compression_notice())
     text = startup.context_text(ctx, situation, blocks)
     fetched.start_background_fetch(ctx, os.environ)  # detached: what it brings is merged by the next session or git hook

@@ -29,12 +29,29 @@ if TYPE_CHECKING:
     from ..plumbing.skill_build import Root
 
 
+# What reading a cache that loads but is malformed raises (a bad watch entry, a shard that
+# is not marshal, a posting naming no skill): such a cache is stale, not an error. Caught
+# only for a cached index: one just built that raises is a bug, and is reported.
+BROKEN = (ValueError, TypeError, LookupError, AssertionError, EOFError)
+
+
 def hint(where: Where, prompt: str, config: dict[str, str], home: str) -> str:
     """The suggestion line for `prompt` ('' for none); `home` is Claude Code's config dir."""
     if not fastconfig.flag(config, "skillHints", True) or pointers.trivial(prompt):
         return ""
-    names = skill_index.suggest(current(where, home), prompt)
+    names = suggestions(where, home, prompt)
     return LINE + ", ".join("/" + n for n in names) if names else ""
+
+
+def suggestions(where: Where, home: str, prompt: str) -> list[str]:
+    """The skills to suggest for `prompt`, from the cached index, else (stale or malformed) a new one."""
+    index = cached(where, home)
+    if index is not None:
+        try:
+            return skill_index.suggest(index, prompt)
+        except BROKEN:
+            pass  # written by another version, or damaged: rebuilt below, and the file replaced
+    return skill_index.suggest(rebuild(where, home), prompt)
 
 
 def claude_home(environ: dict[str, str] | os._Environ[str]) -> str:
@@ -48,23 +65,38 @@ def cache_path(where: Where) -> str:
 
 
 def current(where: Where, home: str) -> dict[str, object]:
-    """The index, rebuilt (and saved) first if a skill, a skills folder or a setting changed."""
+    """The index, rebuilt (and saved) first if a skill, a skills folder or a setting changed,
+    or the cache cannot be read."""
+    index = cached(where, home)
+    return index if index is not None else rebuild(where, home)
+
+
+def cached(where: Where, home: str) -> dict[str, object] | None:
+    """The cached index if it is still fresh; None when it is stale, missing or malformed."""
     path = cache_path(where)
-    key = (where.top, home)
     index = skill_index.load(path)
-    if index is not None:
-        # The cache file's mtime says when its SKILL.md files were last all checked.
-        checked, now = skill_index.stamp(path), time.time_ns()
-        files_checked = checked[0] if checked else None
-        if skill_index.fresh(index, key, files_checked, now):
-            if files_checked is None or now - files_checked >= skill_index.RECHECK_NS:
-                os.utime(path, ns=(now, now))
-            return index
+    if index is None:
+        return None
+    # The cache file's mtime says when its SKILL.md files were last all checked.
+    checked, now = skill_index.stamp(path), time.time_ns()
+    files_checked = checked[0] if checked else None
+    try:
+        if not skill_index.fresh(index, (where.top, home), files_checked, now):
+            return None
+    except BROKEN:
+        return None  # loads, but not as this version wrote it: stale
+    if files_checked is None or now - files_checked >= skill_index.RECHECK_NS:
+        os.utime(path, ns=(now, now))
+    return index
+
+
+def rebuild(where: Where, home: str) -> dict[str, object]:
+    """The index built from the installed skills now, and saved over the cache."""
     from ..plumbing import skill_build  # only when something changed
 
     sources, roots = discover(where.top, home)
-    index = skill_build.build(key, sources, roots)
-    skill_build.save(path, index)
+    index = skill_build.build((where.top, home), sources, roots)
+    skill_build.save(cache_path(where), index)
     return index
 
 

@@ -10,7 +10,9 @@ it is stored. The file lives in this work tree's git dir (`<git dir>/enf/handoff
 per machine and per worktree, never on the branch or in the working copy.
 
 Settings (git config): `enf.handoff` (default true; false neither writes nor prints it),
-`enf.scratchpad` (a path relative to the work tree; default `.claude-sessions/scratchpad.md`).
+`enf.scratchpad` (a path relative to the work tree; default `.claude-sessions/scratchpad.md`,
+which is local-only like raw/: never committed, so one person's notes stay in their work
+tree; a path elsewhere is the user's own file, to commit or not).
 """
 
 from __future__ import annotations
@@ -97,7 +99,9 @@ def _git(top: str, args: list[str], env: Mapping[str, str], timeout: float, note
 
 
 def _status(top: str, env: Mapping[str, str], timeout: float, notes: list[str]) -> ph.Status | None:
-    out = _git(top, ["status", "--porcelain=v2", "--branch", "--untracked-files=normal"], env, timeout, notes)
+    # No --untracked-files: the user's status.showUntrackedFiles stands. Set to "no" in a
+    # big repository, it is what keeps status fast; overriding it cost seconds per Stop.
+    out = _git(top, ["status", "--porcelain=v2", "--branch"], env, timeout, notes)
     return ph.parse_status(out) if out is not None else None
 
 
@@ -193,8 +197,9 @@ def read(repo: store.Repo) -> ph.Snapshot | None:
         return None
 
 
-def session_start_block(ctx: Context, now: int) -> str:
-    """The handoff block of SessionStart's context ("" when off, absent or over 48 hours old)."""
+def session_start_block(ctx: Context, now: int, current: str = "") -> str:
+    """The handoff block of SessionStart's context ("" when off, absent, over 48 hours old,
+    or left by `current`, the starting session's first 8 characters, itself)."""
     if not enabled(ctx.repo):
         return ""
-    return ph.block(read(ctx.repo), now)
+    return ph.block(read(ctx.repo), now, current=current)

@@ -50,6 +50,9 @@ def materialize(ctx: Context, tip: store.Commit | None = None, also: Iterable[st
         for path in _missing_views(ctx, manifest) | set(also):
             wanted.setdefault(path, store.blob_oid(ctx.repo, tip.tree, path))
     wanted = _in_working_copy(ctx, manifest, wanted, held if prune else None)
+    # A local-only path on the branch (a scratchpad an older version committed) stays there
+    # and never lands here: it would show one person's notes in another's work tree.
+    wanted = {p: oid for p, oid in wanted.items() if not workcopy.is_local_only(p)}
     written = [p for p in sorted(wanted) if _sync_path(ctx, manifest, wanted[p], p, known or {})]
     manifest.base = str(tip.id)
     manifest.save(ctx.manifest_path)
@@ -146,7 +149,8 @@ def missing(ctx: Context, tip: store.Commit) -> list[str]:
     manifest = ctx.manifest()
     floor, _ = _working_set(ctx, tip.tree)
     return sorted(p for p in store.list_files(ctx.repo, tip.tree)
-                  if (in_working_set(p, floor) or p in manifest.files) and not os.path.lexists(ctx.root / p))
+                  if (in_working_set(p, floor) or p in manifest.files) and not os.path.lexists(ctx.root / p)
+                  and not workcopy.is_local_only(p))
 
 
 class Restored:  # a plain class: see workspace.Settings
@@ -175,7 +179,8 @@ def restore(ctx: Context, names: Iterable[str] = (), force: bool = False, *, pat
         elif names:
             wanted = _named(ctx, files, list(names))
         else:
-            wanted = {p: oid for p, oid in files.items() if in_working_set(p, floor) or p in manifest.files}
+            wanted = {p: oid for p, oid in files.items()
+                      if (in_working_set(p, floor) or p in manifest.files) and not workcopy.is_local_only(p)}
         out = _write_back(ctx, manifest, wanted, force)
         if manifest.base is None:
             manifest.base, manifest.floor = str(tip.id), floor

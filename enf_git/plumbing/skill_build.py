@@ -2,9 +2,10 @@
 the sharded postings. Loaded only when UserPromptSubmit finds the cached index stale.
 
 SKILL.md frontmatter is read without PyYAML (30 ms to import, on a per-prompt path):
-the `key: value` lines of the first `---` block, indented lines continuing the key
-before them, which covers what skill files hold (folded and literal descriptions,
-quoted values, lists of allowed tools).
+the `key: value` lines of the first `---` block, indented lines and `- item` lines
+continuing the key before them, which covers what skill files hold (folded and literal
+descriptions, quoted values, lists of allowed tools, indented or not). A line it cannot
+read is skipped, never a reason to drop the skill.
 """
 
 from __future__ import annotations
@@ -79,12 +80,15 @@ def _decode(data: bytes, truncated: bool) -> str | None:
 
 def frontmatter(text: str) -> tuple[dict[str, str], str] | None:
     """The `key: value` pairs of the leading `---` block and the text after it; None if
-    the block is missing, unclosed, or holds a line that is neither a key nor indented.
+    the block is missing or unclosed.
 
     Not YAML: enough for what SKILL.md frontmatter holds. An indented line continues the
     key before it (folded `>` and literal `|` blocks, plain multi-line scalars), joined by
-    spaces, which is all tokenizing needs. Lines are taken one at a time: the body, most
-    of the file, is never split."""
+    spaces, which is all tokenizing needs; so does a `- item` line at column 0, a block
+    list the way PyYAML writes one (`allowed-tools:` then `- Bash`). Any other line is
+    skipped, and so are the indented lines under it: only `name` and `description`
+    matter here, and one odd field must not cost the whole skill. Lines are taken one at
+    a time: the body, most of the file, is never split."""
     text = text.lstrip("\ufeff")
     first, pos = _line(text, 0)
     if first.rstrip() != "---":
@@ -98,13 +102,16 @@ def frontmatter(text: str) -> tuple[dict[str, str], str] | None:
             return out, text[pos:]
         if not stripped or stripped.startswith("#"):
             continue
-        if raw[0] in " \t":
+        item = raw == "-" or raw.startswith("- ")
+        if raw[0] in " \t" or item:
             if key:
-                out[key] = f"{out[key]} {_unquote(stripped)}".strip()
+                value = stripped[1:].strip() if item else stripped
+                out[key] = f"{out[key]} {_unquote(value)}".strip()
             continue
         name, colon, value = raw.partition(":")
         if not colon or not name.strip():
-            return None
+            key = ""  # not a key: what is indented under it is not the previous key's
+            continue
         key = name.strip().lower()
         value = value.strip()
         out[key] = "" if value in ("|", ">", "|-", ">-", "|+", ">+") else _unquote(value)

@@ -75,8 +75,22 @@ def load(path: str) -> dict[str, object] | None:
             index = marshal.loads(f.read())
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    ok = isinstance(index, dict) and index.get("schema") == SCHEMA and isinstance(index.get("watch"), list)
-    return index if ok else None
+    return index if _well_formed(index) else None
+
+
+def _well_formed(index: object) -> bool:
+    """The shape build() writes, as far as fresh() takes it apart: every watch entry a
+    (path, stamp) pair with a str path. 400 entries cost ~18 us, a few percent of their stats;
+    what score() reads (the shards) is checked as it is read (skills.suggestions)."""
+    if not isinstance(index, dict) or index.get("schema") != SCHEMA:
+        return False
+    watch = index.get("watch")
+    if not (isinstance(watch, list) and isinstance(index.get("names"), list) and isinstance(index.get("shards"), dict)):
+        return False
+    try:
+        return {type(path) for path, _stamp in watch} <= {str}
+    except (TypeError, ValueError):  # an entry that is not a pair
+        return False
 
 
 RECHECK_NS = 5 * 10**9  # how often a prompt also stats every SKILL.md (folders: every prompt)

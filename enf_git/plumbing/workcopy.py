@@ -5,7 +5,7 @@ git dir) remembers the blob OID each file had when we last wrote or committed it
 which gives every path a merge base: "changed since materialized" is
 `hash(file) != manifest[path]`, and a branch-side change is `tip[path] !=
 manifest[path]`. Local-only folders (raw event logs, markers, rejected view edits)
-are never committed. Symlinks are never followed, so nothing outside the folder is
+and files (the scratchpad) are never committed. Symlinks are never followed, so nothing outside the folder is
 read or written through this module.
 """
 
@@ -24,6 +24,10 @@ from . import atomic
 WC_DIR = paths.WC_DIR
 EXCLUDE_LINE = paths.EXCLUDE_LINE
 LOCAL_ONLY = paths.LOCAL_ONLY
+# Folders prefix-match ("raw/" holds "raw/x.jsonl"); a file matches only itself, so that
+# "scratchpad.md" does not also take "scratchpad.md.bak" or a folder "scratchpad.md.d/".
+LOCAL_DIRS = tuple(e for e in LOCAL_ONLY if e.endswith("/"))
+LOCAL_FILES = frozenset(e for e in LOCAL_ONLY if not e.endswith("/"))
 RACY_NS = 100_000_000  # well above a kernel timestamp tick (jiffies: 1-10 ms)
 IN_FLIGHT_NS = 2_000_000_000  # an empty record this fresh is a write in progress
 
@@ -122,7 +126,9 @@ class Manifest:
 
 
 def is_local_only(path: str) -> bool:
-    return path.startswith(LOCAL_ONLY) or any(part.startswith(".") for part in path.split("/"))
+    """Never committed, never written from the branch (a branch that holds it from an older
+    version keeps it: see memory.commits.pending and working_set.materialize)."""
+    return path.startswith(LOCAL_DIRS) or path in LOCAL_FILES or any(part.startswith(".") for part in path.split("/"))
 
 
 def confine(root: Path, rel: str) -> Path:
@@ -165,9 +171,11 @@ def _scan_dir(folder: str, prefix: str, manifest: Manifest | None, changed: dict
             continue
         path = prefix + name
         if entry.is_dir(follow_symlinks=False):
-            if not (path + "/").startswith(LOCAL_ONLY):
+            if not (path + "/").startswith(LOCAL_DIRS):
                 _scan_dir(entry.path, path + "/", manifest, changed, present)
             continue
+        if path in LOCAL_FILES:
+            continue  # not read, and not "present": its absence is no deletion either
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError:

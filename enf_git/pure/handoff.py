@@ -20,6 +20,10 @@ from .model import Session
 
 SCHEMA = 1
 MAX_AGE = 48 * 3600  # seconds: an older handoff is stale, and stale context is worse than none
+# Seconds a handoff may seem written in the future (two machines' clocks, an NTP step).
+# Beyond that the writer's clock was wrong: its age is unknown, and it would read
+# "just now" for ever rather than ever going stale.
+MAX_SKEW = 5 * 60
 RECENT_COMMITS = 2 * 3600  # seconds before the stop whose commits are listed
 MAX_FILES = 20  # modified files kept in a snapshot (the rest are counted)
 MAX_COMMITS = 10
@@ -207,10 +211,13 @@ def age_label(seconds: int) -> str:
     return f"{seconds // 3600}h ago"
 
 
-def block(snap: Snapshot | None, now: int, max_chars: int = MAX_CHARS) -> str:
-    """The handoff for SessionStart's context, or "" when there is none or it is over MAX_AGE
-    old. Lists are cut (with "and N more") until the block fits in `max_chars`."""
-    if snap is None or now - snap.written > MAX_AGE:
+def block(snap: Snapshot | None, now: int, max_chars: int = MAX_CHARS, current: str = "") -> str:
+    """The handoff for SessionStart's context, or "" when there is none, it is over MAX_AGE
+    old, dated more than MAX_SKEW in the future, or it is the starting session's own
+    (`current`, its first 8 characters: a resume or a compaction of the session that
+    stopped, which knows what it left). Lists are cut (with "and N more") until the block
+    fits in `max_chars`."""
+    if snap is None or not fresh(snap, now) or (current and snap.session == current):
         return ""
     caps = [MAX_FILES, MAX_COMMITS, MAX_ITEMS, MAX_SCRATCH_LINES]
     text = _render(snap, now, caps)
@@ -219,6 +226,11 @@ def block(snap: Snapshot | None, now: int, max_chars: int = MAX_CHARS) -> str:
         caps[i] //= 2
         text = _render(snap, now, caps)
     return text if len(text) <= max_chars else text[: max_chars - 2].rsplit("\n", 1)[0] + "\n…"
+
+
+def fresh(snap: Snapshot, now: int) -> bool:
+    """Written at most MAX_AGE ago, and not more than MAX_SKEW ahead of `now`."""
+    return -MAX_SKEW <= now - snap.written <= MAX_AGE
 
 
 def _render(snap: Snapshot, now: int, caps: Sequence[int]) -> str:
