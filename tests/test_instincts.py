@@ -454,6 +454,25 @@ def test_a_malformed_instinct_file_is_left_out_not_fatal(project: Path, git: Git
     assert any("i12345678" in p for p in instincts.load(ctx.repo, memory.require_branch(ctx)).problems)
 
 
+def test_a_file_of_a_newer_enf_git_is_never_written_over(project: Path, git: Git,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx = memory.Context.open(project)
+    lesson = fixes.derive([failed("pytest tests", PYTEST_ERROR), ok("python -m pytest tests")])[0].id
+    path = pi.instinct_path(lesson)
+    newer = (f"---\nschema: 2\nid: {lesson}\nsessions: [b0b0b0b0]\nauthors: [Bob <bob@example.com>]\n"
+             f"weight: 0.9\n---\n{PYTEST_RULE}\n").encode()
+    instincts._commit(ctx, lambda loaded: {path: newer}, "a teammate's newer enf-git", None)
+    fix_pytest(project)
+    call("Stop", project)
+    assert git("show", f"claude-memory:{path}").encode() == newer
+    assert "enf: instincts" not in git("log", "--format=%s", "claude-memory")
+    assert instincts._commit(ctx, lambda loaded: {path: b"mine"}, "a change over it", None) is None
+    monkeypatch.chdir(project)
+    out = CliRunner().invoke(main, ["instincts", "forget", lesson])
+    assert out.exit_code == 1 and "newer enf-git (schema 2)" in out.output and "left as it is" in out.output
+    assert git("show", f"claude-memory:{path}").encode() == newer
+
+
 def test_long_errors_keep_their_end_in_the_event_log(project: Path) -> None:
     output = "Exit code 1\n" + "collecting ...\n" * 80 + "E   AssertionError: expected 2, got 3\n"
     bash(project, "pytest -q", output)

@@ -29,7 +29,7 @@ it the least corroborated go (their files deleted, so history keeps them).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..errors import RecordError, SchemaTooNew
@@ -162,12 +162,17 @@ class Learned:  # a plain class: see memory/workspace.Settings
         return out
 
 
-def learn(current: Mapping[str, Instinct], fixes: Iterable[Fix], author: str, cap: int = CAP) -> Learned:
+def learn(current: Mapping[str, Instinct], fixes: Iterable[Fix], author: str, cap: int = CAP,
+          blocked: Collection[str] = ()) -> Learned:
     """The changes that add `fixes` (learned by `author`) to the `current` instincts: new
     ones, corroborations (a session or author not yet counted), then the cap. A forgotten
-    instinct stays forgotten, and a fix already counted changes nothing."""
+    instinct stays forgotten, a fix already counted changes nothing, and an id in
+    `blocked` (its file is there but cannot be read: a newer enf-git wrote it) is never
+    written over."""
     out = Learned()
     for fix in fixes:
+        if fix.id in blocked:
+            continue
         have = out.written.get(fix.id) or current.get(fix.id)
         seen = new_instinct(fix, author)
         if have is None:
