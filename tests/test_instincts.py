@@ -473,6 +473,17 @@ def test_a_file_of_a_newer_enf_git_is_never_written_over(project: Path, git: Git
     assert git("show", f"claude-memory:{path}").encode() == newer
 
 
+def test_an_opted_out_session_is_not_learned_from(project: Path, git: Git) -> None:
+    (project / ".claude-sessions" / ".opt-out" / SID[:8]).write_text("")
+    fix_pytest(project, SID)
+    call("Stop", project, SID)
+    assert on_branch(git) == {}
+    fix_pytest(project, OTHER)  # a session that did not opt out: its own lesson only
+    call("Stop", project, OTHER)
+    (i,) = on_branch(git).values()
+    assert i.sessions == (OTHER[:8],)
+
+
 def test_long_errors_keep_their_end_in_the_event_log(project: Path) -> None:
     output = "Exit code 1\n" + "collecting ...\n" * 80 + "E   AssertionError: expected 2, got 3\n"
     bash(project, "pytest -q", output)

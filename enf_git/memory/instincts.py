@@ -9,7 +9,8 @@ lines), derives the fixes whose working call is new, and commits the instinct fi
 (`instincts/<id>.md`), built from the tip of the moment and moved by compare-and-swap
 (store.commit), never touching HEAD, the index or the user's work tree. A fix is learned
 once: the offset moves past it whether or not the lesson was new, so an instinct dropped
-at the cap or forgotten is not brought back by the events it came from. A file learning
+at the cap or forgotten is not brought back by the events it came from. The log of a
+session that opted out of tracking (`.opt-out/<id8>`) is never read. A file learning
 cannot read (malformed, or a newer enf-git's) is left exactly as it is.
 
 `git config enf.instincts false` turns learning and the SessionStart block off (the
@@ -133,21 +134,22 @@ def learn(ctx: Context, now: int | None = None) -> Learning | None:
     with locks.file_lock(spool / LOCK_NAME, LOCK_WAIT) as taken:
         if not taken:
             return None
-        found, states = _new_fixes(raw, spool, str(ctx.top))
+        found, states = _new_fixes(raw, spool, str(ctx.top), ctx.root / paths.OPT_OUT_DIR)
         done = _learn_fixes(ctx, found, now) if found else None
         for name, (read, start) in states.items():  # after the commit: a failed one is retried next time
             atomic.write(spool / (name + OFFSET_SUFFIX), f"{read} {start}".encode("ascii"))
     return done
 
 
-def _new_fixes(raw: Path, spool: Path, top: str) -> tuple[list[fixes.Fix], dict[str, tuple[int, int]]]:
+def _new_fixes(raw: Path, spool: Path, top: str, opt_out: Path) -> tuple[list[fixes.Fix], dict[str, tuple[int, int]]]:
     """The fixes whose working call was logged since each log was last read, and each log's
     new state: (how far it was read, where the next read starts: its oldest failure not
-    fixed yet, since nothing before that can be part of a fix)."""
+    fixed yet, since nothing before that can be part of a fix). The log of a session that
+    opted out (`opt_out/<id8>`, claude/gate.opted_out's check) is not read at all."""
     found: list[fixes.Fix] = []
     states: dict[str, tuple[int, int]] = {}
     for name in sorted(os.listdir(raw)):
-        if not name.endswith(".jsonl"):
+        if not name.endswith(".jsonl") or (opt_out / name[:8]).is_file():
             continue
         try:
             size = (raw / name).stat().st_size
