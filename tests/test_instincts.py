@@ -484,6 +484,18 @@ def test_an_opted_out_session_is_not_learned_from(project: Path, git: Git) -> No
     assert i.sessions == (OTHER[:8],)
 
 
+def test_the_cap_applies_when_a_merge_brought_more_than_fifty(project: Path, git: Git) -> None:
+    ctx = memory.Context.open(project)
+    merged = {pi.instinct_path(i.id): pi.instinct_bytes(i) for i in
+              (pi.new_instinct(fix(n, ts=f"2026-03-{1 + n % 28:02d}T00:00:00Z"), "A <a@x>") for n in range(2 * pi.CAP))}
+    instincts._commit(ctx, lambda loaded: merged, "two clones' fifty each, merged", None)
+    call("Stop", project)  # nothing new was learned
+    assert len(on_branch(git)) == pi.CAP
+    assert git("log", "-1", "--format=%s", "claude-memory", "--", "instincts/") == f"enf: instincts: dropped {pi.CAP}\n"
+    call("Stop", project)
+    assert len(git("log", "--format=%s", "claude-memory", "--", "instincts/").splitlines()) == 2  # once
+
+
 def test_long_errors_keep_their_end_in_the_event_log(project: Path) -> None:
     output = "Exit code 1\n" + "collecting ...\n" * 80 + "E   AssertionError: expected 2, got 3\n"
     bash(project, "pytest -q", output)

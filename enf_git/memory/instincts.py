@@ -10,7 +10,9 @@ lines), derives the fixes whose working call is new, and commits the instinct fi
 (store.commit), never touching HEAD, the index or the user's work tree. A fix is learned
 once: the offset moves past it whether or not the lesson was new, so an instinct dropped
 at the cap or forgotten is not brought back by the events it came from. The log of a
-session that opted out of tracking (`.opt-out/<id8>`) is never read. A file learning
+session that opted out of tracking (`.opt-out/<id8>`) is never read. The cap is applied
+whenever the branch holds more live instincts than it (a merge of two clones' can bring
+100): by the next learning commit, even one that learns nothing new. A file learning
 cannot read (malformed, or a newer enf-git's) is left exactly as it is.
 
 `git config enf.instincts false` turns learning and the SessionStart block off (the
@@ -135,10 +137,19 @@ def learn(ctx: Context, now: int | None = None) -> Learning | None:
         if not taken:
             return None
         found, states = _new_fixes(raw, spool, str(ctx.top), ctx.root / paths.OPT_OUT_DIR)
-        done = _learn_fixes(ctx, found, now) if found else None
+        done = _learn_fixes(ctx, found, now) if found or _maybe_over_cap(ctx) else None
         for name, (read, start) in states.items():  # after the commit: a failed one is retried next time
             atomic.write(spool / (name + OFFSET_SUFFIX), f"{read} {start}".encode("ascii"))
     return done
+
+
+def _maybe_over_cap(ctx: Context) -> bool:
+    """More instinct files than the cap at the tip (a merge of two clones' can do it), so
+    the live ones may be too: learning then applies the cap though nothing is new. Counting
+    the folder's entries costs no parse, at every checkpoint."""
+    tip = store.tip(ctx.repo)
+    entries = store.folder_entries(ctx.repo, tip.tree if tip is not None else None, pi.INSTINCTS_DIR)
+    return sum(1 for name, _oid, _kind in entries if name.endswith(".md")) > pi.CAP
 
 
 def _new_fixes(raw: Path, spool: Path, top: str, opt_out: Path) -> tuple[list[fixes.Fix], dict[str, tuple[int, int]]]:

@@ -165,7 +165,8 @@ class Learned:  # a plain class: see memory/workspace.Settings
 def learn(current: Mapping[str, Instinct], fixes: Iterable[Fix], author: str, cap: int = CAP,
           blocked: Collection[str] = ()) -> Learned:
     """The changes that add `fixes` (learned by `author`) to the `current` instincts: new
-    ones, corroborations (a session or author not yet counted), then the cap. A forgotten
+    ones, corroborations (a session or author not yet counted), then the cap, applied to
+    every live instinct (after a merge brought two clones' 50 each, too). A forgotten
     instinct stays forgotten, a fix already counted changes nothing, and an id in
     `blocked` (its file is there but cannot be read: a newer enf-git wrote it) is never
     written over."""
