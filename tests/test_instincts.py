@@ -285,6 +285,16 @@ def test_the_block_puts_the_most_corroborated_first_within_its_room() -> None:
     assert len(small) <= 600 and "more: git enf instincts" in small
 
 
+def test_a_long_rule_is_cut_when_read_and_never_hides_the_others() -> None:
+    long = pi.Instinct(fix(1).id, "Bash", "prog1", "x" * 5000, ("a1b2c3d4", "e5f6a7b8"), (), "t", "t")
+    too_long = pi.parse_instinct(long.path, pi.instinct_bytes(long))  # the most corroborated: first in line
+    assert len(too_long.rule) <= fixes.RULE_CHARS and too_long.rule.endswith("…")
+    short = [pi.new_instinct(fix(n), "A <a@x>") for n in (2, 3)]
+    text = pi.block([too_long, *short], 500)
+    assert len(text) <= 500 and "rule 2" in text and "rule 3" in text  # the lines after it still fit
+    assert text.splitlines()[-1] == "- … 1 more: git enf instincts" and "xxx" not in text
+
+
 # --- on a real repository, through the hooks -------------------------------------------------
 
 @pytest.fixture

@@ -315,7 +315,7 @@ def find(loaded: Loaded, ident: str) -> pi.Instinct:
 # --- SessionStart and sharing ------------------------------------------------------------------
 
 BLOCK_FILE = "instincts-block.json"
-BLOCK_VERSION = 1  # bump whenever the block's text changes for the same records
+BLOCK_VERSION = 2  # bump whenever the block's text changes for the same records
 
 
 def session_start_block(ctx: Context) -> str:

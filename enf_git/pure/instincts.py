@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import RecordError, SchemaTooNew
 from . import fm
-from .fixes import Fix
+from .fixes import RULE_CHARS, Fix, cut
 
 SCHEMA = 1
 INSTINCTS_DIR = "instincts"
@@ -107,7 +107,7 @@ def parse_instinct(path: str, data: bytes) -> Instinct:
     if not _ID.match(stem) or str(meta.get("id") or stem) != stem:
         raise RecordError(path, 0, f"an instinct file is named by its id (i + 8 hex digits), and says so in its "
                                    f"id line; {stem!r} with id {meta.get('id')!r} is not one")
-    rule = " ".join(parsed.body.split())
+    rule = cut(" ".join(parsed.body.split()), RULE_CHARS)  # a hand-made long one must not crowd out the rest
     if not rule:
         raise RecordError(path, parsed.body_line, "no rule: the body is the one-line rule")
     first = str(meta.get("first_seen") or "")
@@ -220,7 +220,8 @@ def line(i: Instinct) -> str:
 
 def block(instincts: Sequence[Instinct], room: int) -> str:
     """The SessionStart block, most corroborated first, within `room` characters ("" when
-    there is no live instinct). What does not fit is counted: `git enf instincts`."""
+    there is no live instinct). A line that does not fit is skipped and counted (`git enf
+    instincts`), and the lines after it still get their chance."""
     shown = ranked(i for i in instincts if i.live)
     if not shown:
         return ""
@@ -228,11 +229,14 @@ def block(instincts: Sequence[Instinct], room: int) -> str:
              "Tool calls that failed in earlier sessions, and what worked instead (learned from the hook log; "
              "`git enf instincts forget ID` drops a wrong one):"]
     size = sum(len(ln) + 1 for ln in lines)
-    for n, i in enumerate(shown):
+    left_out = 0
+    for i in shown:
         text = line(i)
-        if size + len(text) + 1 > room - 40:
-            lines.append(f"- … {len(shown) - n} more: git enf instincts")
-            break
+        if size + len(text) + 1 > room - 40:  # room kept for the count line
+            left_out += 1  # one that does not fit; a shorter one after it may
+            continue
         lines.append(text)
         size += len(text) + 1
+    if left_out:
+        lines.append(f"- … {left_out} more: git enf instincts")
     return "\n".join(lines) if len(lines) > 2 else ""
