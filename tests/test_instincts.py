@@ -107,7 +107,8 @@ def red_green(n: int) -> list[fixes.Call]:
 
 @pytest.mark.parametrize("calls", [
     pytest.param(red_green(1), id="red-green-edit"),
-    pytest.param([failed("pytest -q", TEST_FAILED), ok("src/new.py", tool="Write"), ok("pytest -q")], id="red-green-write"),
+    pytest.param([failed("pytest -q", TEST_FAILED), ok("src/new.py", tool="Write"), ok("pytest -q")],
+                 id="red-green-write"),
     pytest.param([failed("pytest -q", TEST_FAILED), ok("src/m.py", tool="Edit"), ok("ruff check src"), ok("pytest -q")],
                  id="a-command-after-an-edit"),
     pytest.param([failed("pytest tests", PYTEST_ERROR), ok("conftest.py", tool="Edit"), ok("python -m pytest tests")],
@@ -181,6 +182,16 @@ def test_scan_says_where_the_oldest_unfixed_failure_is() -> None:
     found, pending = fixes.scan(calls)
     assert [f.rule for f in found] == [PYTEST_RULE] and pending == 0  # `make build` is another target
     assert fixes.scan(calls[2:5]) == (fixes.derive(calls[2:5]), None)
+
+
+def test_at_most_max_pending_failures_wait_for_a_fix() -> None:
+    # Each success is compared with every waiting failure: a log of failures nothing fixes
+    # (another test file each time) must not make Stop quadratic in the scan window.
+    waiting = [failed(f"pytest -q tests/test_{n}.py", TEST_FAILED) for n in range(fixes.MAX_PENDING + 1)]
+    found, pending = fixes.scan([failed("pytest tests", PYTEST_ERROR), *waiting, ok("python -m pytest tests")])
+    assert found == [] and pending == 2  # the oldest was no longer waited for
+    assert [f.rule for f in fixes.scan([failed("pytest tests", PYTEST_ERROR), *waiting[2:],  # 100 in all
+                                        ok("python -m pytest tests")])[0]] == [PYTEST_RULE]
 
 
 def test_a_secret_in_a_command_never_reaches_the_rule() -> None:

@@ -51,6 +51,7 @@ CMD_CHARS = 80  # of a command in a rule
 ERROR_CHARS = 120  # of the error in a rule
 RULE_CHARS = 320  # a whole rule: one line of the SessionStart context
 MIN_SHARED = 0.5  # of all their words, two commands that neither holds the other must share
+MAX_PENDING = 100  # failures waiting for a fix at once: past it the oldest is no longer waited for
 _WRAPPERS = frozenset({"sudo", "env", "time", "nohup", "command", "exec", "builtin", "nice"})
 _RUNNERS = {"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch": "run", "pnpm": "exec",
             "bundle": "exec", "npx": "", "bunx": "", "uvx": "", "pipx": "run"}
@@ -72,7 +73,8 @@ _TELLING = re.compile(r"error|exception|not found|no such|denied|fatal|failed|ca
                       r"unrecognized|missing|refused|not allowed|no module|does not exist|has not been", re.IGNORECASE)
 _DECORATION = re.compile(r"^[\s=*#~_-]+|[\s=*#~_-]+$")
 _TAGS = re.compile(r"</?tool_use_error>")
-_MISSING = re.compile(r"does not exist|no such file|file not found|ENOENT", re.IGNORECASE)  # a file tool's path was wrong
+# A file tool's error when its path was wrong (Read: "File does not exist.").
+_MISSING = re.compile(r"does not exist|no such file|file not found|ENOENT", re.IGNORECASE)
 _QUOTED = re.compile(r"""['"`\u2018\u201c]([A-Za-z][A-Za-z0-9_-]*)['"`\u2019\u201d]""")  # 'lgo' in an error
 
 
@@ -135,6 +137,7 @@ def scan(calls: Sequence[Call], *, top: str = "", new_from: int = 0) -> tuple[li
         if not call.ok:
             if _may_be_fixed(call):
                 pending.append(j)
+                del pending[:-MAX_PENDING]  # each success is compared with every waiting failure
             continue
         matched = [i for i in pending if _similar(calls[i], call)]
         if not matched:
@@ -180,24 +183,39 @@ def _similar(failed: Call, worked: Call) -> bool:
     program = primary_program(failed.summary)
     if not program or program.split()[-1] not in worked.summary:
         return False  # the common case, without parsing the command: a log has thousands
-    if program not in programs(worked.summary):
+    a, b = _shape(failed.summary), _shape(worked.summary)
+    if program not in b.programs:
         return False
-    a, b = words(failed.summary), words(worked.summary)
-    return _related(a, b) and (_form(a) != _form(b) or _rejected(failed.error, a, b))
+    return _related(a.words, b.words) and (a.form != b.form or _rejected(failed.error, a.words, b.words))
 
 
-def _related(a: list[str], b: list[str]) -> bool:
+@dataclass(frozen=True)
+class _Shape:
+    """What comparing a command needs, worked out once per command (see _shape)."""
+
+    programs: tuple[str, ...]
+    words: frozenset[str]
+    form: tuple[object, ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def _shape(command: str) -> _Shape:
+    # Cached: a scan compares each success with up to MAX_PENDING failures.
+    tokens = words(command)
+    return _Shape(tuple(programs(command)), frozenset(tokens), _form(tokens))
+
+
+def _related(a: frozenset[str], b: frozenset[str]) -> bool:
     """One command's words hold the other's (a flag added or dropped, a step chained in
     front), or they share at least MIN_SHARED of all their words."""
-    sa, sb = set(a), set(b)
-    return sa <= sb or sb <= sa or len(sa & sb) >= MIN_SHARED * len(sa | sb)
+    return a <= b or b <= a or len(a & b) >= MIN_SHARED * len(a | b)
 
 
-def _rejected(error: str, a: list[str], b: list[str]) -> bool:
+def _rejected(error: str, a: frozenset[str], b: frozenset[str]) -> bool:
     """The error names, quoted, a plain word of the failed command that the working one
     dropped: `No such command 'lgo'`, `pathspec 'main' did not match`. A positional
     argument is then the lesson, unlike `pytest tests/a.py` then `pytest tests/b.py`."""
-    return bool(set(_QUOTED.findall(error)) & (set(a) - set(b)))
+    return bool(set(_QUOTED.findall(error)) & (a - b))
 
 
 def _fix(failed: Call, worked: Call, between: Sequence[Call]) -> Fix | None:
@@ -310,6 +328,7 @@ def programs(command: str) -> list[str]:
     return real or found
 
 
+@functools.lru_cache(maxsize=4096)
 def primary_program(command: str) -> str:
     found = programs(command)
     return found[0] if found else ""
