@@ -84,16 +84,87 @@ def test_the_same_command_after_a_step_names_the_step() -> None:
 
 
 def test_a_file_tool_fix_is_keyed_by_its_file_relative_to_the_project() -> None:
-    error = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
-    calls = [failed("/p/src/app.py", error, tool="Edit"), ok("/p/src/app.py", tool="Read"),
-             ok("/p/src/app.py", tool="Edit")]
+    calls = [failed("/p/src/utils.py", "<tool_use_error>File does not exist.</tool_use_error>", tool="Read"),
+             ok("/p/lib", tool="Glob"), ok("/p/lib/utils.py", tool="Read")]
     found = fixes.derive(calls, top="/p")
-    assert [(f.program, f.rule) for f in found] == [("src/app.py", (
-        "Edit `src/app.py`: failed (File has not been read yet. Read it first before writing to it.); "
-        "it worked after Read of the same file"))]
+    assert [(f.program, f.rule) for f in found] == [("src/utils.py", (
+        "Read `src/utils.py`: failed (File does not exist.); Read `lib/utils.py` worked"))]
     elsewhere = [fixes.Call(c.ok, c.tool, c.summary.replace("/p/", "/home/bob/p/"), c.error, c.ts, c.session)
                  for c in calls]
     assert fixes.derive(elsewhere, top="/home/bob/p")[0].id == found[0].id  # the same lesson on another clone
+
+
+CANNOT_EDIT = "<tool_use_error>String to replace not found in file.\nString: def old()</tool_use_error>"
+NOT_READ = "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"
+TEST_FAILED = "Exit code 1\nFAILED tests/test_m.py::test_x - assert 2 == 3\n1 failed in 0.02s"
+
+
+def red_green(n: int) -> list[fixes.Call]:
+    """A test fails, the code is read and edited, the test passes: work, not a lesson."""
+    test = f"pytest -q tests/test_m{n}.py"
+    return [failed(test, TEST_FAILED), ok(f"src/m{n}.py", tool="Read"), ok(f"src/m{n}.py", tool="Edit"), ok(test)]
+
+
+@pytest.mark.parametrize("calls", [
+    pytest.param(red_green(1), id="red-green-edit"),
+    pytest.param([failed("pytest -q", TEST_FAILED), ok("src/new.py", tool="Write"), ok("pytest -q")],
+                 id="red-green-write"),
+    pytest.param([failed("pytest -q", TEST_FAILED), ok("src/m.py", tool="Edit"), ok("ruff check src"), ok("pytest -q")],
+                 id="a-command-after-an-edit"),
+    pytest.param([failed("pytest tests", PYTEST_ERROR), ok("conftest.py", tool="Edit"), ok("python -m pytest tests")],
+                 id="another-form-after-an-edit"),
+    pytest.param([failed("pytest -q tests/a.py", TEST_FAILED), ok("pytest -q tests/b.py")], id="another-test-file"),
+    pytest.param([failed("pytest -q tests/a.py tests/c.py", TEST_FAILED), ok("pytest -q tests/b.py tests/c.py")],
+                 id="another-test-file-among-shared-ones"),
+    pytest.param([failed("pytest -k test_a -q", TEST_FAILED), ok("pytest -k test_b -q")], id="another-flag-value"),
+    pytest.param([failed("grep -rn foo src"), ok("grep -rn bar src")], id="two-grep-patterns"),
+    pytest.param([failed("grep -rn foo src", "Exit code 1\n'foo' unknown"), ok("grep -rn foo lib")], id="another-dir"),
+    pytest.param([failed("pytest -q", TEST_FAILED), ok("git status"), ok("cat src/m.py | grep x"), ok("pytest -q")],
+                 id="a-rerun-after-a-look"),
+    pytest.param([failed("src/x.py", CANNOT_EDIT, tool="Edit"), ok("src/x.py", tool="Edit")], id="edit-retry"),
+    pytest.param([failed("src/x.py", NOT_READ, tool="Edit"), ok("src/x.py", tool="Read"), ok("src/x.py", tool="Edit")],
+                 id="edit-before-read"),
+    pytest.param([failed("src/a/x.py", CANNOT_EDIT, tool="Edit"), ok("src/b/x.py", tool="Edit")],
+                 id="edit-retry-same-name"),
+    pytest.param([failed("src/x.py", "File does not exist.", tool="Read"), ok("src/x.py", tool="Write"),
+                  ok("lib/x.py", tool="Write"), ok("lib/x.py", tool="Read")], id="read-a-file-just-written"),
+    pytest.param([failed("src/x.py", "File does not exist.", tool="Read"), ok("src/x.py", tool="Read")],
+                 id="read-once-it-exists"),
+    pytest.param([failed("/home/alice/.config/x.toml", "File does not exist.", tool="Read"),
+                  ok("/home/alice/.local/x.toml", tool="Read")], id="read-outside-the-project"),
+])
+def test_ordinary_work_teaches_nothing(calls: list[fixes.Call]) -> None:
+    assert rules(calls, top="/p") == []
+
+
+def test_a_session_of_ordinary_work_learns_nothing() -> None:
+    # The reviewer's session: five red-green cycles, a grep for another pattern, an Edit retry.
+    calls = [c for n in range(5) for c in red_green(n)]
+    calls += [failed("grep -rn 'def foo' src"), ok("grep -rn 'def bar' src"),
+              failed("src/x.py", CANNOT_EDIT, tool="Edit"), ok("src/x.py", tool="Edit")]
+    found, pending = fixes.scan(calls)
+    assert found == []
+    assert pending == 20  # the first grep may still be fixed by another form; an Edit retry is no candidate
+
+
+@pytest.mark.parametrize(("calls", "rule"), [
+    pytest.param([failed("git enf lgo -n 1", "Exit code 2\nUsage: git enf [OPTIONS] COMMAND [ARGS]...\n"
+                         "Try 'git enf -h' for help.\n\nError: No such command 'lgo'."), ok("git enf log -n 1")],
+                 "Bash `git enf`: `git enf lgo -n 1` failed (exit 2: Error: No such command 'lgo'.); "
+                 "`git enf log -n 1` worked", id="a-word-the-error-rejects"),
+    pytest.param([failed("make test", "Exit code 2\nmake: *** [test] Error 1"), ok("CI=1 make test")],
+                 "Bash `make test`: `make test` failed (exit 2: make: *** [test] Error 1); `CI=1 make test` worked",
+                 id="an-env-assignment"),
+    pytest.param([failed("jest src", "Exit code 127\njest: command not found"), ok("npx jest src")],
+                 "Bash `jest`: `jest src` failed (exit 127: jest: command not found); `npx jest src` worked",
+                 id="a-runner"),
+    pytest.param([failed("make", "Exit code 2\nmake: *** No targets specified and no makefile found."),
+                  ok("cd build"), ok("make")],
+                 "Bash `make`: `make` failed (exit 2: make: *** No targets specified and no makefile found.); "
+                 "it worked after `cd build`", id="a-set-up-step"),
+])
+def test_real_lessons_still_count(calls: list[fixes.Call], rule: str) -> None:
+    assert rules(calls) == [rule]
 
 
 def test_one_lesson_per_session_and_only_what_is_new() -> None:
@@ -111,6 +182,16 @@ def test_scan_says_where_the_oldest_unfixed_failure_is() -> None:
     found, pending = fixes.scan(calls)
     assert [f.rule for f in found] == [PYTEST_RULE] and pending == 0  # `make build` is another target
     assert fixes.scan(calls[2:5]) == (fixes.derive(calls[2:5]), None)
+
+
+def test_at_most_max_pending_failures_wait_for_a_fix() -> None:
+    # Each success is compared with every waiting failure: a log of failures nothing fixes
+    # (another test file each time) must not make Stop quadratic in the scan window.
+    waiting = [failed(f"pytest -q tests/test_{n}.py", TEST_FAILED) for n in range(fixes.MAX_PENDING + 1)]
+    found, pending = fixes.scan([failed("pytest tests", PYTEST_ERROR), *waiting, ok("python -m pytest tests")])
+    assert found == [] and pending == 2  # the oldest was no longer waited for
+    assert [f.rule for f in fixes.scan([failed("pytest tests", PYTEST_ERROR), *waiting[2:],  # 100 in all
+                                        ok("python -m pytest tests")])[0]] == [PYTEST_RULE]
 
 
 def test_a_secret_in_a_command_never_reaches_the_rule() -> None:
@@ -213,6 +294,16 @@ def test_the_block_puts_the_most_corroborated_first_within_its_room() -> None:
     many = [pi.new_instinct(fix(n), "A <a@x>") for n in range(40)]
     small = pi.block(many, 600)
     assert len(small) <= 600 and "more: git enf instincts" in small
+
+
+def test_a_long_rule_is_cut_when_read_and_never_hides_the_others() -> None:
+    long = pi.Instinct(fix(1).id, "Bash", "prog1", "x" * 5000, ("a1b2c3d4", "e5f6a7b8"), (), "t", "t")
+    too_long = pi.parse_instinct(long.path, pi.instinct_bytes(long))  # the most corroborated: first in line
+    assert len(too_long.rule) <= fixes.RULE_CHARS and too_long.rule.endswith("…")
+    short = [pi.new_instinct(fix(n), "A <a@x>") for n in (2, 3)]
+    text = pi.block([too_long, *short], 500)
+    assert len(text) <= 500 and "rule 2" in text and "rule 3" in text  # the lines after it still fit
+    assert text.splitlines()[-1] == "- … 1 more: git enf instincts" and "xxx" not in text
 
 
 # --- on a real repository, through the hooks -------------------------------------------------
@@ -350,7 +441,7 @@ def test_the_cap_keeps_fifty_and_history_keeps_the_dropped(project: Path, git: G
         i = pi.new_instinct(fix(n, ts=f"2026-03-{1 + n % 28:02d}T00:00:00Z"), "A <a@x>")
         old[i.path] = pi.instinct_bytes(pi.union(i, pi.new_instinct(fix(n, session="ffffffff"), "B <b@x>"))
                                         if n else i)
-    instincts._commit(ctx, lambda current: dict(old), "seed instincts", None)
+    instincts._commit(ctx, lambda loaded: dict(old), "seed instincts", None)
     fix_pytest(project)
     call("Stop", project)
     found = on_branch(git)
@@ -377,11 +468,53 @@ def test_a_learning_failure_never_breaks_stop(project: Path, git: Git, monkeypat
 
 def test_a_malformed_instinct_file_is_left_out_not_fatal(project: Path, git: Git) -> None:
     ctx = memory.Context.open(project)
-    instincts._commit(ctx, lambda current: {"instincts/i12345678.md": b"---\nid: [\n---\n"}, "hand-made", None)
+    instincts._commit(ctx, lambda loaded: {"instincts/i12345678.md": b"---\nid: [\n---\n"}, "hand-made", None)
     fix_pytest(project)
     call("Stop", project)
     assert PYTEST_RULE in context(project)
     assert any("i12345678" in p for p in instincts.load(ctx.repo, memory.require_branch(ctx)).problems)
+
+
+def test_a_file_of_a_newer_enf_git_is_never_written_over(project: Path, git: Git,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx = memory.Context.open(project)
+    lesson = fixes.derive([failed("pytest tests", PYTEST_ERROR), ok("python -m pytest tests")])[0].id
+    path = pi.instinct_path(lesson)
+    newer = (f"---\nschema: 2\nid: {lesson}\nsessions: [b0b0b0b0]\nauthors: [Bob <bob@example.com>]\n"
+             f"weight: 0.9\n---\n{PYTEST_RULE}\n").encode()
+    instincts._commit(ctx, lambda loaded: {path: newer}, "a teammate's newer enf-git", None)
+    fix_pytest(project)
+    call("Stop", project)
+    assert git("show", f"claude-memory:{path}").encode() == newer
+    assert "enf: instincts" not in git("log", "--format=%s", "claude-memory")
+    assert instincts._commit(ctx, lambda loaded: {path: b"mine"}, "a change over it", None) is None
+    monkeypatch.chdir(project)
+    out = CliRunner().invoke(main, ["instincts", "forget", lesson])
+    assert out.exit_code == 1 and "newer enf-git (schema 2)" in out.output and "left as it is" in out.output
+    assert git("show", f"claude-memory:{path}").encode() == newer
+
+
+def test_an_opted_out_session_is_not_learned_from(project: Path, git: Git) -> None:
+    (project / ".claude-sessions" / ".opt-out" / SID[:8]).write_text("")
+    fix_pytest(project, SID)
+    call("Stop", project, SID)
+    assert on_branch(git) == {}
+    fix_pytest(project, OTHER)  # a session that did not opt out: its own lesson only
+    call("Stop", project, OTHER)
+    (i,) = on_branch(git).values()
+    assert i.sessions == (OTHER[:8],)
+
+
+def test_the_cap_applies_when_a_merge_brought_more_than_fifty(project: Path, git: Git) -> None:
+    ctx = memory.Context.open(project)
+    merged = {pi.instinct_path(i.id): pi.instinct_bytes(i) for i in
+              (pi.new_instinct(fix(n, ts=f"2026-03-{1 + n % 28:02d}T00:00:00Z"), "A <a@x>") for n in range(2 * pi.CAP))}
+    instincts._commit(ctx, lambda loaded: merged, "two clones' fifty each, merged", None)
+    call("Stop", project)  # nothing new was learned
+    assert len(on_branch(git)) == pi.CAP
+    assert git("log", "-1", "--format=%s", "claude-memory", "--", "instincts/") == f"enf: instincts: dropped {pi.CAP}\n"
+    call("Stop", project)
+    assert len(git("log", "--format=%s", "claude-memory", "--", "instincts/").splitlines()) == 2  # once
 
 
 def test_long_errors_keep_their_end_in_the_event_log(project: Path) -> None:

@@ -9,7 +9,11 @@ lines), derives the fixes whose working call is new, and commits the instinct fi
 (`instincts/<id>.md`), built from the tip of the moment and moved by compare-and-swap
 (store.commit), never touching HEAD, the index or the user's work tree. A fix is learned
 once: the offset moves past it whether or not the lesson was new, so an instinct dropped
-at the cap or forgotten is not brought back by the events it came from.
+at the cap or forgotten is not brought back by the events it came from. The log of a
+session that opted out of tracking (`.opt-out/<id8>`) is never read. The cap is applied
+whenever the branch holds more live instincts than it (a merge of two clones' can bring
+100): by the next learning commit, even one that learns nothing new. A file learning
+cannot read (malformed, or a newer enf-git's) is left exactly as it is.
 
 `git config enf.instincts false` turns learning and the SessionStart block off (the
 records stay on the branch).
@@ -57,22 +61,29 @@ class Loaded:  # a plain class: see workspace.Settings
     def __init__(self) -> None:
         self.instincts: dict[str, pi.Instinct] = {}
         self.problems: list[str] = []  # one line each: the file, and why it is left out
+        self.unreadable: dict[str, EnfError] = {}  # path -> why: never written over (a newer enf-git's file)
+
+    @property
+    def blocked(self) -> set[str]:
+        """The ids whose files are there but cannot be read: learning must not take them for new."""
+        return {path.rsplit("/", 1)[-1].removesuffix(".md") for path in self.unreadable}
 
 
 def load(repo: store.Repo, tip: store.Commit | None) -> Loaded:
-    """The instincts on the branch at `tip`; malformed files are reported, never rewritten."""
+    """The instincts on the branch at `tip`; malformed files (and a newer enf-git's) are
+    reported and listed in `unreadable`, never rewritten."""
     out = Loaded()
     for name, oid, kind in store.folder_entries(repo, tip.tree if tip is not None else None, pi.INSTINCTS_DIR):
         path = f"{pi.INSTINCTS_DIR}/{name}"
         if not name.endswith(".md"):
             continue
-        if kind != "blob":
-            out.problems.append(f"{path}: a {kind} where an instinct file belongs")
-            continue
         try:
+            if kind != "blob":
+                raise EnfError(f"{path}: a {kind} where an instinct file belongs")
             found = pi.parse_instinct(path, store.blob_data(repo, oid))
         except EnfError as exc:
             out.problems.append(exc.message)
+            out.unreadable[path] = exc
             continue
         out.instincts[found.id] = found
     return out
@@ -84,16 +95,18 @@ def author(repo: store.Repo) -> str:
     return f"{sig.name} <{sig.email}>"
 
 
-InstinctChange = Callable[[dict[str, pi.Instinct]], dict[str, bytes | None]]
+InstinctChange = Callable[[Loaded], dict[str, bytes | None]]
 
 
 def _commit(ctx: Context, change: InstinctChange, message: str, now: int | None) -> store.CommitResult | None:
     """Commit `change(instincts at the tip)`; None if it changed nothing. `change` runs again
-    on every retry against the tip of that moment, so a teammate's instinct is never lost."""
+    on every retry against the tip of that moment, so a teammate's instinct is never lost,
+    and a file that tip holds but cannot be read is never written over or deleted."""
     require_branch(ctx)
 
     def build(tip: store.Commit | None) -> dict[str, bytes | None]:
-        return change(load(ctx.repo, tip).instincts)
+        loaded = load(ctx.repo, tip)
+        return {path: data for path, data in change(loaded).items() if path not in loaded.unreadable}
 
     with ctx.lock():
         result = store.commit(ctx.repo, build, message, when=now)
@@ -123,21 +136,31 @@ def learn(ctx: Context, now: int | None = None) -> Learning | None:
     with locks.file_lock(spool / LOCK_NAME, LOCK_WAIT) as taken:
         if not taken:
             return None
-        found, states = _new_fixes(raw, spool, str(ctx.top))
-        done = _learn_fixes(ctx, found, now) if found else None
+        found, states = _new_fixes(raw, spool, str(ctx.top), ctx.root / paths.OPT_OUT_DIR)
+        done = _learn_fixes(ctx, found, now) if found or _maybe_over_cap(ctx) else None
         for name, (read, start) in states.items():  # after the commit: a failed one is retried next time
             atomic.write(spool / (name + OFFSET_SUFFIX), f"{read} {start}".encode("ascii"))
     return done
 
 
-def _new_fixes(raw: Path, spool: Path, top: str) -> tuple[list[fixes.Fix], dict[str, tuple[int, int]]]:
+def _maybe_over_cap(ctx: Context) -> bool:
+    """More instinct files than the cap at the tip (a merge of two clones' can do it), so
+    the live ones may be too: learning then applies the cap though nothing is new. Counting
+    the folder's entries costs no parse, at every checkpoint."""
+    tip = store.tip(ctx.repo)
+    entries = store.folder_entries(ctx.repo, tip.tree if tip is not None else None, pi.INSTINCTS_DIR)
+    return sum(1 for name, _oid, _kind in entries if name.endswith(".md")) > pi.CAP
+
+
+def _new_fixes(raw: Path, spool: Path, top: str, opt_out: Path) -> tuple[list[fixes.Fix], dict[str, tuple[int, int]]]:
     """The fixes whose working call was logged since each log was last read, and each log's
     new state: (how far it was read, where the next read starts: its oldest failure not
-    fixed yet, since nothing before that can be part of a fix)."""
+    fixed yet, since nothing before that can be part of a fix). The log of a session that
+    opted out (`opt_out/<id8>`, claude/gate.opted_out's check) is not read at all."""
     found: list[fixes.Fix] = []
     states: dict[str, tuple[int, int]] = {}
     for name in sorted(os.listdir(raw)):
-        if not name.endswith(".jsonl"):
+        if not name.endswith(".jsonl") or (opt_out / name[:8]).is_file():
             continue
         try:
             size = (raw / name).stat().st_size
@@ -199,12 +222,13 @@ def _rows(path: Path, begin: int, size: int, partial: bool) -> tuple[list[tuple[
 
 def _learn_fixes(ctx: Context, found: list[fixes.Fix], now: int | None) -> Learning | None:
     who = author(ctx.repo)
-    probe = pi.learn(load(ctx.repo, store.tip(ctx.repo)).instincts, found, who)
+    loaded = load(ctx.repo, store.tip(ctx.repo))
+    probe = pi.learn(loaded.instincts, found, who, blocked=loaded.blocked)
     if probe.empty:
         return None  # the common case: lessons already counted for these sessions
 
-    def change(current: dict[str, pi.Instinct]) -> dict[str, bytes | None]:
-        return pi.learn(current, found, who).changes()
+    def change(current: Loaded) -> dict[str, bytes | None]:
+        return pi.learn(current.instincts, found, who, blocked=current.blocked).changes()
 
     result = _commit(ctx, change, learn_message(probe), now)
     return Learning(probe, result.oid if result else None)
@@ -252,13 +276,13 @@ def forget(ctx: Context, ident: str, now: int | None = None) -> Forgot:
     """Forget the instinct ID (or a unique prefix of it): it leaves the context and is not
     learned again. The file stays as a tombstone; its history stays in git."""
     tip = require_branch(ctx)
-    found = find(load(ctx.repo, tip).instincts, ident)
+    found = find(load(ctx.repo, tip), ident)
     if found.forgotten:
         return Forgot(found, None, True)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if now is None else now))
 
-    def change(current: dict[str, pi.Instinct]) -> dict[str, bytes | None]:
-        there = current.get(found.id)
+    def change(current: Loaded) -> dict[str, bytes | None]:
+        there = current.instincts.get(found.id)
         if there is None or there.forgotten:
             return {}
         return {there.path: pi.instinct_bytes(replace(there, forgotten=stamp))}
@@ -267,9 +291,11 @@ def forget(ctx: Context, ident: str, now: int | None = None) -> Forgot:
     return Forgot(found, result.oid if result else None, False)
 
 
-def find(instincts: dict[str, pi.Instinct], ident: str) -> pi.Instinct:
-    """The instinct `ident` names: its id, or a unique prefix of one."""
+def find(loaded: Loaded, ident: str) -> pi.Instinct:
+    """The instinct `ident` names: its id, or a unique prefix of one. One whose file cannot
+    be read is named as such (with that file's own error), not as unknown."""
     key = ident.strip().lower()
+    instincts = loaded.instincts
     if key in instincts:
         return instincts[key]
     hits = [i for k, i in sorted(instincts.items()) if key and k.startswith(key)]
@@ -278,13 +304,18 @@ def find(instincts: dict[str, pi.Instinct], ident: str) -> pi.Instinct:
     if hits:
         raise UnknownInstinct(f"{ident!r} matches {len(hits)} instincts: {', '.join(i.id for i in hits[:5])}",
                               hint="give more of the id (git enf instincts lists them)")
+    unreadable = [exc for path, exc in sorted(loaded.unreadable.items())
+                  if key and path.rsplit("/", 1)[-1].startswith(key)]
+    if unreadable:
+        raise EnfError(f"cannot forget {ident!r}: {unreadable[0].message}; the file is left as it is",
+                       hint=unreadable[0].hint)
     raise UnknownInstinct(f"no instinct has the id {ident!r}", hint="git enf instincts lists them, with their ids")
 
 
 # --- SessionStart and sharing ------------------------------------------------------------------
 
 BLOCK_FILE = "instincts-block.json"
-BLOCK_VERSION = 1  # bump whenever the block's text changes for the same records
+BLOCK_VERSION = 2  # bump whenever the block's text changes for the same records
 
 
 def session_start_block(ctx: Context) -> str:

@@ -7,15 +7,25 @@ plumbing/events.py), each a `tool` (PostToolUse: it worked) or a `tool-failure`
 summary of its input (a Bash command, a file path).
 
 A failure is *fixed* when a later call of the same session is a success of a similar
-call: the same tool, and
+call. Only a lesson about the tool counts, never the ordinary red-green of work (a test
+fails, the code is edited, the test passes), so:
 
 - Bash: the failed command's program (its first word once env assignments, `sudo`,
   `python -m`, `npx`, `uv run`… are skipped; `git push`, `npm test`: the subcommand of
-  tools that have them) is one of the programs of the working command, and one
-  command's words hold the other's or they share at least half their words (so
-  `pytest tests/a.py` failing and an unrelated `pytest tests/b.py` passing teach nothing). A command that works unchanged after
-  another step names that step; one that just worked on a retry teaches nothing;
-- file tools (Read, Write, Edit, MultiEdit, NotebookEdit): the same file.
+  tools that have them) is one of the programs of the working command, one command's
+  words hold the other's or they share at least half their words, and they differ in
+  more than their positional arguments: a flag, an env assignment, the invocation
+  (`python -m pytest` for `pytest`), a step chained in front, or a word the error
+  rejects by name (`No such command 'lgo'`). So `pytest tests/a.py` failing and
+  `pytest tests/b.py` passing, or two greps for two patterns, teach nothing. A command
+  that works unchanged after a Bash step (not a look such as `ls` or `git status`)
+  names that step; one that just worked on a retry teaches nothing;
+- file tools (Read, Write, Edit, MultiEdit, NotebookEdit): a file that did not exist,
+  then the same tool on a file of the same name elsewhere in the project (the layout
+  is the lesson); a retry with other input (an Edit's old_string) teaches nothing.
+
+No fix counts when a file was written in between (Write, Edit…): the code changed, and
+that, not the command, may be what made it work.
 
 Each fix becomes a Fix: a one-line rule, "what failed, what works", and a key that
 ignores what varies between occurrences (the error's detail, the arguments both
@@ -36,10 +46,12 @@ from dataclasses import dataclass
 from ..redact import redact
 
 FILE_TOOLS = ("Read", "Write", "Edit", "MultiEdit", "NotebookEdit")
+WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")  # one that worked in between: the code changed
 CMD_CHARS = 80  # of a command in a rule
 ERROR_CHARS = 120  # of the error in a rule
 RULE_CHARS = 320  # a whole rule: one line of the SessionStart context
 MIN_SHARED = 0.5  # of all their words, two commands that neither holds the other must share
+MAX_PENDING = 100  # failures waiting for a fix at once: past it the oldest is no longer waited for
 _WRAPPERS = frozenset({"sudo", "env", "time", "nohup", "command", "exec", "builtin", "nice"})
 _RUNNERS = {"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch": "run", "pnpm": "exec",
             "bundle": "exec", "npx": "", "bunx": "", "uvx": "", "pipx": "run"}
@@ -47,6 +59,11 @@ _SUBCOMMANDS = frozenset({"git", "npm", "pnpm", "yarn", "bun", "pip", "pip3", "c
                           "gh", "uv", "poetry", "brew", "apt", "apt-get", "dnf", "conda", "dotnet", "make",
                           "helm", "terraform", "systemctl", "deno", "rustup", "gcloud", "aws", "az"})
 _SETUP = frozenset({"cd", "pushd", "popd", "export", "source", ".", "set", "unset"})
+# Commands that only look: one of these between a failure and its unchanged rerun did not fix it.
+_LOOKS = frozenset({"ls", "cat", "head", "tail", "less", "more", "grep", "egrep", "rg", "ag", "find", "fd", "pwd",
+                    "echo", "printf", "which", "type", "whereis", "wc", "tree", "file", "stat", "du", "df", "diff",
+                    "true", "date", "printenv", "ps", "git status", "git log", "git diff", "git show", "git branch",
+                    "git blame", "git grep"})
 _BREAKS = frozenset({"&&", "||", ";", "|", "&", "|&", ";;"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _PYTHON = re.compile(r"^python[0-9.]*$")
@@ -56,6 +73,9 @@ _TELLING = re.compile(r"error|exception|not found|no such|denied|fatal|failed|ca
                       r"unrecognized|missing|refused|not allowed|no module|does not exist|has not been", re.IGNORECASE)
 _DECORATION = re.compile(r"^[\s=*#~_-]+|[\s=*#~_-]+$")
 _TAGS = re.compile(r"</?tool_use_error>")
+# A file tool's error when its path was wrong (Read: "File does not exist.").
+_MISSING = re.compile(r"does not exist|no such file|file not found|ENOENT", re.IGNORECASE)
+_QUOTED = re.compile(r"""['"`\u2018\u201c]([A-Za-z][A-Za-z0-9_-]*)['"`\u2019\u201d]""")  # 'lgo' in an error
 
 
 @dataclass(frozen=True)
@@ -115,7 +135,9 @@ def scan(calls: Sequence[Call], *, top: str = "", new_from: int = 0) -> tuple[li
     found: dict[str, Fix] = {}
     for j, call in enumerate(calls):
         if not call.ok:
-            pending.append(j)
+            if _may_be_fixed(call):
+                pending.append(j)
+                del pending[:-MAX_PENDING]  # each success is compared with every waiting failure
             continue
         matched = [i for i in pending if _similar(calls[i], call)]
         if not matched:
@@ -138,30 +160,70 @@ def _relative(call: Call, top: str) -> Call:
     return Call(call.ok, call.tool, rel, call.error, call.ts, call.session)
 
 
+def _may_be_fixed(failed: Call) -> bool:
+    """A failure a later call can fix as a lesson: any command; a file tool's only when
+    its path did not exist (another error of one, such as an Edit's old_string not
+    found, is fixed by other input, which teaches nothing)."""
+    if failed.tool == "Bash":
+        return bool(failed.summary)
+    return failed.tool in FILE_TOOLS and bool(failed.summary) and bool(_MISSING.search(failed.error))
+
+
 def _similar(failed: Call, worked: Call) -> bool:
+    """`worked` is the same call again or a call that may fix `failed` (see the module's
+    docstring); the same call counts so that a rerun ends the wait, lesson or not."""
     if failed.tool != worked.tool or not failed.summary:
         return False
     if failed.tool in FILE_TOOLS:
-        return failed.summary == worked.summary
+        return posixpath.basename(failed.summary) == posixpath.basename(worked.summary)
     if failed.tool != "Bash":
         return False
+    if failed.summary == worked.summary:
+        return True
     program = primary_program(failed.summary)
     if not program or program.split()[-1] not in worked.summary:
         return False  # the common case, without parsing the command: a log has thousands
-    return program in programs(worked.summary) and _alike(words(failed.summary), words(worked.summary))
+    a, b = _shape(failed.summary), _shape(worked.summary)
+    if program not in b.programs:
+        return False
+    return _related(a.words, b.words) and (a.form != b.form or _rejected(failed.error, a.words, b.words))
 
 
-def _alike(a: list[str], b: list[str]) -> bool:
+@dataclass(frozen=True)
+class _Shape:
+    """What comparing a command needs, worked out once per command (see _shape)."""
+
+    programs: tuple[str, ...]
+    words: frozenset[str]
+    form: tuple[object, ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def _shape(command: str) -> _Shape:
+    # Cached: a scan compares each success with up to MAX_PENDING failures.
+    tokens = words(command)
+    return _Shape(tuple(programs(command)), frozenset(tokens), _form(tokens))
+
+
+def _related(a: frozenset[str], b: frozenset[str]) -> bool:
     """One command's words hold the other's (a flag added or dropped, a step chained in
     front), or they share at least MIN_SHARED of all their words."""
-    sa, sb = set(a), set(b)
-    return sa <= sb or sb <= sa or len(sa & sb) >= MIN_SHARED * len(sa | sb)
+    return a <= b or b <= a or len(a & b) >= MIN_SHARED * len(a | b)
+
+
+def _rejected(error: str, a: frozenset[str], b: frozenset[str]) -> bool:
+    """The error names, quoted, a plain word of the failed command that the working one
+    dropped: `No such command 'lgo'`, `pathspec 'main' did not match`. A positional
+    argument is then the lesson, unlike `pytest tests/a.py` then `pytest tests/b.py`."""
+    return bool(set(_QUOTED.findall(error)) & (a - b))
 
 
 def _fix(failed: Call, worked: Call, between: Sequence[Call]) -> Fix | None:
+    if any(c.ok and c.tool in WRITE_TOOLS for c in between):
+        return None  # a file was written in between: that code change may be the fix, not a lesson
     if failed.tool == "Bash":
         return _bash_fix(failed, worked, between)
-    return _file_fix(failed, worked, between)
+    return _file_fix(failed, worked)
 
 
 def _bash_fix(failed: Call, worked: Call, between: Sequence[Call]) -> Fix | None:
@@ -171,28 +233,33 @@ def _bash_fix(failed: Call, worked: Call, between: Sequence[Call]) -> Fix | None
         f_rest, w_rest = _without_shared_tail(words(failed.summary), words(worked.summary))
         key: tuple[str, ...] = ("Bash", program, " ".join(f_rest), " ".join(w_rest))
         return _make(key, failed, worked, program, head + f"`{_cmd(worked.summary)}` worked")
-    steps = [c for c in between if c.ok]
+    steps = [c for c in between if c.ok and c.tool == "Bash" and c.summary and not _looks(c.summary)]
     if not steps:
-        return None  # the same command just worked on a retry: nothing to learn
+        return None  # the same command just worked on a retry (or after a look around): nothing to learn
     step = steps[-1]
     key = ("Bash", program, " ".join(words(failed.summary)), "after", step.tool, " ".join(words(step.summary)))
-    return _make(key, failed, worked, program, head + f"it worked after {_step(step)}")
+    return _make(key, failed, worked, program, head + f"it worked after `{_cmd(step.summary)}`")
 
 
-def _file_fix(failed: Call, worked: Call, between: Sequence[Call]) -> Fix:
-    path = failed.summary
+def _looks(command: str) -> bool:
+    """Every program of the command only looks (`ls`, `cat x | grep y`, `git status`)."""
+    found = programs(command)
+    return bool(found) and all(p in _LOOKS for p in found)
+
+
+def _file_fix(failed: Call, worked: Call) -> Fix | None:
+    path, there = failed.summary, worked.summary
+    if path == there:
+        return None  # the file came to exist where it was looked for: nothing about the layout
+    if posixpath.isabs(path) or posixpath.isabs(there):
+        return None  # outside the project: not the same on a teammate's machine
     head = f"{failed.tool} `{_cmd(path)}`: failed{_because(failed.error)}; "
-    steps = [c for c in between if c.ok and c.summary == path]
-    if steps:
-        key = (failed.tool, path, "after", steps[-1].tool)
-        return _make(key, failed, worked, path, head + f"it worked after {steps[-1].tool} of the same file")
-    error_class = re.sub(r"[0-9]+", "N", error_digest(failed.error))[:60]
-    return _make((failed.tool, path, "retry", error_class), failed, worked, path,
-                 head + f"a retry of {failed.tool} with corrected input worked")
+    return _make((failed.tool, path, "at", there), failed, worked, path,
+                 head + f"{worked.tool} `{_cmd(there)}` worked")
 
 
 def _make(key: tuple[str, ...], failed: Call, worked: Call, program: str, rule: str) -> Fix:
-    return Fix(instinct_id(key), failed.tool, _cut(redact(program), CMD_CHARS), _cut(redact(rule), RULE_CHARS),
+    return Fix(instinct_id(key), failed.tool, cut(redact(program), CMD_CHARS), cut(redact(rule), RULE_CHARS),
                worked.session or failed.session, worked.ts)
 
 
@@ -202,10 +269,6 @@ def instinct_id(key: Sequence[str]) -> str:
     return "i" + hashlib.sha256(norm.encode("utf-8")).hexdigest()[:8]
 
 
-def _step(call: Call) -> str:
-    return f"`{_cmd(call.summary)}`" if call.tool == "Bash" else f"{call.tool} `{_cmd(call.summary)}`"
-
-
 def _because(error: str) -> str:
     digest = error_digest(error)
     return f" ({digest})" if digest else ""
@@ -213,10 +276,11 @@ def _because(error: str) -> str:
 
 def _cmd(text: str) -> str:
     """A command or path for a rule: redacted, on one line, without backticks, cut short."""
-    return _cut(" ".join(redact(text).split()).replace("`", "'"), CMD_CHARS)
+    return cut(" ".join(redact(text).split()).replace("`", "'"), CMD_CHARS)
 
 
-def _cut(text: str, limit: int) -> str:
+def cut(text: str, limit: int) -> str:
+    """`text` within `limit` characters, an ellipsis marking a cut."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -234,7 +298,7 @@ def error_digest(error: str) -> str:
     telling = [ln for ln in lines if _TELLING.search(ln)]
     pick = (telling[-1] if telling else lines[0] if lines else "").replace("`", "'")
     text = f"exit {code}: {pick}" if code and pick else f"exit {code}" if code else pick
-    return _cut(" ".join(text.split()), ERROR_CHARS)
+    return cut(" ".join(text.split()), ERROR_CHARS)
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -264,6 +328,7 @@ def programs(command: str) -> list[str]:
     return real or found
 
 
+@functools.lru_cache(maxsize=4096)
 def primary_program(command: str) -> str:
     found = programs(command)
     return found[0] if found else ""
@@ -280,22 +345,60 @@ def _segments(tokens: list[str]) -> list[list[str]]:
 
 
 def _program(tokens: list[str]) -> str:
-    rest = list(tokens)
-    while rest and (_ASSIGNMENT.match(rest[0]) or rest[0] in _WRAPPERS or (rest[0].startswith("-") and len(rest) > 1)):
-        rest = rest[1:]  # FOO=1 sudo -E env BAR=2 cmd: cmd
-    if not rest:
+    at = _head(tokens)
+    if at >= len(tokens):
         return ""
-    name = posixpath.basename(rest[0]) or rest[0]
-    if _PYTHON.match(name) and len(rest) > 2 and rest[1] == "-m":
-        return _program(rest[2:])
-    if name in _RUNNERS and (not _RUNNERS[name] or (len(rest) > 1 and rest[1] == _RUNNERS[name])):
-        skip = rest[1:] if not _RUNNERS[name] else rest[2:]
-        while skip and skip[0].startswith("-"):
-            skip = skip[1:]
-        return _program(skip) if skip else name
-    if name in _SUBCOMMANDS:
-        return _with_subcommand(name, rest[1:])
-    return name
+    name = posixpath.basename(tokens[at]) or tokens[at]
+    return _with_subcommand(name, tokens[at + 1:]) if name in _SUBCOMMANDS else name
+
+
+def _head(tokens: list[str]) -> int:
+    """Where one part's program is: past env assignments, wrappers and their flags,
+    `python -m`, runners (`FOO=1 sudo -E env BAR=2 cmd`, `uv run cmd`: cmd); len(tokens)
+    when there is none."""
+    at = 0
+    while True:
+        while at < len(tokens) and (_ASSIGNMENT.match(tokens[at]) or tokens[at] in _WRAPPERS
+                                    or (tokens[at].startswith("-") and at + 1 < len(tokens))):
+            at += 1
+        if at >= len(tokens):
+            return at
+        name = posixpath.basename(tokens[at]) or tokens[at]
+        if _PYTHON.match(name) and len(tokens) - at > 2 and tokens[at + 1] == "-m":
+            at += 2
+            continue
+        runner = _RUNNERS.get(name)
+        if runner is None or (runner and (at + 1 >= len(tokens) or tokens[at + 1] != runner)):
+            return at
+        skip = at + (2 if runner else 1)
+        while skip < len(tokens) and tokens[skip].startswith("-"):
+            skip += 1
+        if skip >= len(tokens):
+            return at  # the runner alone is the program
+        at = skip
+
+
+def _form(tokens: list[str]) -> tuple[object, ...]:
+    """A command without its positional arguments: per part, the words before its program
+    (env assignments, wrappers, `python -m`, a runner), the program as typed and as
+    named, its flags (`--opt=value`: --opt); the operators between the parts."""
+    out: list[object] = []
+    part: list[str] = []
+    for tok in tokens:
+        if tok in _BREAKS:
+            out += [_part_form(part), tok] if part else [tok]
+            part = []
+        else:
+            part.append(tok)
+    if part:
+        out.append(_part_form(part))
+    return tuple(out)
+
+
+def _part_form(part: list[str]) -> tuple[object, ...]:
+    at = _head(part)
+    flags = sorted({t.split("=", 1)[0] for t in part[at + 1:] if t.startswith("-") and len(t) > 1})
+    return tuple(part[:at]), part[at] if at < len(part) else "", _program(part), tuple(flags)
 
 
 def _with_subcommand(name: str, args: list[str]) -> str:

@@ -29,12 +29,12 @@ it the least corroborated go (their files deleted, so history keeps them).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..errors import RecordError, SchemaTooNew
 from . import fm
-from .fixes import Fix
+from .fixes import RULE_CHARS, Fix, cut
 
 SCHEMA = 1
 INSTINCTS_DIR = "instincts"
@@ -107,7 +107,7 @@ def parse_instinct(path: str, data: bytes) -> Instinct:
     if not _ID.match(stem) or str(meta.get("id") or stem) != stem:
         raise RecordError(path, 0, f"an instinct file is named by its id (i + 8 hex digits), and says so in its "
                                    f"id line; {stem!r} with id {meta.get('id')!r} is not one")
-    rule = " ".join(parsed.body.split())
+    rule = cut(" ".join(parsed.body.split()), RULE_CHARS)  # a hand-made long one must not crowd out the rest
     if not rule:
         raise RecordError(path, parsed.body_line, "no rule: the body is the one-line rule")
     first = str(meta.get("first_seen") or "")
@@ -162,12 +162,18 @@ class Learned:  # a plain class: see memory/workspace.Settings
         return out
 
 
-def learn(current: Mapping[str, Instinct], fixes: Iterable[Fix], author: str, cap: int = CAP) -> Learned:
+def learn(current: Mapping[str, Instinct], fixes: Iterable[Fix], author: str, cap: int = CAP,
+          blocked: Collection[str] = ()) -> Learned:
     """The changes that add `fixes` (learned by `author`) to the `current` instincts: new
-    ones, corroborations (a session or author not yet counted), then the cap. A forgotten
-    instinct stays forgotten, and a fix already counted changes nothing."""
+    ones, corroborations (a session or author not yet counted), then the cap, applied to
+    every live instinct (after a merge brought two clones' 50 each, too). A forgotten
+    instinct stays forgotten, a fix already counted changes nothing, and an id in
+    `blocked` (its file is there but cannot be read: a newer enf-git wrote it) is never
+    written over."""
     out = Learned()
     for fix in fixes:
+        if fix.id in blocked:
+            continue
         have = out.written.get(fix.id) or current.get(fix.id)
         seen = new_instinct(fix, author)
         if have is None:
@@ -214,7 +220,8 @@ def line(i: Instinct) -> str:
 
 def block(instincts: Sequence[Instinct], room: int) -> str:
     """The SessionStart block, most corroborated first, within `room` characters ("" when
-    there is no live instinct). What does not fit is counted: `git enf instincts`."""
+    there is no live instinct). A line that does not fit is skipped and counted (`git enf
+    instincts`), and the lines after it still get their chance."""
     shown = ranked(i for i in instincts if i.live)
     if not shown:
         return ""
@@ -222,11 +229,14 @@ def block(instincts: Sequence[Instinct], room: int) -> str:
              "Tool calls that failed in earlier sessions, and what worked instead (learned from the hook log; "
              "`git enf instincts forget ID` drops a wrong one):"]
     size = sum(len(ln) + 1 for ln in lines)
-    for n, i in enumerate(shown):
+    left_out = 0
+    for i in shown:
         text = line(i)
-        if size + len(text) + 1 > room - 40:
-            lines.append(f"- … {len(shown) - n} more: git enf instincts")
-            break
+        if size + len(text) + 1 > room - 40:  # room kept for the count line
+            left_out += 1  # one that does not fit; a shorter one after it may
+            continue
         lines.append(text)
         size += len(text) + 1
+    if left_out:
+        lines.append(f"- … {left_out} more: git enf instincts")
     return "\n".join(lines) if len(lines) > 2 else ""
