@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from .. import fastjson, paths
 from ..errors import EnfError
-from ..plumbing import atomic, locks, store
+from ..plumbing import atomic, events, locks, store
 from ..pure import fixes, instincts as pi
 from .working_set import materialize
 from .workspace import Context, require_branch
@@ -136,7 +136,7 @@ def learn(ctx: Context, now: int | None = None) -> Learning | None:
     with locks.file_lock(spool / LOCK_NAME, LOCK_WAIT) as taken:
         if not taken:
             return None
-        found, states = _new_fixes(raw, spool, str(ctx.top), ctx.root / paths.OPT_OUT_DIR)
+        found, states = _new_fixes(raw, spool, str(ctx.top), str(ctx.root))
         done = _learn_fixes(ctx, found, now) if found or _maybe_over_cap(ctx) else None
         for name, (read, start) in states.items():  # after the commit: a failed one is retried next time
             atomic.write(spool / (name + OFFSET_SUFFIX), f"{read} {start}".encode("ascii"))
@@ -152,15 +152,15 @@ def _maybe_over_cap(ctx: Context) -> bool:
     return sum(1 for name, _oid, _kind in entries if name.endswith(".md")) > pi.CAP
 
 
-def _new_fixes(raw: Path, spool: Path, top: str, opt_out: Path) -> tuple[list[fixes.Fix], dict[str, tuple[int, int]]]:
+def _new_fixes(raw: Path, spool: Path, top: str, root: str) -> tuple[list[fixes.Fix], dict[str, tuple[int, int]]]:
     """The fixes whose working call was logged since each log was last read, and each log's
     new state: (how far it was read, where the next read starts: its oldest failure not
     fixed yet, since nothing before that can be part of a fix). The log of a session that
-    opted out (`opt_out/<id8>`, claude/gate.opted_out's check) is not read at all."""
+    opted out (`.opt-out/<id8>` in the working copy `root`) is not read at all."""
     found: list[fixes.Fix] = []
     states: dict[str, tuple[int, int]] = {}
     for name in sorted(os.listdir(raw)):
-        if not name.endswith(".jsonl") or (opt_out / name[:8]).is_file():
+        if not name.endswith(".jsonl") or events.opted_out(root, name[: -len(".jsonl")]):
             continue
         try:
             size = (raw / name).stat().st_size
