@@ -22,6 +22,7 @@ META = "meta.json"
 LOG = "log.md"  # append-only: merged by union
 CONFLICTS = "conflicts/"  # our side of a path changed on both sides
 APPEND_ONLY = (LOG,)
+INSTINCTS_DIR = "instincts"  # one learned rule per file (pure/instincts.py)
 
 # --- the working copy ----------------------------------------------------------------
 WC_DIR = ".claude-sessions"
@@ -63,6 +64,11 @@ USER_FALLBACK_STATE = os.path.join("~", ".cache", "enf-git")  # hook errors outs
 # project file named json.py or subprocess.py would be imported in place of the
 # standard module and silently break the hook: drop that entry before importing.
 LAUNCH = "import sys; sys.path[:] = [p for p in sys.path if p]; from enf_git.hook import main; main()"
+
+
+def is_instinct_path(path: str) -> bool:
+    """An instinct record on the branch: instincts/<id>.md."""
+    return path.startswith(f"{INSTINCTS_DIR}/") and path.endswith(".md") and path.count("/") == 1
 
 
 def state_dir(common_git_dir: str) -> str:

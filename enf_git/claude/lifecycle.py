@@ -14,7 +14,7 @@ import sys
 import time
 
 from .. import memory, paths
-from ..memory import eventlog, fact_stores, facts, fetched, handoff, instincts, pins, pointer_refresh, startup
+from ..memory import eventlog, fact_stores, facts, fetched, handoff, instinct_block, pins, pointer_refresh, startup
 from ..plumbing import events, store
 from ..pure import briefing
 from . import gate
@@ -67,7 +67,7 @@ def _facts_block(ctx: memory.Context, sid: str, now: int) -> str:
 def _instincts_block(ctx: memory.Context) -> str:
     """Learned instincts for the context; a broken instinct file leaves the rest standing."""
     try:
-        return instincts.session_start_block(ctx)
+        return instinct_block.session_start_block(ctx)
     except Exception as exc:  # noqa: BLE001 - the session starts whatever the instincts say
         record_error(str(store.state_dir(ctx.repo)), "SessionStart instincts", exc)
         return ""
@@ -75,6 +75,8 @@ def _instincts_block(ctx: memory.Context) -> str:
 
 def _learn_instincts(ctx: memory.Context, where: Where) -> None:
     """Turn failures a later call fixed into instincts (their own commit); never breaks the checkpoint."""
+    from ..memory import instincts  # the derivation: Stop and PreCompact only
+
     try:
         instincts.learn(ctx)
     except Exception as exc:  # noqa: BLE001 - the session's notes are committed whatever learning does

@@ -19,11 +19,11 @@ from pathlib import Path
 from .. import paths
 from ..errors import EnfError
 from ..pure import model, render
-from ..pure.pins import PINS_DIR
 
 from . import records
+from .pointer_state import pointers_path, pointers_stale
 
-from ..plumbing import locks, pointer_build, pointers, search, stem, store
+from ..plumbing import locks, pointer_build, search, stem, store
 
 
 def db_path(repo: store.Repo) -> Path:
@@ -86,35 +86,6 @@ def _open(path: Path) -> tuple[sqlite3.Connection, str | None]:
 def _busy() -> EnfError:
     return EnfError("the recall index is being updated by another process and did not come free",
                     hint="try again in a few seconds")
-
-
-def pointers_path(repo: store.Repo) -> Path:
-    return store.state_dir(repo) / paths.POINTERS
-
-
-# What the pointers file is made of: the records, and the pins that order its pointers.
-POINTER_SOURCES = (paths.SESSIONS_DIR, paths.DECISIONS_DIR, PINS_DIR)
-
-
-def pointers_stale(repo: store.Repo) -> bool:
-    """Whether the per-prompt pointers file lags the branch tip (or is missing).
-
-    A tip that moved without touching sessions/, decisions/ or pins/ (every start and
-    stop commits log.md) leaves it current: rebuilding it then would cost a background
-    process for nothing after most hooks."""
-    tip = store.tip(repo)
-    if tip is None:
-        return False
-    found = pointers.load_current(str(pointers_path(repo)))
-    if found is None:
-        return True
-    if found.tip == str(tip.id):
-        return False
-    built = store.commit_at(repo, found.tip)
-    if built is None:
-        return True
-    now, then = store.root_entries(tip.tree), store.root_entries(built.tree)
-    return any(now.get(name) != then.get(name) for name in POINTER_SOURCES)
 
 
 def refresh_pointers(repo: store.Repo, cache: records.Cache, pinned: frozenset[str] = frozenset()) -> int | None:

@@ -32,29 +32,21 @@ from .. import fastjson, paths
 from ..errors import EnfError
 from ..plumbing import atomic, events, locks, store
 from ..pure import fixes, instincts as pi
+from .instinct_block import enabled, session_start_block  # noqa: F401 - re-exported: callers name them here
 from .working_set import materialize
 from .workspace import Context, require_branch
 
 if TYPE_CHECKING:  # sync_merge imports this module for its rule: no import cycle at load time
     from .sync_merge import Plan, Sides
 
-ENABLED_KEY = "enf.instincts"
-BUDGET_KEY = "enf.budget.instincts"  # tokens of SessionStart's context the instincts may use
-BUDGET_DEFAULT = 300
-CHARS_PER_TOKEN = 4
 OFFSET_SUFFIX = ".instincts"
 LOCK_NAME = ".instincts.lock"
 LOCK_WAIT = 5.0  # seconds; another learner holding it does the same work
 MAX_SCAN = 256 << 10  # bytes of an event log a fix is looked for in: ~2,000 tool calls after the failure
-_FALSE = ("false", "no", "off", "0")
 
 
 class UnknownInstinct(EnfError):
     """`forget` named no instinct: a usage error at the CLI (exit 2)."""
-
-
-def enabled(repo: store.Repo) -> bool:
-    return (store.config_value(repo, ENABLED_KEY) or "true").strip().lower() not in _FALSE
 
 
 class Loaded:  # a plain class: see workspace.Settings
@@ -313,40 +305,6 @@ def find(loaded: Loaded, ident: str) -> pi.Instinct:
 
 
 # --- SessionStart and sharing ------------------------------------------------------------------
-
-BLOCK_FILE = "instincts-block.json"
-BLOCK_VERSION = 2  # bump whenever the block's text changes for the same records
-
-
-def session_start_block(ctx: Context) -> str:
-    """The most corroborated live instincts within enf.budget.instincts tokens ("" when
-    off or none). The block is a function of the branch's instincts/ folder and the
-    budget alone, so a start that finds both as an earlier one did reuses its text
-    from `.git/enf/` (BLOCK_FILE) without parsing a record (~0.1 ms each)."""
-    if not enabled(ctx.repo):
-        return ""
-    tip = store.tip(ctx.repo)
-    room = _budget(ctx.repo) * CHARS_PER_TOKEN
-    key = [BLOCK_VERSION, store.blob_oid(ctx.repo, tip.tree, pi.INSTINCTS_DIR) if tip is not None else None, room]
-    cache = store.state_dir(ctx.repo) / BLOCK_FILE
-    try:
-        saved = fastjson.loads(cache.read_text(encoding="utf-8"))
-        if isinstance(saved, dict) and saved.get("key") == key and isinstance(saved.get("text"), str):
-            return str(saved["text"])
-    except (OSError, ValueError):
-        pass
-    text = pi.block(list(load(ctx.repo, tip).instincts.values()), room)
-    try:
-        atomic.write(cache, fastjson.dumps({"key": key, "text": text}).encode("utf-8"))
-    except OSError:
-        pass  # a read-only state dir costs the next start a recompute, never this one
-    return text
-
-
-def _budget(repo: store.Repo) -> int:
-    raw = (store.config_value(repo, BUDGET_KEY) or "").strip()
-    return int(raw) if raw.isdigit() else BUDGET_DEFAULT
-
 
 def is_instinct(path: str) -> bool:
     """Where `union_rule` applies (sync_merge's RULES matcher)."""

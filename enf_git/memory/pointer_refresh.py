@@ -12,7 +12,7 @@ import sys
 
 from .. import paths
 from ..plumbing import locks, store
-from . import indexer, pins
+from . import pins, pointer_state
 from .workspace import Context
 
 BRAIN_FIRST_KEY = "enf.brainFirst"
@@ -27,7 +27,7 @@ def brain_first_on(repo: store.Repo) -> bool:
 def start(ctx: Context) -> bool:
     """Start the refresh unless brain-first is off, the file is current, or a refresh is
     running (it looks again when done); True if started."""
-    if not brain_first_on(ctx.repo) or not indexer.pointers_stale(ctx.repo) or _running(ctx):
+    if not brain_first_on(ctx.repo) or not pointer_state.pointers_stale(ctx.repo) or _running(ctx):
         return False
     subprocess.Popen(
         [sys.executable, "-c", paths.LAUNCH, "background-index", str(ctx.top)],
@@ -45,5 +45,7 @@ def _running(ctx: Context) -> bool:
 
 def run(top: str) -> int | None:
     """The detached process: the recall index and the pointers file brought to the tip."""
+    from . import indexer  # sqlite and the index builder: the detached process only
+
     ctx = Context.open(top)
     return indexer.refresh_pointers(ctx.repo, ctx.cache(), pins.pinned(ctx.repo, store.tip(ctx.repo)))

@@ -39,7 +39,7 @@ from ..errors import ConcurrencyError, EnfError
 from ..plumbing import store
 from ..plumbing.workcopy import Manifest
 from ..pure import render
-from . import compress, fact_stores, instincts, merge, records, views
+from . import compress, fact_stores, merge, records, views
 
 MAX_ATTEMPTS = 50
 Outcome = Literal["up-to-date", "fast-forward", "merged"]
@@ -195,10 +195,17 @@ def append_only(sides: Sides, plan: Plan) -> None:
 
 
 # First match wins; three_way when none matches.
+def _instinct_union(sides: Sides, plan: Plan) -> None:
+    """instincts.union_rule, loaded when a merge meets an instinct (its derivation is ~8 ms to import)."""
+    from . import instincts
+
+    instincts.union_rule(sides, plan)
+
+
 RULES: tuple[tuple[Callable[[str], bool], Rule], ...] = (
     (lambda path: path in paths.APPEND_ONLY, append_only),
     (compress.is_session, compress.keep_edit),  # a compression against an edit keeps the edit
-    (instincts.is_instinct, instincts.union_rule),  # one lesson learned on both sides: the union
+    (paths.is_instinct_path, _instinct_union),  # one lesson learned on both sides: the union
 )
 
 

@@ -36,12 +36,11 @@ sessions or two clones is one record. Everything is redacted before it is cut.
 from __future__ import annotations
 
 import functools
-import hashlib
 import posixpath
 import re
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..redact import redact
 
@@ -65,17 +64,31 @@ _LOOKS = frozenset({"ls", "cat", "head", "tail", "less", "more", "grep", "egrep"
                     "true", "date", "printenv", "ps", "git status", "git log", "git diff", "git show", "git branch",
                     "git blame", "git grep"})
 _BREAKS = frozenset({"&&", "||", ";", "|", "&", "|&", ";;"})
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_PYTHON = re.compile(r"^python[0-9.]*$")
-_WORD = re.compile(r"^[a-z][a-z0-9._-]*$")
-_EXIT = re.compile(r"^exit code (-?[0-9]+)\b[:.]?\s*", re.IGNORECASE)
-_TELLING = re.compile(r"error|exception|not found|no such|denied|fatal|failed|cannot|can't|invalid|unknown|"
+class _Lazy:
+    """A regex compiled at its first use: SessionStart imports this module (through the
+    instincts block) and never matches anything, and compiling these cost ~5 ms there."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern, self.flags = pattern, flags
+        self.compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self.compiled is None:
+            self.compiled = re.compile(self.pattern, self.flags)
+        return getattr(self.compiled, name)
+
+
+_ASSIGNMENT = _Lazy(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PYTHON = _Lazy(r"^python[0-9.]*$")
+_WORD = _Lazy(r"^[a-z][a-z0-9._-]*$")
+_EXIT = _Lazy(r"^exit code (-?[0-9]+)\b[:.]?\s*", re.IGNORECASE)
+_TELLING = _Lazy(r"error|exception|not found|no such|denied|fatal|failed|cannot|can't|invalid|unknown|"
                       r"unrecognized|missing|refused|not allowed|no module|does not exist|has not been", re.IGNORECASE)
-_DECORATION = re.compile(r"^[\s=*#~_-]+|[\s=*#~_-]+$")
-_TAGS = re.compile(r"</?tool_use_error>")
+_DECORATION = _Lazy(r"^[\s=*#~_-]+|[\s=*#~_-]+$")
+_TAGS = _Lazy(r"</?tool_use_error>")
 # A file tool's error when its path was wrong (Read: "File does not exist.").
-_MISSING = re.compile(r"does not exist|no such file|file not found|ENOENT", re.IGNORECASE)
-_QUOTED = re.compile(r"""['"`\u2018\u201c]([A-Za-z][A-Za-z0-9_-]*)['"`\u2019\u201d]""")  # 'lgo' in an error
+_MISSING = _Lazy(r"does not exist|no such file|file not found|ENOENT", re.IGNORECASE)
+_QUOTED = _Lazy(r"""['"`\u2018\u201c]([A-Za-z][A-Za-z0-9_-]*)['"`\u2019\u201d]""")  # 'lgo' in an error
 
 
 @dataclass(frozen=True)
@@ -266,6 +279,8 @@ def _make(key: tuple[str, ...], failed: Call, worked: Call, program: str, rule: 
 def instinct_id(key: Sequence[str]) -> str:
     """The stable id of a lesson: `i` and 8 hex digits of a hash of its normalized key."""
     norm = "\x1f".join(" ".join(redact(part).split()) for part in key)
+    import hashlib  # here: the module is imported at every SessionStart, hashed from only at Stop
+
     return "i" + hashlib.sha256(norm.encode("utf-8")).hexdigest()[:8]
 
 
@@ -313,6 +328,8 @@ def words(command: str) -> list[str]:
 def _words(command: str) -> tuple[str, ...]:
     # Cached: derivation compares each failure with the calls after it (shlex: ~30 µs a command).
     try:
+        import shlex  # here, as hashlib above
+
         lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
         return tuple(lexer)

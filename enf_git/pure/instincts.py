@@ -32,12 +32,13 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from .. import paths
 from ..errors import RecordError, SchemaTooNew
 from . import fm
 from .fixes import RULE_CHARS, Fix, cut
 
 SCHEMA = 1
-INSTINCTS_DIR = "instincts"
+INSTINCTS_DIR = paths.INSTINCTS_DIR
 CAP = 50  # live instincts kept (the number): the least corroborated go first
 MAX_SESSIONS = 200  # kept per instinct (the smallest ids): corroboration reads "200+" past it
 MAX_AUTHORS = 50
@@ -78,7 +79,7 @@ def instinct_path(instinct_id: str) -> str:
 
 
 def is_instinct_path(path: str) -> bool:
-    return path.startswith(f"{INSTINCTS_DIR}/") and path.endswith(".md") and path.count("/") == 1
+    return paths.is_instinct_path(path)
 
 
 def instinct_bytes(i: Instinct) -> bytes:

@@ -1,0 +1,60 @@
+"""The "Learned instincts" block of SessionStart's context (memory/instincts.py learns them).
+
+Every session start asks for it, and most find it as the last one left it: this
+module reads that cached text with nothing but the branch's folder id and the budget,
+and imports the instinct records and their derivation (dataclasses, regexes: ~8 ms)
+only to build it again.
+"""
+
+from __future__ import annotations
+
+from .. import fastjson, paths
+from ..plumbing import atomic, store
+from .workspace import Context
+
+ENABLED_KEY = "enf.instincts"
+BUDGET_KEY = "enf.budget.instincts"  # tokens of SessionStart's context the instincts may use
+BUDGET_DEFAULT = 300
+CHARS_PER_TOKEN = 4
+_FALSE = ("false", "no", "off", "0")
+
+
+def enabled(repo: store.Repo) -> bool:
+    return (store.config_value(repo, ENABLED_KEY) or "true").strip().lower() not in _FALSE
+
+
+BLOCK_FILE = "instincts-block.json"
+BLOCK_VERSION = 2  # bump whenever the block's text changes for the same records
+
+
+def session_start_block(ctx: Context) -> str:
+    """The most corroborated live instincts within enf.budget.instincts tokens ("" when
+    off or none). The block is a function of the branch's instincts/ folder and the
+    budget alone, so a start that finds both as an earlier one did reuses its text
+    from `.git/enf/` (BLOCK_FILE) without parsing a record (~0.1 ms each)."""
+    if not enabled(ctx.repo):
+        return ""
+    tip = store.tip(ctx.repo)
+    room = _budget(ctx.repo) * CHARS_PER_TOKEN
+    key = [BLOCK_VERSION, store.blob_oid(ctx.repo, tip.tree, paths.INSTINCTS_DIR) if tip is not None else None, room]
+    cache = store.state_dir(ctx.repo) / BLOCK_FILE
+    try:
+        saved = fastjson.loads(cache.read_text(encoding="utf-8"))
+        if isinstance(saved, dict) and saved.get("key") == key and isinstance(saved.get("text"), str):
+            return str(saved["text"])
+    except (OSError, ValueError):
+        pass
+    from ..pure import instincts as pi
+    from .instincts import load
+
+    text = pi.block(list(load(ctx.repo, tip).instincts.values()), room)
+    try:
+        atomic.write(cache, fastjson.dumps({"key": key, "text": text}).encode("utf-8"))
+    except OSError:
+        pass  # a read-only state dir costs the next start a recompute, never this one
+    return text
+
+
+def _budget(repo: store.Repo) -> int:
+    raw = (store.config_value(repo, BUDGET_KEY) or "").strip()
+    return int(raw) if raw.isdigit() else BUDGET_DEFAULT

@@ -1,0 +1,39 @@
+"""Where the brain-first pointers file is, and whether it lags the branch: what SessionStart
+and Stop ask after every commit, so this module imports neither sqlite nor the indexer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import paths
+from ..plumbing import pointers, store
+from ..pure.pins import PINS_DIR
+
+
+def pointers_path(repo: store.Repo) -> Path:
+    return store.state_dir(repo) / paths.POINTERS
+
+
+# What the pointers file is made of: the records, and the pins that order its pointers.
+POINTER_SOURCES = (paths.SESSIONS_DIR, paths.DECISIONS_DIR, PINS_DIR)
+
+
+def pointers_stale(repo: store.Repo) -> bool:
+    """Whether the per-prompt pointers file lags the branch tip (or is missing).
+
+    A tip that moved without touching sessions/, decisions/ or pins/ (every start and
+    stop commits log.md) leaves it current: rebuilding it then would cost a background
+    process for nothing after most hooks."""
+    tip = store.tip(repo)
+    if tip is None:
+        return False
+    found = pointers.load_current(str(pointers_path(repo)))
+    if found is None:
+        return True
+    if found.tip == str(tip.id):
+        return False
+    built = store.commit_at(repo, found.tip)
+    if built is None:
+        return True
+    now, then = store.root_entries(tip.tree), store.root_entries(built.tree)
+    return any(now.get(name) != then.get(name) for name in POINTER_SOURCES)
