@@ -110,8 +110,9 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
 
 
 def build_fixture(work: Path, n: int) -> Path:
-    from enf_git import memory
-    from enf_git.memory import indexer
+    from enf_git import memory, paths
+    from enf_git.memory import indexer, pointer_state
+    from enf_git.plumbing import locks
 
     repo = common.init_user_repo(work / "repo")
     common.seed_branch(repo, n)
@@ -120,8 +121,14 @@ def build_fixture(work: Path, n: int) -> Path:
     common.run_enf(repo, "commit", "-m", "render views")
     ctx = memory.Context.open(repo)
     started = time.perf_counter()
-    count = indexer.refresh_pointers(ctx.repo, ctx.cache())
-    print(f"fixture: {n} sessions; pointers file of {count} records built in {time.perf_counter() - started:.1f} s")
+    # `git enf init` adopted memory and started the background refresh itself: this one
+    # waits for it (the lock) and catches up with the render commit, or finds it current.
+    with locks.file_lock(Path(indexer.pointers_path(ctx.repo)).with_name(paths.POINTERS_LOCK), wait=600):
+        pass
+    indexer.refresh_pointers(ctx.repo, ctx.cache())
+    if pointer_state.pointers_stale(ctx.repo):
+        raise RuntimeError("the pointers file did not get built")
+    print(f"fixture: {n} sessions; pointers file current after {time.perf_counter() - started:.1f} s")
     today = time.strftime("%Y-%m-%d")
     (repo / ".claude-sessions" / "sessions" / f"{today}-prompt-bench.md").write_text(
         f"---\nsession_id: {SID[:8]}\ndate: {today}\nstatus: active\n---\n## Intent\nBenchmark a prompt.\n")

@@ -207,6 +207,9 @@ class Layered:
         for t in old.keys() | new.keys():
             df0, docs0, impacts0 = old.get(t, (0, (), ()))
             df1, docs1, impacts1 = new.get(t, (0, (), ()))
+            if not docs1 and self.masked.isdisjoint(docs0):
+                out[t] = (df0, docs0, impacts0)  # the common case: nothing of this term changed
+                continue
             kept = [(d, x) for d, x in zip(docs0, impacts0) if d not in self.masked]
             kept += [(d + shift, x) for d, x in zip(docs1, impacts1)]
             out[t] = (df0 + df1, tuple(d for d, _ in kept), tuple(x for _, x in kept))
