@@ -9,13 +9,11 @@ file now" request is delivered by the SessionStart that follows with source=comp
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 
-from .. import memory, paths
+from .. import memory
 from ..memory import eventlog, fact_stores, facts, fetched, handoff, instinct_block, pins, pointer_refresh, startup
-from ..plumbing import events, store
+from ..plumbing import detached, events, store
 from ..pure import briefing
 from . import gate
 from .protocol import Where, record_error, reply, session_of
@@ -150,11 +148,7 @@ def checkpoint(where: Where, message: str) -> memory.Report | None:
 
 def spawn_background_commit(top: str) -> None:
     """Commit after the hook returns: SessionEnd's budget is too short to wait for git."""
-    subprocess.Popen(
-        [sys.executable, "-c", paths.LAUNCH, "background-commit", top],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True, close_fds=True,
-    )
+    detached.start("background-commit", top)
 
 
 def spawn_background_index(ctx: memory.Context) -> bool:

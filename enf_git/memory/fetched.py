@@ -18,15 +18,12 @@ like the git hooks.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from .. import paths
 from ..errors import EnfError
-from ..plumbing import gitcli, store
+from ..plumbing import detached, gitcli, store
 from . import sync_merge
 from .workspace import Context
 
@@ -102,11 +99,7 @@ def start_background_fetch(ctx: Context, environ: Mapping[str, str], now: float 
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.touch()
     os.utime(stamp, (moment, moment))
-    subprocess.Popen(
-        [sys.executable, "-c", paths.LAUNCH, "background-fetch", str(ctx.top)],
-        cwd=str(ctx.top), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True, close_fds=True,
-    )
+    detached.start("background-fetch", str(ctx.top))
     return True
 
 

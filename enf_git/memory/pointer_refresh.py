@@ -7,11 +7,9 @@ full build costs seconds at 10,000 sessions, which no hook can wait for.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 from .. import paths
-from ..plumbing import locks, store
+from ..plumbing import detached, locks, store
 from . import pins, pointer_state
 from .workspace import Context
 
@@ -29,11 +27,7 @@ def start(ctx: Context) -> bool:
     running (it looks again when done); True if started."""
     if not brain_first_on(ctx.repo) or not pointer_state.pointers_stale(ctx.repo) or _running(ctx):
         return False
-    subprocess.Popen(
-        [sys.executable, "-c", paths.LAUNCH, "background-index", str(ctx.top)],
-        cwd=str(ctx.top), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True, close_fds=True,
-    )
+    detached.start("background-index", str(ctx.top))
     return True
 
 

@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..errors import RecordError, SchemaTooNew
+from ..errors import RecordError
 from . import fm
 
 SCHEMA = 1
@@ -196,17 +196,8 @@ def parse_fact(path: str, data: bytes, scope: str, ttls: Mapping[str, int | None
     Lenient where a hand-written file can be completed: no id takes the file's name,
     no category is detected from the text, no expiry comes from the category's TTL.
     """
-    try:
-        text = data.decode("utf-8")
-        parsed = fm.parse(text)
-    except UnicodeDecodeError as exc:
-        raise RecordError(path, 0, f"not UTF-8 text (byte {exc.start})") from exc
-    except fm.FrontmatterError as exc:
-        raise RecordError(path, exc.line, exc.reason) from exc
+    parsed = fm.parse_record(path, data, SCHEMA)
     meta, body = parsed.meta, clean_text(parsed.body)
-    if isinstance(meta.get("schema"), int) and meta["schema"] > SCHEMA:
-        raise SchemaTooNew(f"{path} was written by a newer enf-git (schema {meta['schema']})",
-                           hint="upgrade enf-git: pip install -U enf-git")
     if not body:
         raise RecordError(path, parsed.body_line, "the fact's text is empty: write it below the header")
     date = str(meta.get("date") or "")

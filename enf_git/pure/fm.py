@@ -94,6 +94,25 @@ def split(text: str) -> tuple[list[str], str, int] | None:
     raise FrontmatterError(1, "frontmatter opened with '---' but never closed")
 
 
+def parse_record(path: str, data: bytes, schema: int) -> Parsed:
+    """The record file at `path` parsed: RecordError (with the line) when it is not UTF-8
+    text or its header is malformed, SchemaTooNew when a newer enf-git (a later `schema`)
+    wrote it: refused, never rewritten in an older shape."""
+    from ..errors import RecordError, SchemaTooNew
+
+    try:
+        parsed = parse(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise RecordError(path, 0, f"not UTF-8 text (byte {exc.start})") from exc
+    except FrontmatterError as exc:
+        raise RecordError(path, exc.line, exc.reason) from exc
+    found = parsed.meta.get("schema")
+    if isinstance(found, int) and found > schema:
+        raise SchemaTooNew(f"{path} was written by a newer enf-git (schema {found})",
+                           hint="upgrade enf-git: pip install -U enf-git")
+    return parsed
+
+
 def parse(text: str) -> Parsed:
     """Parse a record; raises FrontmatterError (with a line number) on bad input."""
     parts = split(text)

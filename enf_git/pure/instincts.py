@@ -33,7 +33,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from .. import paths
-from ..errors import RecordError, SchemaTooNew
+from ..errors import RecordError
 from . import fm
 from .fixes import RULE_CHARS, Fix, cut
 
@@ -94,16 +94,8 @@ def instinct_bytes(i: Instinct) -> bytes:
 
 def parse_instinct(path: str, data: bytes) -> Instinct:
     """An instinct file; RecordError if it cannot be one (its id is its file's name)."""
-    try:
-        parsed = fm.parse(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise RecordError(path, 0, f"not UTF-8 text (byte {exc.start})") from exc
-    except fm.FrontmatterError as exc:
-        raise RecordError(path, exc.line, exc.reason) from exc
+    parsed = fm.parse_record(path, data, SCHEMA)
     meta = parsed.meta
-    if isinstance(meta.get("schema"), int) and meta["schema"] > SCHEMA:
-        raise SchemaTooNew(f"{path} was written by a newer enf-git (schema {meta['schema']})",
-                           hint="upgrade enf-git: pip install -U enf-git")
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
     if not _ID.match(stem) or str(meta.get("id") or stem) != stem:
         raise RecordError(path, 0, f"an instinct file is named by its id (i + 8 hex digits), and says so in its "

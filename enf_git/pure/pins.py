@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from ..errors import RecordError, SchemaTooNew
+from ..errors import RecordError
 from . import fm
 from .model import Session
 
@@ -95,16 +95,8 @@ def pin_bytes(pin: Pin) -> bytes:
 def parse_pin(path: str, data: bytes) -> Pin:
     """A pin file; RecordError (with the line) if it cannot be one. The session named
     is the file's own name: a header naming another session is an error, not a second pin."""
-    try:
-        parsed = fm.parse(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise RecordError(path, 0, f"not UTF-8 text (byte {exc.start})") from exc
-    except fm.FrontmatterError as exc:
-        raise RecordError(path, exc.line, exc.reason) from exc
+    parsed = fm.parse_record(path, data, SCHEMA)
     meta = parsed.meta
-    if isinstance(meta.get("schema"), int) and meta["schema"] > SCHEMA:
-        raise SchemaTooNew(f"{path} was written by a newer enf-git (schema {meta['schema']})",
-                           hint="upgrade enf-git: pip install -U enf-git")
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
     session = str(meta.get("session") or stem)
     if session != stem:
