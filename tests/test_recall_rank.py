@@ -357,3 +357,17 @@ def test_an_update_waits_for_another_and_says_so_when_it_never_ends(
                                                       capture_output=True, text=True), range(3)))
     assert [r.returncode for r in runs] == [0, 0, 0], [r.stderr[-500:] for r in runs]
     assert len({r.stdout for r in runs}) == 1  # three at once: one built it, the others read it
+
+
+def test_doctor_does_not_report_an_index_being_built(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    from enf_git import memory, paths
+    from enf_git.memory import state_checks
+    from enf_git.plumbing import locks
+
+    ctx = memory.Context.open(repo_dir)
+    state = repo_dir / ".git" / "enf"
+    sqlite3.connect(state / paths.SEARCH_DB).close()  # an empty database, as a build begins
+    assert state_checks.recall_index(ctx)  # on its own it is worth a warning
+    with locks.file_lock(state / paths.SEARCH_LOCK, wait=0) as held:
+        assert held
+        assert state_checks.recall_index(ctx) == []  # a build holds the lock: nothing to report

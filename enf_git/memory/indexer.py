@@ -42,10 +42,11 @@ def ensure(repo: store.Repo, cache: records.Cache) -> sqlite3.Connection:
     """
     tip = store.tip(repo)
     path = db_path(repo)
-    db, have = _open(path)
-    if tip is None or have == str(tip.id):
-        return db
-    db.close()
+    if path.is_file() or tip is None:  # a missing file is created under the lock only: never seen half-built
+        db, have = _open(path)
+        if tip is None or have == str(tip.id):
+            return db
+        db.close()
     with locks.file_lock(store.state_dir(repo) / paths.SEARCH_LOCK, wait=LOCK_WAIT) as held:
         if not held:
             raise _busy()

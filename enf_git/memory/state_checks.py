@@ -98,6 +98,8 @@ def recall_index(ctx: Context) -> list[Problem]:
     db_path = _state(ctx) / paths.SEARCH_DB
     if not db_path.is_file():
         return []  # built at the first recall
+    if _being_updated(_state(ctx) / paths.SEARCH_LOCK):
+        return []  # a recall or the background refresh is building it: half a database is no problem
     try:
         db = sqlite3.connect(f"{db_path.as_uri()}?mode=ro", uri=True, timeout=5)
         try:
@@ -112,6 +114,13 @@ def recall_index(ctx: Context) -> list[Problem]:
         return [Problem("warning", f"the recall index {db_path} has {have}, this version reads schema {search.SCHEMA}",
                         "none needed: the next git enf recall rebuilds it")]
     return []
+
+
+def _being_updated(lock: Path) -> bool:
+    if not lock.exists():
+        return False
+    with locks.file_lock(lock, wait=0) as free:
+        return not free
 
 
 def manifest(ctx: Context) -> list[Problem]:
