@@ -361,7 +361,7 @@ def test_a_clone_that_adopts_memory_has_pointers_before_its_first_prompt(corpus:
     run_git(repo_dir, "push", "-q", str(bare), "claude-memory", "HEAD:refs/heads/main")
     clone = tmp_path / "clone"
     run_git(tmp_path, "clone", "-q", str(bare), str(clone))
-    subprocess.run([str(Path(sys.executable).with_name("git-enf")), "init", "--no-hooks"], cwd=clone, check=True,
+    subprocess.run([str(Path(sys.executable).with_name("git-enf")), "init"], cwd=clone, check=True,
                    capture_output=True)
     mine = memory.Context.open(clone)
     wait_for_pointers(mine)  # git enf init started the refresh

@@ -37,7 +37,7 @@ def init(scope: str, no_hooks: bool, with_mcp: bool) -> None:
         _install_git_hooks(ctx)
     if with_mcp:
         _install_mcp(ctx, scope)
-    if not report.commit:  # an existing branch (a teammate's, adopted): its pointers before the first prompt
+    if not report.commit and not no_hooks:  # adopted memory, and the hooks that read its pointers
         from ..memory import pointer_refresh
 
         pointer_refresh.start(ctx)
