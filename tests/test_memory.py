@@ -293,11 +293,11 @@ def test_in_place_edits_patch_views_exactly_like_a_full_render(ctx: memory.Conte
         patched = checked_patch(ctx, git, {path: new.encode()}, change)
         if patched is not None:
             patched_count += 1
-            archive_patched += render.TOPICS_ARCHIVE in patched
+            archive_patched += any(p.startswith("archive/topics-") for p in patched)
         write(ctx, path, new)
         memory.commit(ctx)
     assert patched_count >= 20  # the cheap path is actually taken for routine edits
-    assert archive_patched >= 8  # ... also for sessions listed in topics-archive.md
+    assert archive_patched >= 8  # ... also for sessions listed in a month of the topics archive
     assert_views_are_a_full_render(ctx, git)  # after 60 commits on the cheap path
 
 
@@ -343,14 +343,14 @@ def test_adding_the_newest_session_patches_views_exactly_like_a_full_render(ctx:
         patched = checked_patch(ctx, git, {path: text.encode()}, i)
         if patched is not None:
             used += 1
-            archived += render.TOPICS_ARCHIVE in patched
+            archived += any(p.startswith("archive/topics-") for p in patched)
             assert not body  # old-dated adds are patched too (in their place); decisions never
         write(ctx, path, text)
         memory.commit(ctx)
     assert used >= 12  # the cheap path is really taken, also once the archive exists
-    assert archived >= 8  # ... also when an add pushes a tag's oldest entry into topics-archive.md
+    assert archived >= 8  # ... also when an add pushes a tag's oldest entry into the topics archive
     assert "index-archive.md" in git("ls-tree", "--name-only", "claude-memory")
-    assert "\n## db\n" in git("show", "claude-memory:topics-archive.md")
+    assert "\n## db\n" in git("show", "claude-memory:archive/topics-2026-01.md")
     assert_views_are_a_full_render(ctx, git)
 
 
@@ -364,9 +364,61 @@ def test_an_add_that_overflows_a_topic_creates_topics_archive_on_the_cheap_path(
     text = session_text(session_id="n0000000", date="2026-02-01", summary="Newest", tags="[api, db]")
     tree = ctx.repo.get(git("rev-parse", "claude-memory").strip()).tree
     patched = views.patched_views(ctx.repo, tree, {path: text.encode()})
-    assert patched is not None and render.TOPICS_ARCHIVE in patched
+    month = "archive/topics-2026-01.md"
+    assert patched is not None and render.TOPICS_ARCHIVE in patched and month in patched
     write(ctx, path, text)
     memory.commit(ctx)
-    assert git("show", f"claude-memory:{render.TOPICS_ARCHIVE}").encode() == patched[render.TOPICS_ARCHIVE]
-    assert (ctx.root / render.TOPICS_ARCHIVE).read_bytes() == patched[render.TOPICS_ARCHIVE]
+    for view in (render.TOPICS_ARCHIVE, month):
+        assert git("show", f"claude-memory:{view}").encode() == patched[view]
+        assert (ctx.root / view).read_bytes() == patched[view]
+    assert_views_are_a_full_render(ctx, git)
+
+
+def test_a_branch_with_the_archives_of_before_the_month_split_is_rendered_anew(ctx: memory.Context, git: Git) -> None:
+    """0.4's index-archive.md held every older line in one file. The first commit that moves
+    a line into the archive replaces it with the month files, and every session stays listed."""
+    for i in range(104):
+        day = f"2026-{1 + i // 28:02d}-{1 + i % 28:02d}"
+        write(ctx, f"sessions/{day}-old-{i}.md", session_text(session_id=f"o{i:07d}", date=day, summary=f"Old {i}",
+                                                              tags="[]"))
+    memory.commit(ctx)
+    tip = ctx.repo.get(git("rev-parse", "claude-memory").strip())
+    months = [p for p in git("ls-tree", "-r", "--name-only", "claude-memory").split() if render.is_month_file(p)]
+    assert months == ["archive/index-2026-01.md"]
+    lines = [x.replace("](../sessions/", "](sessions/") for x in git("show", f"claude-memory:{months[0]}").splitlines()
+             if x.startswith("- [")]
+    old = "\n".join(["# Session Index Archive", "", render.MARKER, "", "> 4 sessions older than the newest 100", "",
+                     *lines, ""]).encode()
+    builder = ctx.repo.TreeBuilder(tip.tree)
+    builder.remove("archive")
+    builder.insert("index-archive.md", ctx.repo.create_blob(old), pygit2.enums.FileMode.BLOB)
+    legacy = ctx.repo.get(builder.write())
+    new = "sessions/2026-05-01-new.md"
+    changed, problems = views.views_for(ctx.repo, _Tip(legacy), {new: session_text(
+        session_id="n0000001", date="2026-05-01", summary="New", tags="[]").encode()}, records.Cache(None))
+    assert not problems
+    assert changed["index-archive.md"] is not None and b"](archive/index-2026-01.md)" in changed["index-archive.md"]
+    month = (changed["archive/index-2026-01.md"] or b"").decode()
+    assert month.count("- [") == 5 and all(x.replace("](sessions/", "](../sessions/") in month for x in lines)
+
+
+class _Tip:
+    """A commit-shaped holder of a tree (views_for reads only .tree)."""
+
+    def __init__(self, tree: pygit2.Tree) -> None:
+        self.tree = tree
+
+
+def test_a_month_emptied_by_a_removal_leaves_the_branch(ctx: memory.Context, git: Git) -> None:
+    for i in range(101):
+        day = f"2026-02-{1 + i % 28:02d}" if i else "2026-01-05"
+        write(ctx, f"sessions/{day}-s-{i}.md", session_text(session_id=f"m{i:07d}", date=day, summary=f"S {i}",
+                                                            tags="[]"))
+    memory.commit(ctx)
+    assert "archive/index-2026-01.md" in git("ls-tree", "-r", "--name-only", "claude-memory")
+    (ctx.root / "sessions/2026-01-05-s-0.md").unlink()
+    memory.commit(ctx)
+    files = git("ls-tree", "-r", "--name-only", "claude-memory").split()
+    assert not any(render.is_month_file(p) for p in files) and "index-archive.md" not in files
+    assert not (ctx.root / "archive/index-2026-01.md").exists()
     assert_views_are_a_full_render(ctx, git)

@@ -205,10 +205,38 @@ def test_index_archives_beyond_100_sessions() -> None:
     assert "work-001" not in index and "work-000" not in index
     assert "\n\n2 older sessions: see [index-archive.md](index-archive.md)\n\n## By Topic\n" in index
     assert views["index-archive.md"] == (
-        f"# Session Index Archive\n\n{M}\n\n> 2 sessions older than the newest 100\n\n"
-        "- [2025-01-02-work-001](sessions/2025-01-02-work-001.md): Session 1\n"
-        "- [2025-01-01-work-000](sessions/2025-01-01-work-000.md): Session 0\n"
+        f"# Session Index Archive\n\n{M}\n\n> sessions older than the newest 100, one file per month, newest first\n\n"
+        "- [2025-01](archive/index-2025-01.md)\n"
     ).encode()
+    assert views["archive/index-2025-01.md"] == (
+        f"# Session Index Archive: 2025-01\n\n{M}\n\n> 2 sessions of 2025-01\n\n"
+        "- [2025-01-02-work-001](../sessions/2025-01-02-work-001.md): Session 1\n"
+        "- [2025-01-01-work-000](../sessions/2025-01-01-work-000.md): Session 0\n"
+    ).encode()
+
+
+def test_the_archives_are_one_file_per_month_listed_newest_first() -> None:
+    """A routine commit moves one line into the archive: it must rewrite one small month
+    file, not a megabyte view. Every older session is in its month's file, once."""
+    sessions = numbered_sessions(400)  # 2025-01-01 .. 2026-02-04: 300 older, 10 months
+    views = render.render_all("shop", sessions, [])
+    months = [p for p in views if render.is_month_file(p) and views[p] is not None]
+    assert sorted(months) == [f"archive/index-{m}.md" for m in
+                              ("2025-01", "2025-02", "2025-03", "2025-04", "2025-05", "2025-06", "2025-07",
+                               "2025-08", "2025-09", "2025-10")]
+    toc = views["index-archive.md"].decode()
+    assert toc.index("[2025-10]") < toc.index("[2025-09]") < toc.index("[2025-01]")
+    for s in sessions[:300]:
+        month = views[f"archive/index-{s.date[:7]}.md"].decode()
+        assert month.count(f"- [{s.stem}](../sessions/{s.stem}.md): ") == 1
+    assert all(render.is_view(p) for p in months) and not render.is_view("archive/notes.md")
+
+
+def test_an_undated_session_is_archived_in_its_own_file() -> None:
+    odd = session("0-no-date", "session_id: u0000001\nstatus: completed\nsummary: Undated")  # sorts below 2025
+    views = render.render_all("shop", [*numbered_sessions(100), odd], [])
+    assert "- [0-no-date](../sessions/0-no-date.md)" in (views["archive/index-undated.md"] or b"").decode()
+    assert b"- [undated](archive/index-undated.md)" in (views["index-archive.md"] or b"")
 
 
 def tagged_sessions(tags_of: list[str]) -> list[model.Session]:
@@ -237,9 +265,14 @@ def test_topics_keep_20_sessions_per_tag_and_archive_the_rest() -> None:
         "- 1 older session: see [topics-archive.md](topics-archive.md)\n"
     ).encode()
     assert views["topics-archive.md"] == (
-        f"# Topics Archive\n\n{M}\n\n> sessions beyond the newest 20 of each topic\n\n"
-        f"## api\n{topic_lines(sessions, range(2, -1, -1))}\n"
-        f"## zeta\n{topic_lines(sessions, range(2, 1, -1))}"
+        f"# Topics Archive\n\n{M}\n\n> sessions beyond the newest 20 of each topic, one file per month, "
+        "newest first\n\n- [2025-01](archive/topics-2025-01.md)\n"
+    ).encode()
+    up = topic_lines(sessions, range(2, -1, -1)).replace("](sessions/", "](../sessions/")
+    assert views["archive/topics-2025-01.md"] == (
+        f"# Topics Archive: 2025-01\n\n{M}\n\n> sessions of 2025-01 beyond the newest 20 of each topic\n\n"
+        f"## api\n{up}\n"
+        f"## zeta\n{up.splitlines(keepends=True)[0]}"
     ).encode()
 
 
@@ -256,10 +289,10 @@ def test_every_session_is_listed_once_per_tag_across_topics_and_archive() -> Non
     sessions = tagged_sessions([f"[{', '.join(r.sample(['api', 'db', 'ui', 'ops', 'x'], r.randint(0, 3)))}]"
                                 for _ in range(300)])
     views = render.render_all("shop", sessions, [])
-    text = views["topics.md"].decode() + (views["topics-archive.md"] or b"").decode()
+    text = "".join(v.decode() for p, v in views.items() if v and (p == "topics.md" or p.startswith("archive/topics-")))
     assert views["topics.md"].decode().count("](sessions/") == 5 * 20
     for s in sessions:
-        assert text.count(f"](sessions/{s.stem}.md)") == len(s.tags), s.stem
+        assert text.count(f"sessions/{s.stem}.md)") == len(s.tags), s.stem
     shuffled = list(sessions)
     r.shuffle(shuffled)
     assert render.render_all("shop", shuffled, []) == views
@@ -274,16 +307,17 @@ def test_adding_the_newest_session_patches_topics_exactly_like_a_full_render() -
     for tags in [f"[{', '.join(r.choices(['api', 'db', 'ui', 'zz'], k=r.randint(0, 2)))}]" for _ in range(130)]:
         (new,) = tagged_sessions([*([""] * len(sessions)), tags])[len(sessions):]
         before = render.render_all("shop", sessions, [])
-        current = {v: (before[v] or b"").decode() or None for v in render.PATCHABLE}
+        current = patchable(before)
         sessions.append(new)
-        patched = render.patch_add(current, new)
+        patched = render.patch_insert(current, [new], {s.stem: render.order_key(s) for s in sessions}.get)
         if patched is None:
             continue
         patched_count += 1
         archive_created += current[render.TOPICS_ARCHIVE] is None and render.TOPICS_ARCHIVE in patched
-        archive_grown += current[render.TOPICS_ARCHIVE] not in (None, patched.get(render.TOPICS_ARCHIVE))
+        archive_grown += any(p.startswith("archive/topics-") and current.get(p) not in (None, patched[p])
+                             for p in patched)
         for view, data in render.render_all("shop", sessions, []).items():
-            kept = before[view]  # a view patch_add does not return stays as it was
+            kept = before.get(view)  # a view the patch does not return stays as it was
             assert (patched[view].encode() if view in patched else kept) == data, (len(sessions), view)
     assert patched_count >= 100 and archive_created == 1 and archive_grown >= 20
 
@@ -340,7 +374,7 @@ def test_nothing_is_dropped_from_the_views() -> None:
     views = render.render_all("shop", sessions, EXTRA)
     text = "".join(v.decode() for v in views.values() if v is not None)
     for s in sessions:
-        assert f"](sessions/{s.stem}.md)" in text
+        assert f"sessions/{s.stem}.md)" in text  # ../sessions/ from a month file
     for d in [d for s in sessions for d in s.decisions] + EXTRA:
         assert f"({d.id})" in text, d
     for r in [r for s in sessions for r in s.reversals]:
@@ -354,18 +388,21 @@ def test_adding_a_session_renders_a_topics_md_from_before_the_split() -> None:
     """Even when the new session's own tags are short: the old layout must not survive adds."""
     sessions = tagged_sessions(["[api]"] * 21 + ["[ui]"])
     views = {v: (d or b"").decode() or None for v, d in render.render_all("shop", sessions[:21], []).items()}
-    assert render.patch_add(views, sessions[21]) is not None
+    keys = {s.stem: render.order_key(s) for s in sessions}.get
+    assert render.patch_insert(views, [sessions[21]], keys) is not None
     unsplit = f"# Topics\n\n{M}\n\n## api\n{topic_lines(sessions, range(20, -1, -1))}"
-    assert render.patch_add({**views, render.TOPICS: unsplit, render.TOPICS_ARCHIVE: None}, sessions[21]) is None
+    assert render.patch_insert({**views, render.TOPICS: unsplit, render.TOPICS_ARCHIVE: None}, [sessions[21]],
+                               keys) is None
 
 
 # -- inserting sessions anywhere (a merge brings older-dated ones) ----------------------
 
 
-def random_session(r: random.Random, i: int, tags: list[str]) -> model.Session:
+def random_session(r: random.Random, i: int, tags: list[str], days: int = 30,
+                   start: dt.date = dt.date(2026, 1, 1)) -> model.Session:
     """Dates over a few weeks (many sessions a day), times that often collide, so the
     order key's every part decides somewhere; 0-3 tags from `tags`."""
-    day = (dt.date(2026, 1, 1) + dt.timedelta(days=r.randrange(30))).isoformat()
+    day = (start + dt.timedelta(days=r.randrange(days))).isoformat()
     time = r.choice(["", f"{r.randrange(8, 12):02d}:{r.choice(['00', '30'])}"])
     picked = r.sample(tags, r.randint(0, min(3, len(tags))))
     header = (f"session_id: r{i:07d}\ndate: {day}\nstatus: {r.choice(['completed', 'active'])}\n"
@@ -375,17 +412,22 @@ def random_session(r: random.Random, i: int, tags: list[str]) -> model.Session:
     return session(f"{day}-work-{r.choice('abc')}{i:04d}", header)
 
 
+def patchable(views: dict[str, bytes | None]) -> dict[str, str | None]:
+    """The texts patch_insert / patch_views work on, from a full render (month files too)."""
+    return {v: (d or b"").decode() or None for v, d in views.items() if render.is_patchable(v)}
+
+
 def inserted_like_a_full_render(have: list[model.Session], news: list[model.Session]) -> bool | None:
     """patch_insert of `news` into the full render of `have` against the full render of
     both: True (patched, equal), None (declined); a difference fails the test."""
     before = render.render_all("shop", have, [])
-    current = {v: (before[v] or b"").decode() or None for v in render.PATCHABLE}
+    current = patchable(before)
     keys = {s.stem: render.order_key(s) for s in [*have, *news]}
     patched = render.patch_insert(current, news, keys.get)
     if patched is None:
         return None
     for view, data in render.render_all("shop", [*have, *news], []).items():
-        got = patched[view].encode() if view in patched else before[view]
+        got = patched[view].encode() if view in patched else before.get(view)
         assert got == data, (len(have), [s.stem for s in news], view)
     return True
 
@@ -405,12 +447,38 @@ def test_inserting_sessions_anywhere_patches_exactly_like_a_full_render() -> Non
     assert patched >= 140, (patched, declined)  # declined: a first archive to create, placeholders
 
 
+def test_inserting_across_months_patches_exactly_like_a_full_render() -> None:
+    """Dates over half a year: lines move into month files that exist and that do not yet."""
+    r = random.Random(11)
+    patched = created = 0
+    for case in range(80):
+        tags = ["api", "db", "ui"][: r.randint(1, 3)]
+        have = [random_session(r, i, tags, days=180) for i in range(r.choice([101, 140, 260]))]
+        news = [random_session(r, 1000 + i, tags, days=300, start=dt.date(2025, 9, 1)) for i in range(r.randint(1, 3))]
+        before = render.render_all("shop", have, [])
+        after = render.render_all("shop", [*have, *news], [])
+        created += any(p not in before and render.is_month_file(p) for p in after)
+        patched += inserted_like_a_full_render(have, news) is True
+    assert patched >= 70 and created >= 10, (patched, created)
+
+
+def test_editing_an_archived_session_swaps_its_line_in_its_month_file() -> None:
+    sessions = numbered_sessions(200)
+    views = patchable(render.render_all("shop", sessions, []))
+    old = sessions[40]  # 2025-02-10: archived in index and topics-free
+    edited = session(old.stem, f"session_id: s{40:07d}\nstatus: completed\nsummary: Rewritten")
+    patched = render.patch_views(views, [(old, edited)])
+    assert patched is not None and set(patched) == {"archive/index-2025-02.md"}
+    full = render.render_all("shop", [*sessions[:40], edited, *sessions[41:]], [])
+    assert patched["archive/index-2025-02.md"].encode() == full["archive/index-2025-02.md"]
+
+
 def test_insert_declines_when_a_listed_session_is_unknown_or_the_views_are_not_ours() -> None:
     r = random.Random(4)
     have = [random_session(r, i, ["api"]) for i in range(130)]
     (new,) = [random_session(r, 999, ["api"])]
     before = render.render_all("shop", have, [])
-    current = {v: (before[v] or b"").decode() or None for v in render.PATCHABLE}
+    current = patchable(before)
     assert render.patch_insert(current, [new], lambda stem: None) is None  # a listed stem we cannot look up
     keys = {s.stem: render.order_key(s) for s in [*have, new]}
     assert render.patch_insert(current, [new], keys.get) is not None
@@ -442,6 +510,7 @@ def test_inserting_into_a_full_topic_creates_its_archive_either_way() -> None:
         new = session(f"{day}-zz-late", f"session_id: n{after + 1:07d}\nstatus: completed\nsummary: Late\ntags: [api]")
         assert render.render_all("shop", have, [])["topics-archive.md"] is None
         assert inserted_like_a_full_render(have, [new]) is True, after
+        assert (render.render_all("shop", [*have, new], [])["topics-archive.md"] or b"").count(b"](archive/") == 1
 
 
 def test_the_newest_session_costs_a_lookup_or_two_a_list() -> None:

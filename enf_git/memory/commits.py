@@ -71,11 +71,11 @@ def pending(ctx: Context, manifest: Manifest | None = None, tip: store.Commit | 
             manifest.record(ctx.root, path, oid)  # same content, new stat: remember it (git's index refresh)
             refreshed = True
             continue
-        if path in render.VIEWS:
+        if render.is_view(path):
             out.views[path] = data
         else:
             out.changes[path] = data
-    gone = [p for p in manifest.files if p not in present and p not in render.VIEWS and not workcopy.is_local_only(p)]
+    gone = [p for p in manifest.files if p not in present and not render.is_view(p) and not workcopy.is_local_only(p)]
     for path in gone:
         if folder_vanished(ctx.root, path):
             out.vanished.append(path)
@@ -100,7 +100,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
     manifest = ctx.manifest()  # loaded once, saved once by materialize: it is large on big branches
     start = store.tip(ctx.repo)
     found = pending(ctx, manifest, start)
-    lost = {*found.vanished, *(v for v in render.VIEWS if v in manifest.files and not (ctx.root / v).is_file())}
+    lost = {*found.vanished, *(v for v in manifest.files if render.is_view(v) and not (ctx.root / v).is_file())}
     changes = found.changes
     report.refused = _refuse_binary_records(changes) + _refuse_conflict_markers(changes)
     report.redacted = _redact_in_place(ctx, changes)
@@ -250,7 +250,7 @@ def _mass_deletion(repo: store.Repo, tip: store.Commit | None, changes: dict[str
     deleted = sorted(p for p, d in changes.items() if d is None)
     if len(deleted) < MASS_DELETION_MIN or tip is None:
         return []
-    held = sum(1 for p in store.list_files(repo, tip.tree) if p not in render.VIEWS)
+    held = sum(1 for p in store.list_files(repo, tip.tree) if not render.is_view(p))
     if len(deleted) * 2 <= held:
         return []
     for path in deleted:

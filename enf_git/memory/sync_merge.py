@@ -143,7 +143,7 @@ def _plan(repo: store.Repo, base: store.Tree | None, mine: dict[str, str | None]
         return store.blob_data(repo, oid) if oid else b""
 
     for path in sorted(yours):
-        if path in render.VIEWS:
+        if render.is_view(path):
             continue  # rendered from the merged records afterwards
         if not _is_blob(repo, yours[path]) or not _is_blob(repo, mine.get(path)):
             plan.skipped.append(path)  # a submodule or folder from a hand-made push: leave ours as it is
@@ -236,7 +236,8 @@ def merged_views(repo: store.Repo, ours: store.Tree, theirs: store.Tree, changes
 def _same_views(repo: store.Repo, ours: store.Tree, mine: dict[str, bytes | None],
                 theirs: store.Tree, yours: dict[str, bytes | None]) -> bool:
     """Whether ours' tree patched with `mine` and theirs' with `yours` hold the same views."""
-    for view in render.VIEWS:
+    months = {*views.month_files(repo, ours), *views.month_files(repo, theirs)}
+    for view in (*render.VIEWS, *sorted(months | {p for p in (*mine, *yours) if render.is_month_file(p)})):
         if view in mine and view in yours:
             same = mine[view] == yours[view]  # both rewritten (the archives: megabytes): compare, never hash
         else:
@@ -258,10 +259,7 @@ def render_views(repo: store.Repo, tree: store.Tree, overlay: dict[str, bytes | 
     """(every view whose full render from `tree` + `overlay` differs from `tree`'s, malformed records)."""
     recs = records.load(repo, tree, cache, overlay)
     project = views.project_of(repo, tree, overlay)
-    out: dict[str, bytes | None] = {}
-    for path, data in render.render_all(project, recs.all_sessions(), recs.extra_decisions()).items():
-        if store.blob_oid(repo, tree, path) != (store.hash_bytes(data) if data is not None else None):
-            out[path] = data
+    out = views.changed_views(repo, tree, render.render_all(project, recs.all_sessions(), recs.extra_decisions()))
     return out | fact_stores.memories_view(repo, tree, overlay), recs.problems
 
 

@@ -36,13 +36,29 @@ def views_for(repo: store.Repo, tip: store.Commit | None, overlay: dict[str, byt
         return patched | _memories(repo, tree, overlay), {}
     recs = records.load(repo, tree, cache, overlay)
     project = project_of(repo, tree, overlay)
-    out: dict[str, bytes | None] = {}
-    for path, data in render.render_all(project, recs.all_sessions(), recs.extra_decisions()).items():
-        current = store.blob_oid(repo, tree, path)
-        wanted = store.hash_bytes(data) if data is not None else None
-        if current != wanted:
-            out[path] = data
+    out = changed_views(repo, tree, render.render_all(project, recs.all_sessions(), recs.extra_decisions()))
     return out | _memories(repo, tree, overlay), recs.problems
+
+
+def changed_views(repo: store.Repo, tree: store.Tree | None,
+                  rendered: Mapping[str, bytes | None]) -> dict[str, bytes | None]:
+    """The views of a full render that differ from `tree`'s, and None (remove it) for each
+    archive month file `tree` holds that the render no longer has."""
+    out: dict[str, bytes | None] = {}
+    for path, data in rendered.items():
+        if store.blob_oid(repo, tree, path) != (store.hash_bytes(data) if data is not None else None):
+            out[path] = data
+    for path in month_files(repo, tree):
+        if path not in rendered:
+            out[path] = None
+    return out
+
+
+def month_files(repo: store.Repo, tree: store.Tree | None) -> list[str]:
+    """The archive month files `tree` holds."""
+    listed = (f"{render.ARCHIVE_DIR}/{name}" for name, _oid, kind in store.folder_entries(repo, tree, render.ARCHIVE_DIR)
+              if kind == "blob")
+    return [path for path in listed if render.is_month_file(path)]
 
 
 def _memories(repo: store.Repo, tree: store.Tree | None, overlay: Mapping[str, bytes | None]) -> dict[str, bytes]:
@@ -88,7 +104,7 @@ def patched_views(repo: store.Repo, tree: store.Tree | None, overlay: Mapping[st
         # No record changed (log.md, conflict copies): the views stand, if they exist.
         return {} if all(store.blob_oid(repo, tree, v) for v in (render.INDEX, render.TOPICS)) else None
     read = read or (lambda v: store.read_path(repo, tree, v))
-    current = _LazyViews(read)
+    current = _LazyViews(read, month_files(repo, tree))
     touched = render.patch_views(current, pairs) if pairs else {}
     if touched is None:
         return None
@@ -126,25 +142,27 @@ def _key_reader(repo: store.Repo, tree: store.Tree, overlay: Mapping[str, bytes 
 
 
 class _LazyViews(Mapping[str, "str | None"]):
-    """The patchable views' texts, each read on first use: a routine edit of a recent
-    session finds its lines in index.md and topics.md and never reads the archives."""
+    """The patchable views' texts (month files too), each read on first use: a routine
+    edit of a recent session finds its lines in index.md and topics.md and never reads
+    the archives, and a line moving into the archive reads one month's file."""
 
-    def __init__(self, read: Callable[[str], bytes | None]) -> None:
+    def __init__(self, read: Callable[[str], bytes | None], months: list[str]) -> None:
         self._read = read
         self._texts: dict[str, str | None] = {}
+        self._months = months  # the tree's archive month files: iterated, never read for that
 
     def __getitem__(self, view: str) -> str | None:
-        if view not in render.PATCHABLE:
+        if not render.is_patchable(view):
             raise KeyError(view)
         if view not in self._texts:
             self._texts[view] = (self._read(view) or b"").decode("utf-8", "replace") or None
         return self._texts[view]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(render.PATCHABLE)
+        return iter((*render.PATCHABLE, *self._months))
 
     def __len__(self) -> int:
-        return len(render.PATCHABLE)
+        return len(render.PATCHABLE) + len(self._months)
 
 
 class _Patched(Mapping[str, "str | None"]):

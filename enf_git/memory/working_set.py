@@ -115,7 +115,7 @@ def in_working_set(path: str, floor: str | None) -> bool:
 
 def _missing_views(ctx: Context, manifest: Manifest) -> set[str]:
     """Derived views deleted locally: never committed as deletions, so restore them."""
-    return {p for p in render.VIEWS if p in manifest.files and not (ctx.root / p).is_file()}
+    return {p for p in manifest.files if render.is_view(p) and not (ctx.root / p).is_file()}
 
 
 def _sync_path(ctx: Context, manifest: Manifest, want: str | None, path: str, known: Mapping[str, bytes]) -> bool:
