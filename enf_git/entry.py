@@ -28,9 +28,29 @@ def main() -> None:
 
             gc.disable()
             _exit_now(_fast_commit(message))
+    if argv in (["sync"], ["sync", "--json"]):
+        _start_fetch(argv == ["sync"])
     from .cli.app import main as cli_main
 
-    cli_main(prog_name="git enf")  # as users type it; git runs us as git-enf
+    try:
+        cli_main(prog_name="git enf")  # as users type it; git runs us as git-enf
+    finally:
+        if argv[:1] == ["sync"]:
+            from .plumbing import gitcli
+
+            gitcli.abandon_early()  # a sync that failed before its fetch: end the one started
+
+
+def _start_fetch(plain: bool) -> None:
+    """Start the fetch of `git enf sync` now: git transfers while this process imports
+    pygit2, click and the sync (~100 ms), and the sync waits for it instead of starting it.
+    Never fatal: on any surprise the sync makes its own fetch."""
+    try:
+        from .plumbing import gitcli
+
+        gitcli.start_early(os.getcwd(), sys.stderr if plain and sys.stderr.isatty() else None)
+    except Exception:  # noqa: BLE001 - the sync proper reports whatever this met
+        pass
 
 
 def _exit_now(code: int) -> None:

@@ -426,13 +426,14 @@ def test_git_is_asked_for_its_local_env_vars_only_for_a_variable_we_do_not_know(
 def spy_git(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The git subcommands gitcli runs from now on (the first word of each)."""
     calls: list[str] = []
-    real = gitcli._run
+    real = gitcli._Started  # every git process gitcli runs starts here (_run and Fetching)
 
-    def run(repo_dir: str, args: list[str], *rest: object, **kw: object) -> object:
-        calls.append(args[0])
-        return real(repo_dir, args, *rest, **kw)  # type: ignore[arg-type]
+    class Started(real):  # type: ignore[misc, valid-type]
+        def __init__(self, repo_dir: str, args: list[str], *rest: object) -> None:
+            calls.append(args[0])
+            super().__init__(repo_dir, args, *rest)
 
-    monkeypatch.setattr(gitcli, "_run", run)
+    monkeypatch.setattr(gitcli, "_Started", Started)
     return calls
 
 

@@ -273,3 +273,78 @@ def test_a_clean_history_scans_clean(tmp_path: Path, origin: Path) -> None:
     write(a, "2026-04-13", "a1a1a1a1", "Alice work")
     enf(a, "commit")
     assert "nothing in claude-memory's history looks like a secret" in enf(a, "scan")
+
+
+# -- the fetch started before the imports (entry.py) ------------------------------------
+
+
+def git_logging_to(tmp_path: Path, log: Path) -> dict[str, str]:
+    """An environment whose `git` (first on PATH) logs its subcommand, then runs the real one."""
+    import os
+    import shutil
+
+    real = shutil.which("git")
+    folder = tmp_path / "logging-git"
+    folder.mkdir()
+    script = folder / "git"
+    script.write_text(f'#!/bin/sh\necho "$1" >> "{log}"\nexec "{real}" "$@"\n')
+    script.chmod(0o755)
+    return {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
+
+
+def test_a_plain_sync_fetches_once_started_before_its_imports(tmp_path: Path, origin: Path) -> None:
+    """entry.py starts the fetch before pygit2 is imported; the sync must use that one,
+    not make a second (each is a transfer), and the result must be the same."""
+    a, b = clone(tmp_path, origin, "alice"), clone(tmp_path, origin, "bob")
+    write(a, "2026-04-13", "a1a1a1a1", "Alice work")
+    enf(a, "sync")
+    write(b, "2026-04-14", "b2b2b2b2", "Bob work")
+    log = tmp_path / "git.log"
+    env = git_logging_to(tmp_path, log)
+    proc = subprocess.run([GIT_ENF, "sync"], cwd=b, capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "merged" in proc.stdout and "pushed claude-memory to origin" in proc.stdout
+    assert log.read_text().split().count("fetch") == 1
+    assert sessions_on(origin) == ["2026-04-13-alice-work.md", "2026-04-14-bob-work.md"]
+    log.unlink()
+    out = subprocess.run([GIT_ENF, "sync", "--json"], cwd=b, capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0 and json.loads(out.stdout)["ok"] is True, out.stdout + out.stderr
+    assert log.read_text().split().count("fetch") == 1
+
+
+def test_an_early_fetch_for_another_remote_or_repository_is_ended_not_used(tmp_path: Path, origin: Path) -> None:
+    from enf_git.plumbing import gitcli
+
+    a = clone(tmp_path, origin, "alice")
+    gitcli.start_early(str(a), None)
+    assert gitcli.claim_early(str(a), "elsewhere") is None  # not the sync's remote: killed
+    gitcli.start_early(str(a), None)
+    assert gitcli.claim_early(str(tmp_path), "origin") is None  # another repository
+    gitcli.start_early(str(a), None)
+    started = gitcli.claim_early(str(a), "origin")
+    assert started is not None and started.result().ok
+    gitcli.start_early(str(a), None)
+    gitcli.abandon_early()
+    assert gitcli.claim_early(str(a), "origin") is None
+    run_git(a, "config", "--unset", "enf.remote")
+    gitcli.start_early(str(a), None)  # not shared: nothing is started
+    assert gitcli.claim_early(str(a), "origin") is None
+
+
+def test_the_sync_claims_the_fetch_entry_started(tmp_path: Path, origin: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from enf_git import entry
+    from enf_git.plumbing import gitcli
+
+    a = clone(tmp_path, origin, "alice")
+    write(a, "2026-04-13", "a1a1a1a1", "Alice work")
+    claimed: list[object] = []
+    real = gitcli.claim_early
+    monkeypatch.setattr(gitcli, "claim_early", lambda top, configured: claimed.append(real(top, configured))
+                        or claimed[-1])
+    monkeypatch.chdir(a)
+    monkeypatch.setattr(sys, "argv", ["git-enf", "sync"])
+    with pytest.raises(SystemExit) as done:
+        entry.main()
+    assert done.value.code in (0, None)
+    assert len(claimed) == 1 and isinstance(claimed[0], gitcli.Fetching)
+    assert sessions_on(origin) == ["2026-04-13-alice-work.md"]

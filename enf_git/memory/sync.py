@@ -65,13 +65,14 @@ def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, 
         raise EnfError("memory is not shared with any remote yet",
                        hint=f"git config {REMOTE_KEY} origin  (or name one: git enf sync REMOTE)")
     top = str(ctx.top)
-    env = gitcli.prepare(top)  # the config every git call needs, read once
-    remote = gitcli.resolve_remote(top, configured, env)
+    early = None if dry_run or remote_arg else gitcli.claim_early(top, configured)  # started by entry.py
+    env = early.env if early else gitcli.prepare(top)  # the config every git call needs, read once
+    remote = early.remote if early else gitcli.resolve_remote(top, configured, env)
     out = Synced(remote.label)
     if dry_run:
         out.plan = gitcli.plan(top, remote, env)
         return out
-    fetched: gitcli.FetchResult | None = _fetch_while_committing(ctx, remote, env, out, now, progress)
+    fetched: gitcli.FetchResult | None = _fetch_while_committing(ctx, remote, env, out, now, progress, early)
     for out.rounds in range(1, MAX_ROUNDS + 1):
         if not _round(ctx, remote, env, out, now, progress, in_hook, allow_secrets, fetched):
             return out
@@ -85,13 +86,15 @@ def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, 
 
 
 def _fetch_while_committing(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced,
-                            now: int | None, progress: IO[str] | None) -> gitcli.FetchResult:
+                            now: int | None, progress: IO[str] | None,
+                            early: gitcli.Fetching | None = None) -> gitcli.FetchResult:
     """The first fetch, with the working copy's commit running meanwhile in a thread.
 
     They move different refs (the remote-tracking one, the local branch), and while git
     transfers this process only waits, so the commit's ~50 ms no longer add to the
     fetch's. The fetch keeps the main thread, so Ctrl-C still kills git; the commit is
     short and lands or not as a whole (compare-and-swap), so it is always waited for.
+    `early`: the same fetch, started before this process imported pygit2 (entry.py).
     """
     done: list[Report] = []
     failed: list[BaseException] = []
@@ -105,7 +108,7 @@ def _fetch_while_committing(ctx: Context, remote: gitcli.Remote, env: gitcli.Git
     worker = threading.Thread(target=run, name="enf-sync-commit")
     worker.start()
     try:
-        fetched = gitcli.fetch(str(ctx.top), remote, env=env, progress=progress)
+        fetched = early.result() if early else gitcli.fetch(str(ctx.top), remote, env=env, progress=progress)
     finally:
         worker.join()
     if failed:

@@ -89,7 +89,7 @@ NOT_LOCAL_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE", "GIT_
 # and the remotes' names (whether enf.remote is one). Asked of `git config` itself, so
 # every source git reads counts (`git -c`, GIT_CONFIG_GLOBAL, includes), as it would for
 # the fetch; section and key names come back lowercased.
-_CONFIG_KEYS = r"^(core\.sshcommand|remote\..+\.[^.]+|extensions\.partialclone)$"
+_CONFIG_KEYS = r"^(core\.sshcommand|remote\..+\.[^.]+|extensions\.partialclone|enf\.remote)$"
 
 
 class Outcome(str, Enum):
@@ -249,11 +249,12 @@ class GitEnv(dict[str, str]):
     """
 
     def __init__(self, repo_dir: str, env: Mapping[str, str], remotes: tuple[str, ...],
-                 partial: bool = False) -> None:
+                 partial: bool = False, memory_remote: str | None = None) -> None:
         super().__init__(env)
         self.repo_dir = repo_dir
         self.remotes = remotes
         self.partial = partial  # a promisor remote or extensions.partialClone: a `--filter` clone
+        self.memory_remote = memory_remote  # enf.remote, as git reads it
 
 
 def prepare(repo_dir: str, env: Mapping[str, str] | None = None) -> GitEnv:
@@ -269,7 +270,9 @@ def prepare(repo_dir: str, env: Mapping[str, str] | None = None) -> GitEnv:
     keys = [item[0] for item in items]
     remotes = tuple(dict.fromkeys(k[len("remote."):k.rindex(".")] for k in keys if k.startswith("remote.")))
     partial = any(_is_partial_key(item[0], item[1] if len(item) > 1 else "") for item in items)
-    return GitEnv(repo_dir, env_for_git(base, ssh_configured="core.sshcommand" in keys), remotes, partial)
+    memory = [item[1] if len(item) > 1 else "" for item in items if item[0] == "enf.remote"]
+    return GitEnv(repo_dir, env_for_git(base, ssh_configured="core.sshcommand" in keys), remotes, partial,
+                  memory[-1] if memory else None)
 
 
 def _is_partial_key(key: str, value: str) -> bool:
@@ -289,34 +292,49 @@ def _run(repo_dir: str, args: list[str], env: Mapping[str, str], timeout: float,
 
     stderr is copied to `progress` as it arrives (for a terminal) and kept for classifying.
     """
-    posix = os.name == "posix"
-    proc = subprocess.Popen(["git", *args], cwd=repo_dir, env=dict(env), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=posix)
-    out: list[bytes] = []
-    err: list[bytes] = []
-    readers = [threading.Thread(target=_drain, args=(proc.stdout, out, None), daemon=True),
-               threading.Thread(target=_drain, args=(proc.stderr, err, progress), daemon=True)]
-    # `proc.wait(timeout)` would poll (sleeps doubling up to 50 ms: a git that takes 35 ms
-    # was seen at 63), so a thread blocks in waitpid and we wait on it, which sleeps on a
-    # lock until the very moment git exits, or until the timeout.
-    waiter = threading.Thread(target=proc.wait, daemon=True)
-    for thread in (*readers, waiter):
-        thread.start()
-    timed_out = False
-    try:
-        waiter.join(timeout)
-        if waiter.is_alive():
-            timed_out = True
-            _kill(proc, posix)
-            waiter.join()
-    except BaseException:  # Ctrl-C: the child is in its own session and did not get it
-        _kill(proc, posix)
-        raise
-    for reader in readers:  # an ssh master that outlives git may hold a pipe open
-        reader.join(timeout=2.0)
-    code = proc.wait()  # already reaped by the waiter: returns at once
-    return _Run(code, b"".join(out).decode("utf-8", "replace"), b"".join(err).decode("utf-8", "replace"),
-                timed_out)
+    return _Started(repo_dir, args, env, progress).finish(timeout)
+
+
+class _Started:
+    """A git process running (`_run` split in two, so a fetch can start before the caller
+    has imported what it needs afterwards)."""
+
+    def __init__(self, repo_dir: str, args: list[str], env: Mapping[str, str], progress: IO[str] | None) -> None:
+        self.posix = os.name == "posix"
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(["git", *args], cwd=repo_dir, env=dict(env), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=self.posix)
+        self.out: list[bytes] = []
+        self.err: list[bytes] = []
+        self.readers = [threading.Thread(target=_drain, args=(self.proc.stdout, self.out, None), daemon=True),
+                        threading.Thread(target=_drain, args=(self.proc.stderr, self.err, progress), daemon=True)]
+        # `proc.wait(timeout)` would poll (sleeps doubling up to 50 ms: a git that takes 35 ms
+        # was seen at 63), so a thread blocks in waitpid and we wait on it, which sleeps on a
+        # lock until the very moment git exits, or until the timeout.
+        self.waiter = threading.Thread(target=self.proc.wait, daemon=True)
+        for thread in (*self.readers, self.waiter):
+            thread.start()
+
+    def finish(self, timeout: float) -> _Run:
+        """Wait for git, `timeout` seconds from its start at most (then kill it)."""
+        timed_out = False
+        try:
+            self.waiter.join(max(0.0, timeout - (time.monotonic() - self.started)))
+            if self.waiter.is_alive():
+                timed_out = True
+                self.kill()
+                self.waiter.join()
+        except BaseException:  # Ctrl-C: the child is in its own session and did not get it
+            self.kill()
+            raise
+        for reader in self.readers:  # an ssh master that outlives git may hold a pipe open
+            reader.join(timeout=2.0)
+        code = self.proc.wait()  # already reaped by the waiter: returns at once
+        return _Run(code, b"".join(self.out).decode("utf-8", "replace"),
+                    b"".join(self.err).decode("utf-8", "replace"), timed_out)
+
+    def kill(self) -> None:
+        _kill(self.proc, self.posix)
 
 
 def run_local(repo_dir: str, args: list[str], env: Mapping[str, str], timeout: float) -> _Run:
@@ -505,35 +523,108 @@ def fetch(repo_dir: str, remote: Remote, branch: str = paths.BRANCH, env: Mappin
     partial clone, what the branch still lacks is fetched by id (fetch_missing).
     `progress`: a stream to copy git's progress to (pass sys.stderr when it is a tty).
     """
-    full_env = _env(repo_dir, env)
-    ref = tracking_ref(paths.URL_REMOTE_NAME if remote.is_url else remote.arg, branch)
-    repo = _open(repo_dir)
-    before = _ref_commit(repo, ref)
-    # _version_flags has --no-filter: in a partial clone memory comes whole (see fetch_missing)
-    args = ["fetch", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap="]
-    args += _version_flags()
-    args += ["--progress"] if progress is not None else ["--quiet"]
-    run = _run(repo_dir, [*args, remote.arg, f"+refs/heads/{branch}:{ref}"], full_env, timeout, progress)
-    if run.code != 0 and _clear_dead_lock(run.err, ref):  # a fetch killed mid-update left it: once more
-        run = _run(repo_dir, [*args, remote.arg, f"+refs/heads/{branch}:{ref}"], full_env, timeout, progress)
-    after = _ref_commit(repo, ref)
-    if run.code == 0:
-        filled = fetch_missing(repo_dir, remote, [ref, f"refs/heads/{branch}"], full_env, progress, timeout)
-        if not filled.ok:
-            return FetchResult(filled.outcome, ref, before, after, filled.message, filled.stderr)
-        outcome = Outcome.UP_TO_DATE if after == before else Outcome.OK
-        text = (f"{remote.label}: {branch} is unchanged" if outcome is Outcome.UP_TO_DATE
-                else f"fetched {branch} from {remote.label} into {ref}")
-        return FetchResult(outcome, ref, before, after, text, run.err)
-    if "couldn't find remote ref" in run.err and not run.timed_out:
-        return FetchResult(Outcome.ABSENT, ref, before, after, f"{remote.label} has no {branch} yet", run.err)
-    lock = _lock_named(run.err, ref)
-    if lock is not None:
-        return FetchResult(Outcome.UNKNOWN, ref, before, after, f"{lock} exists: another git command is updating "
-                           f"{ref}, or one was killed; memory stays committed locally; if no git command is "
-                           f"running, rm {lock}, then git enf sync", run.err)
-    outcome = _classify(run)
-    return FetchResult(outcome, ref, before, after, _message(outcome, remote, "fetch", run), _redact_url(run.err))
+    return Fetching(repo_dir, remote, branch, env, progress, timeout).result()
+
+
+class Fetching:
+    """A fetch (see `fetch`) started at construction and waited for by `result()`.
+
+    Starting it needs only the standard library (the tracking ref is read from the ref
+    files), so `git enf sync` starts git before it imports pygit2 and the rest, and the
+    ~100 ms of imports run while git transfers (`start_early`).
+    """
+
+    def __init__(self, repo_dir: str, remote: Remote, branch: str = paths.BRANCH,
+                 env: Mapping[str, str] | None = None, progress: IO[str] | None = None,
+                 timeout: float = FETCH_TIMEOUT) -> None:
+        self.repo_dir, self.remote, self.branch, self.progress, self.timeout = repo_dir, remote, branch, progress, timeout
+        self.env = _env(repo_dir, env)
+        self.ref = tracking_ref(paths.URL_REMOTE_NAME if remote.is_url else remote.arg, branch)
+        self.before = _ref_now(repo_dir, self.ref)
+        # _version_flags has --no-filter: in a partial clone memory comes whole (see fetch_missing)
+        self.args = ["fetch", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap=", *_version_flags(),
+                     "--progress" if progress is not None else "--quiet", remote.arg, f"+refs/heads/{branch}:{self.ref}"]
+        self.started = _Started(repo_dir, self.args, self.env, progress)
+
+    def kill(self) -> None:
+        self.started.kill()
+
+    def result(self) -> FetchResult:
+        run = self.started.finish(self.timeout)
+        repo_dir, remote, ref, before = self.repo_dir, self.remote, self.ref, self.before
+        if run.code != 0 and _clear_dead_lock(run.err, ref):  # a fetch killed mid-update left it: once more
+            run = _run(repo_dir, self.args, self.env, self.timeout, self.progress)
+        after = _ref_commit(_open(repo_dir), ref)
+        if run.code == 0:
+            filled = fetch_missing(repo_dir, remote, [ref, f"refs/heads/{self.branch}"], self.env, self.progress,
+                                   self.timeout)
+            if not filled.ok:
+                return FetchResult(filled.outcome, ref, before, after, filled.message, filled.stderr)
+            outcome = Outcome.UP_TO_DATE if after == before else Outcome.OK
+            text = (f"{remote.label}: {self.branch} is unchanged" if outcome is Outcome.UP_TO_DATE
+                    else f"fetched {self.branch} from {remote.label} into {ref}")
+            return FetchResult(outcome, ref, before, after, text, run.err)
+        if "couldn't find remote ref" in run.err and not run.timed_out:
+            return FetchResult(Outcome.ABSENT, ref, before, after, f"{remote.label} has no {self.branch} yet", run.err)
+        lock = _lock_named(run.err, ref)
+        if lock is not None:
+            return FetchResult(Outcome.UNKNOWN, ref, before, after, f"{lock} exists: another git command is updating "
+                               f"{ref}, or one was killed; memory stays committed locally; if no git command is "
+                               f"running, rm {lock}, then git enf sync", run.err)
+        outcome = _classify(run)
+        return FetchResult(outcome, ref, before, after, _message(outcome, remote, "fetch", run), _redact_url(run.err))
+
+
+def _ref_now(repo_dir: str, ref: str) -> str | None:
+    """A ref's OID read from the ref files (stdlib); pygit2 where the layout is unusual."""
+    from . import gitdirs
+
+    dirs = gitdirs.find(repo_dir)
+    if dirs is None or os.path.realpath(dirs[0]) != os.path.realpath(repo_dir):
+        return _ref_commit(_open(repo_dir), ref)
+    return gitdirs.read_ref(dirs[2], ref)
+
+
+# --- a fetch started before the imports (git enf sync) ------------------------------------
+
+_early: list[tuple[str, str, Fetching]] = []  # (work tree, configured remote, the fetch): at most one
+
+
+def start_early(repo_dir: str, progress: IO[str] | None) -> None:
+    """Start the fetch a plain `git enf sync` in `repo_dir` will make, if that is certain
+    from git's config alone (enf.remote set, claude-memory here); else start nothing.
+    `claim_early` hands it to the sync; anything else ends it (`abandon_early`)."""
+    from . import gitdirs
+
+    dirs = gitdirs.find(repo_dir)
+    if dirs is None or gitdirs.read_ref(dirs[2], paths.REF) is None:
+        return
+    env = prepare(dirs[0])
+    configured = (env.memory_remote or "").strip()
+    if not configured:
+        return
+    try:
+        remote = resolve_remote(dirs[0], configured, env)
+    except EnfError:
+        return  # the sync says so, with its own message
+    _early.append((dirs[0], configured, Fetching(dirs[0], remote, env=env, progress=progress)))
+
+
+def claim_early(repo_dir: str, configured: str) -> Fetching | None:
+    """The early fetch, when it is the one a sync of `repo_dir` with `configured` makes."""
+    if not _early:
+        return None
+    top, wanted, started = _early.pop()
+    if os.path.realpath(top) == os.path.realpath(repo_dir) and wanted == configured.strip():
+        return started
+    started.kill()
+    return None
+
+
+def abandon_early() -> None:
+    """End an early fetch nobody claimed (the command failed before it got there)."""
+    while _early:
+        _early.pop()[2].kill()
 
 
 STALE_LOCK = 10.0  # seconds: git holds a ref's lock for milliseconds; older means its holder died
