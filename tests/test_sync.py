@@ -343,8 +343,50 @@ def test_the_sync_claims_the_fetch_entry_started(tmp_path: Path, origin: Path, m
                         or claimed[-1])
     monkeypatch.chdir(a)
     monkeypatch.setattr(sys, "argv", ["git-enf", "sync"])
+
+    def leave(code: int) -> None:  # entry exits with os._exit: not inside pytest
+        raise SystemExit(code)
+
+    monkeypatch.setattr(entry, "_exit_now", leave)
     with pytest.raises(SystemExit) as done:
         entry.main()
-    assert done.value.code in (0, None)
+    assert done.value.code == 0
     assert len(claimed) == 1 and isinstance(claimed[0], gitcli.Fetching)
     assert sessions_on(origin) == ["2026-04-13-alice-work.md"]
+
+
+def test_the_console_scripts_plain_sync_says_what_the_command_says(tmp_path: Path, origin: Path,
+                                                                    repo_dir: Path) -> None:
+    """`git-enf sync` skips click: its output and exit codes must not differ from the CLI's."""
+    from click.testing import CliRunner
+
+    from enf_git.cli.app import main
+
+    def both(cwd: Path, *args: str) -> tuple[tuple[int, str, str], tuple[int, str, str]]:
+        fast = subprocess.run([GIT_ENF, "sync", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+        import os
+
+        here = os.getcwd()
+        os.chdir(cwd)
+        try:
+            slow = CliRunner().invoke(main, ["sync", *args], prog_name="git enf")
+        finally:
+            os.chdir(here)
+        return (fast.returncode, fast.stdout, fast.stderr), (slow.exit_code, slow.stdout, slow.stderr)
+
+    enf(repo_dir, "init", "--no-hooks")
+    run_git(repo_dir, "config", "--unset", "enf.remote")
+    fast, slow = both(repo_dir)
+    assert fast == slow and fast[0] == 1 and "error: memory is not shared with any remote yet" in fast[2]
+    run_git(repo_dir, "config", "enf.remote", "origin")
+    write(repo_dir, "2026-04-13", "a1a1a1a1", "Alice work")
+    fast = both(repo_dir)[0]
+    assert fast[0] == 0 and "pushed claude-memory to origin" in fast[1]
+    fast, slow = both(repo_dir)  # nothing new now: the same words either way
+    assert fast == slow and "origin has all of memory" in fast[1]
+    fast, slow = both(repo_dir, "--json")
+    assert fast[0] == slow[0] == 0 and json.loads(fast[1]) == json.loads(slow[1])
+    fresh = tmp_path / "fresh"
+    run_git(tmp_path, "init", "-q", str(fresh))
+    fast, slow = both(fresh)
+    assert fast == slow and fast[0] == 1 and fast[2].startswith("error: ")

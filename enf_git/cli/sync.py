@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING
 
 import click
 
 from .base import CONTEXT, JSON_OPTION, workspace
+from .sync_text import lines as _lines
+from .sync_text import payload as _payload
 from .text import envelope
-
-if TYPE_CHECKING:  # the sync machinery is imported only when the command runs
-    from ..memory.sync import Synced
 
 
 @click.command(context_settings=CONTEXT)
@@ -35,36 +33,6 @@ def sync(remote: str | None, dry_run: bool, allow_secrets: bool, as_json: bool) 
             click.echo(line)
     if not done.ok:
         sys.exit(1)
-
-
-def _payload(done: Synced) -> dict[str, object]:
-    plan = done.plan
-    return {
-        "remote": done.remote, "ok": done.ok, "dry_run": plan is not None, "rounds": done.rounds,
-        "fetched": done.fetched.outcome.value if done.fetched else None,
-        "merged": [m.outcome for m in done.merges],
-        "conflicts": [{"path": p, "copy": c} for m in done.merges for p, c in m.conflicts],
-        "pushed": done.pushed.outcome.value if done.pushed else None,
-        "plan": None if plan is None else {"fetch": plan.fetch, "push": plan.push, "ahead": plan.ahead,
-                                           "behind": plan.behind, "remote": plan.remote.state.value},
-        "messages": done.messages,
-    }
-
-
-def _lines(done: Synced) -> list[str]:
-    if done.plan is not None:
-        p = done.plan
-        return [f"{done.remote}: claude-memory {p.remote.state.value}; would fetch: {p.fetch}; would push: {p.push}"
-                + (f" ({p.ahead} ahead, {p.behind} behind)" if p.ahead is not None and p.behind is not None else "")]
-    lines = []
-    for m in done.merges:
-        if m.outcome == "fast-forward":
-            lines.append(f"fast-forwarded claude-memory to {done.remote}'s ({m.tip[:12]})")
-        elif m.outcome == "merged":
-            lines.append(f"merged {done.remote}'s memory into claude-memory ({m.tip[:12]})")
-        lines += [f"conflict: {path} changed on both sides; both kept, the other version is at {copy}"
-                  for path, copy in m.conflicts]
-    return lines + done.messages
 
 
 @click.command(context_settings=CONTEXT)
