@@ -54,6 +54,7 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
         common.time_cmd([common.GIT_ENF, "sync"], a)
         _new_session(b, f"2099-02-{k + 1:02d}-bob-{k}", k)
         snap_remote, snap_b = _snapshot(bare, work / f"snap-origin-{k}.git"), _snapshot(b / ".git", work / f"snap-b-{k}")
+        os.sync()  # the copies' metadata written out now, not during the next timing (fsyncs wait for it)
         fetch_first = k % 2 == 0  # the fetch half can go either side of the subject: alternate
         fetched = _plain_fetch(snap_b, snap_remote) if fetch_first else 0.0
         subject.append(common.time_cmd([common.GIT_ENF, "sync"], b))
