@@ -134,7 +134,7 @@ def _scanned_before(label: str) -> bool:
     import subprocess
 
     from ..plumbing import gitcli
-    from ..pure.ystatement import stable_id
+    from ..pure.ids import stable_id
 
     marker = os.path.join(SCAN_MARKERS, stable_id("r", label))
     if os.path.isdir(".git") and os.path.exists(os.path.join(paths.state_dir(".git"), marker)):

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from . import fm
+from .ids import stable_id as stable_id  # re-exported: records name their ids with it
 
 CONFIDENCES = ("high", "medium", "low")
 
@@ -123,16 +124,6 @@ class Reversal:
     new: str
     reason: str
     session_id: str
-
-
-def stable_id(prefix: str, *parts: str) -> str:
-    try:  # CPython's built-in SHA-1: hashlib would load OpenSSL first (~2 ms a process)
-        from _sha1 import sha1  # type: ignore[import-not-found]
-    except ImportError:  # other interpreters
-        from hashlib import sha1
-
-    digest = sha1("\x1f".join(parts).encode("utf-8")).hexdigest()
-    return f"{prefix}{digest[:7]}"
 
 
 def parse_decisions(source: str, text: str, date: str, session_id: str, stem: str) -> list[Decision]:
