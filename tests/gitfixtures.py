@@ -11,11 +11,36 @@ from pathlib import Path
 Git = Callable[..., str]
 
 
-def run_git(cwd: Path, *args: str, check: bool = True, input: bytes | None = None) -> str:
+def run_git(cwd: Path, *args: str, check: bool = True, input: bytes | None = None, raw: bool = False) -> str:
+    """`git ARGS` in `cwd`. Tests speak the working copy's paths (sessions/<stem>.md), while
+    the branch keeps a dated session in sessions/YYYY/MM/ (plumbing/store.py): unless
+    `raw`, a `REV:sessions/<stem>.md` that git does not find is asked for at its month's
+    place, and `ls-tree` and `--name-only` print the working copy's names. test_store.py checks the layout
+    itself with `raw`."""
     proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, input=input)
+    if proc.returncode != 0 and not raw and any(_stored_arg(a) != a for a in args):
+        proc = subprocess.run(["git", *map(_stored_arg, args)], cwd=cwd, capture_output=True, input=input)
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode()}")
-    return proc.stdout.decode("utf-8", "replace")
+    out = proc.stdout.decode("utf-8", "replace")
+    if not raw and (args[:1] == ("ls-tree",) or {"--name-only", "--name-status"} & set(args)):
+        out = "".join(_logical_line(line) for line in out.splitlines(keepends=True))
+    return out
+
+
+def _stored_arg(arg: str) -> str:
+    from enf_git.plumbing.store import stored_path
+
+    rev, colon, path = arg.partition(":")
+    return f"{rev}:{stored_path(path)}" if colon and not rev.startswith("-") else arg
+
+
+def _logical_line(line: str) -> str:
+    from enf_git.plumbing.store import logical_path
+
+    head, tab, path = line.rstrip("\n").rpartition("\t")
+    end = "\n" if line.endswith("\n") else ""
+    return f"{head}{tab}{logical_path(path)}{end}" if tab else f"{logical_path(path)}{end}"
 
 
 def session_text(session_id: str = "a1b2c3d4", date: str = "2026-04-13", summary: str = "Added search",

@@ -91,7 +91,7 @@ def test_redaction_says_which_file_and_how_many_spans(ctx: memory.Context, git: 
     assert report.redacted == [("sessions/2026-04-13-keys.md", 2)]
     assert ("redacted 2 spans in sessions/2026-04-13-keys.md (in your working copy too)"
             in [line for _, line in memory.report_lines(report)])
-    text = git("show", "claude-memory:sessions/2026-04-13-keys.md")
+    text = git("show", "claude-memory:sessions/2026/04/2026-04-13-keys.md")
     assert "AKIA" not in text and "ghp_" not in text and path.read_text() == text
 
 

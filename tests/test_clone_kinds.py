@@ -65,7 +65,7 @@ def tip(repo: Path, ref: str = "refs/heads/claude-memory") -> str:
 
 
 def sessions_on(repo: Path, ref: str = "claude-memory") -> list[str]:
-    return sorted(run_git(repo, "ls-tree", "--name-only", f"{ref}:sessions").split())
+    return sorted(run_git(repo, "ls-tree", "-r", "--name-only", ref, "--", "sessions").replace("sessions/", "").split())
 
 
 def missing(repo: Path, *refs: str) -> list[str]:

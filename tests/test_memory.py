@@ -210,7 +210,7 @@ def test_malformed_session_is_reported_and_left_alone(ctx: memory.Context, git: 
     problem = report.problems["sessions/2026-04-13-broken.md"]
     assert "sessions/2026-04-13-broken.md:" in str(problem)
     assert (ctx.root / "sessions/2026-04-13-broken.md").read_text() == bad
-    assert git("show", "claude-memory:sessions/2026-04-13-broken.md") == bad  # kept, just not indexed
+    assert git("show", "claude-memory:sessions/2026/04/2026-04-13-broken.md") == bad  # kept, just not indexed
     assert "0 sessions" in git("show", "claude-memory:index.md")
 
 

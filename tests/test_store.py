@@ -181,3 +181,79 @@ def test_repo_of_another_user_opens_only_as_git_allows(tmp_path: Path, hermetic:
     assert run_git(path, "status", "--porcelain") == ""  # git agrees now
     store.commit(store.open_repo(path), lambda t: {"a.md": b"x"}, "allowed")
     assert run_git(path, "show", "claude-memory:a.md") == "x"
+
+
+# -- sessions by month on the branch ------------------------------------------------------
+
+S_APR = "sessions/2026-04-13-search-api.md"
+S_MAY = "sessions/2026-05-02-billing.md"
+
+
+def test_a_dated_session_is_kept_in_its_months_folder_and_read_by_its_working_copy_name(repo_dir: Path) -> None:
+    repo = store.open_repo(repo_dir)
+    made = store.commit(repo, lambda tip: {S_APR: b"a\n", S_MAY: b"m\n", "sessions/notes.md": b"n\n",
+                                           "index.md": b"i\n"}, "first")
+    assert made is not None
+    files = run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", raw=True).split()
+    assert files == ["index.md", "sessions/2026/04/2026-04-13-search-api.md", "sessions/2026/05/2026-05-02-billing.md",
+                     "sessions/notes.md"]  # undated: kept where it is
+    tip = store.tip(repo)
+    assert tip is not None
+    assert store.read_path(repo, tip.tree, S_APR) == b"a\n"
+    assert store.blob_oid(repo, tip.tree, S_MAY) == made.blobs[S_MAY]
+    assert sorted(store.list_files(repo, tip.tree)) == ["index.md", S_APR, S_MAY, "sessions/notes.md"]
+    assert sorted(n for n, _o, k in store.folder_entries(repo, tip.tree, "sessions") if k == "blob") == [
+        "2026-04-13-search-api.md", "2026-05-02-billing.md", "notes.md"]
+    assert set(made.blobs) == {S_APR, S_MAY, "sessions/notes.md", "index.md"}  # reported by working-copy name
+    store.commit(repo, lambda tip: {S_APR: None}, "gone")
+    files = run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", raw=True).split()
+    assert "sessions/2026/04/2026-04-13-search-api.md" not in files and not any("2026/04" in f for f in files)
+    run_git(repo_dir, "fsck", "--strict")
+
+
+def _flat_branch(repo_dir: Path, files: dict[str, bytes]) -> None:
+    """claude-memory written as enf-git 0.5 and earlier did: every session flat under sessions/."""
+    env = {**os.environ, "GIT_INDEX_FILE": str(repo_dir / ".git" / "flat.index")}
+    for path, data in files.items():
+        oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo_dir, input=data, capture_output=True,
+                             check=True).stdout.decode().strip()
+        subprocess.run(["git", "update-index", "--add", "--cacheinfo", f"100644,{oid},{path}"], cwd=repo_dir,
+                       env=env, check=True)
+    tree = subprocess.run(["git", "write-tree"], cwd=repo_dir, env=env, capture_output=True, check=True).stdout
+    commit = subprocess.run(["git", "commit-tree", tree.decode().strip(), "-m", "flat"], cwd=repo_dir,
+                            capture_output=True, check=True).stdout.decode().strip()
+    run_git(repo_dir, "update-ref", "refs/heads/claude-memory", commit)
+
+
+def test_a_flat_branch_is_read_as_it_is_and_moved_by_the_next_write_unchanged(repo_dir: Path) -> None:
+    _flat_branch(repo_dir, {S_APR: b"a\n", S_MAY: b"m\n", "index.md": b"i\n"})
+    repo = store.open_repo(repo_dir)
+    flat = store.tip(repo)
+    assert flat is not None and store.read_path(repo, flat.tree, S_APR) == b"a\n"
+    made = store.commit(repo, lambda tip: {"log.md": b"l\n"}, "next")
+    assert made is not None and set(made.blobs) == {"log.md"}
+    files = run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", raw=True).split()
+    assert files == ["index.md", "log.md", "sessions/2026/04/2026-04-13-search-api.md",
+                     "sessions/2026/05/2026-05-02-billing.md"]
+    renames = run_git(repo_dir, "diff", "-M", "--name-status", "claude-memory^", "claude-memory", raw=True)
+    assert "R100\tsessions/2026-04-13-search-api.md\tsessions/2026/04/2026-04-13-search-api.md" in renames
+    moved = store.tip(repo)
+    assert moved is not None
+    assert store.changed_paths(flat.tree, moved.tree) == {"log.md": made.blobs["log.md"]}  # the move is no change
+    assert [(d.status, d.new_path) for d in store.deltas(flat.tree, moved.tree)] == [("A", "log.md")]
+
+
+def test_a_flat_copy_next_to_a_monthly_one_wins_and_the_next_write_of_it_settles_both(repo_dir: Path) -> None:
+    """An older enf-git merging after the move keeps its edit at the flat place (a deletion
+    against an edit keeps the edit): that edit is what everyone must see."""
+    monthly = "sessions/2026/04/2026-04-13-search-api.md"
+    _flat_branch(repo_dir, {monthly: b"before\n", S_APR: b"edited by 0.5\n"})
+    repo = store.open_repo(repo_dir)
+    tip = store.tip(repo)
+    assert tip is not None
+    assert store.read_path(repo, tip.tree, S_APR) == b"edited by 0.5\n"
+    assert store.list_files(repo, tip.tree) == {S_APR: store.hash_bytes(b"edited by 0.5\n")}
+    store.commit(repo, lambda t: {S_APR: b"edited again\n"}, "edit")
+    files = run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", raw=True).split()
+    assert files == [monthly]
+    assert run_git(repo_dir, "show", f"claude-memory:{monthly}", raw=True) == "edited again\n"

@@ -50,7 +50,7 @@ def write(clone_dir: Path, date: str, sid: str, summary: str) -> None:
 
 
 def sessions_on(path: Path, ref: str = "claude-memory") -> list[str]:
-    out = run_git(path, "ls-tree", "--name-only", f"{ref}:sessions")
+    out = run_git(path, "ls-tree", "-r", "--name-only", ref, "--", "sessions").replace("sessions/", "")
     return sorted(out.split())
 
 

@@ -48,7 +48,7 @@ def write_session(repo: Path, sid: str, summary: str, date: str) -> str:
 
 
 def sessions_on(repo: Path, ref: str = "claude-memory") -> set[str]:
-    return set(run_git(repo, "ls-tree", "--name-only", f"{ref}:sessions").split())
+    return set(run_git(repo, "ls-tree", "-r", "--name-only", ref, "--", "sessions").replace("sessions/", "").split())
 
 
 def clone(tmp_path: Path, origin: Path, name: str) -> Path:

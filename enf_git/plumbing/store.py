@@ -44,7 +44,7 @@ Changes = Mapping[str, "bytes | None"]
 # Called once per attempt with the tip commit (None before the first commit).
 ChangeBuilder = Callable[["pygit2.Commit | None"], Changes]
 # A change set as a folder tree: name -> subfolder, new bytes, or None (delete).
-_Nested = dict[str, "_Nested | bytes | None"]
+_Nested = dict[str, "_Nested | bytes | pygit2.Oid | None"]
 
 
 class CommitResult(NamedTuple):  # not a dataclass: ~1 ms less on every commit's import
@@ -159,25 +159,90 @@ def _subtree(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Tree:
     return obj
 
 
-def list_files(repo: pygit2.Repository, tree: pygit2.Tree | None, prefix: str = "") -> dict[str, str]:
-    """Every blob under `tree` as path -> hex OID."""
+# --- sessions by month on the branch ----------------------------------------------------
+#
+# Above the store every path is the working copy's: a session is sessions/<stem>.md. On
+# the branch a dated session lives in sessions/YYYY/MM/<stem>.md, so a commit rewrites a
+# month's folder of a few hundred entries, not one of every session (600 KB at 10,000:
+# written, diffed, fetched and pushed on every change). The store maps both ways; a
+# branch written before (flat) is read as it is and moved by the next tree it writes.
+# A flat copy next to a monthly one (an older enf-git's write after the move) wins.
+
+
+def stored_path(path: str) -> str:
+    """Where the working copy's `path` is kept on the branch."""
+    if not path.startswith(_SESSIONS_PREFIX) or path.count("/") != 1 or not path.endswith(".md"):
+        return path
+    month = _month_folder(path[len(_SESSIONS_PREFIX):])
+    return f"{_SESSIONS_PREFIX}{month}/{path[len(_SESSIONS_PREFIX):]}" if month else path
+
+
+def logical_path(path: str) -> str:
+    """The working copy's path for the branch's `path` (a session in its month folder)."""
+    if path.startswith(_SESSIONS_PREFIX) and path.count("/") == 3:
+        flat = _SESSIONS_PREFIX + path.rsplit("/", 1)[1]
+        if stored_path(flat) == path:
+            return flat
+    return path
+
+
+_SESSIONS_PREFIX = paths.SESSIONS_DIR + "/"
+_DIGITS = frozenset("0123456789")
+
+
+def _month_folder(name: str) -> str | None:
+    """"YYYY/MM" for a file named YYYY-MM-DD-<slug>.md, else None (kept flat)."""
+    if len(name) < 15 or name[4] != "-" or name[7] != "-" or name[10] != "-":
+        return None
+    if not set(name[:4] + name[5:7] + name[8:10]) <= _DIGITS:
+        return None
+    return f"{name[:4]}/{name[5:7]}"
+
+
+def _list_stored(repo: pygit2.Repository, tree: pygit2.Tree | None, prefix: str = "") -> dict[str, str]:
+    """Every blob under `tree` as the branch's path -> hex OID."""
     out: dict[str, str] = {}
     if tree is None:
         return out
     for entry in tree:
         path = f"{prefix}{entry.name}"
         if entry.type_str == "tree":
-            out.update(list_files(repo, _subtree(repo, entry.id), f"{path}/"))
+            out.update(_list_stored(repo, _subtree(repo, entry.id), f"{path}/"))
         elif entry.type_str == "blob":
             out[path] = str(entry.id)
     return out
+
+
+def _logical(stored: Mapping[str, str | None]) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for path, oid in stored.items():
+        flat = logical_path(path)
+        if flat == path or flat not in stored:  # a flat copy of a monthly one wins
+            out[flat] = oid
+    return out
+
+
+def list_files(repo: pygit2.Repository, tree: pygit2.Tree | None) -> dict[str, str]:
+    """Every blob under `tree` as (working copy) path -> hex OID."""
+    return {p: o for p, o in _logical(_list_stored(repo, tree)).items() if o is not None}
+
+
+def _entry(tree: pygit2.Tree, path: str) -> pygit2.Object:
+    """The tree entry of the working copy's `path`: its flat place first, then its month's."""
+    try:
+        return tree[path]
+    except KeyError:
+        stored = stored_path(path)
+        if stored == path:
+            raise
+        return tree[stored]
 
 
 def read_path(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str) -> bytes | None:
     if tree is None:
         return None
     try:
-        entry = tree[path]
+        entry = _entry(tree, path)
     except KeyError:
         return None
     obj = repo[entry.id]
@@ -188,7 +253,7 @@ def blob_oid(repo: pygit2.Repository, tree: pygit2.Tree | None, path: str) -> st
     if tree is None:
         return None
     try:
-        return str(tree[path].id)
+        return str(_entry(tree, path).id)
     except KeyError:
         return None
 
@@ -353,7 +418,19 @@ def write_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: Chang
     `blobs`, when given, receives path -> hex OID of each blob written (None: deleted).
     """
     nested: _Nested = {}
+    stored: dict[str, bytes | pygit2.Oid | None] = {}
     for path, data in changes.items():
+        where = stored_path(path)
+        if where != path:
+            stored[path] = None  # its flat copy goes: an older layout, or an older enf-git's write
+        stored[where] = data
+    for name, moved in _flat_sessions(repo, base):  # a branch from before the month folders: move them
+        path = _SESSIONS_PREFIX + name
+        if path not in changes:
+            stored[path] = None
+            stored[stored_path(path)] = moved
+    written: dict[str, str | None] = {}
+    for path, value in stored.items():
         parts = _split(path)
         node = nested
         for part in parts[:-1]:
@@ -362,16 +439,34 @@ def write_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: Chang
                 # A path is both a file and a folder: bad input, and callers catch ValueError.
                 raise ValueError(f"path conflict at {path}")  # noqa: TRY004
             node = child
-        node[parts[-1]] = data
+        node[parts[-1]] = value
     # Strict object creation makes libgit2 look up every entry of a tree it writes:
     # ~15 ms for a 10,000-entry folder, to confirm objects that this very function
     # just read from the tree or created. Off while we build; on again for the rest.
     pygit2.option(pygit2.enums.Option.ENABLE_STRICT_OBJECT_CREATION, False)
     try:
-        oid = _write_level(repo, base, nested, "", blobs if blobs is not None else {})
-        return oid if oid is not None else repo.TreeBuilder().write()
+        oid = _write_level(repo, base, nested, "", written)
     finally:
         pygit2.option(pygit2.enums.Option.ENABLE_STRICT_OBJECT_CREATION, True)
+    if blobs is not None:
+        for path in changes:  # reported under the working copy's names
+            blobs[path] = written.get(stored_path(path))
+    return oid if oid is not None else repo.TreeBuilder().write()
+
+
+def _flat_sessions(repo: pygit2.Repository, base: pygit2.Tree | None) -> list[tuple[str, pygit2.Oid]]:
+    """The dated session files directly under sessions/ in `base` (a flat branch): cheap
+    when the branch is already by month (sessions/ then holds a few year folders)."""
+    if base is None:
+        return []
+    try:
+        sub = repo[base[paths.SESSIONS_DIR].id]
+    except KeyError:
+        return []
+    if not isinstance(sub, pygit2.Tree):
+        return []
+    return [(e.name, e.id) for e in sub
+            if e.name is not None and e.type_str == "blob" and _month_folder(e.name) and e.name.endswith(".md")]
 
 
 def _write_level(repo: pygit2.Repository, base: pygit2.Tree | None, nested: _Nested, prefix: str,
@@ -386,6 +481,9 @@ def _write_level(repo: pygit2.Repository, base: pygit2.Tree | None, nested: _Nes
         elif value is None:
             _set(builder, name, None, 0)
             blobs[prefix + name] = None
+        elif isinstance(value, pygit2.Oid):  # an existing blob moved (the month folders)
+            _set(builder, name, value, pygit2.GIT_FILEMODE_BLOB)
+            blobs[prefix + name] = str(value)
         else:
             blob = repo.create_blob(value)
             _set(builder, name, blob, pygit2.GIT_FILEMODE_BLOB)
@@ -454,6 +552,25 @@ def folder_entries(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: st
                    links: bool = False) -> list[tuple[str, str, str]]:
     """(name, hex OID, type) of each entry directly under `folder` (empty if no such folder);
     with `links`, a symlink's type is "link" rather than "blob"."""
+    entries = _folder_stored(repo, tree, folder, links)
+    if folder != paths.SESSIONS_DIR:
+        return entries
+    flat = [e for e in entries if not (e[2] == "tree" and len(e[0]) == 4 and set(e[0]) <= _DIGITS)]
+    names = {e[0] for e in flat}
+    for year, _oid, kind in entries:
+        if kind != "tree" or (year, _oid, kind) in flat:
+            continue
+        for month, _moid, mkind in _folder_stored(repo, tree, f"{folder}/{year}"):
+            if mkind != "tree":
+                continue
+            for name, oid, ekind in _folder_stored(repo, tree, f"{folder}/{year}/{month}", links):
+                if name not in names and _month_folder(name) == f"{year}/{month}":
+                    flat.append((name, oid, ekind))  # a flat copy of the same name wins
+    return flat
+
+
+def _folder_stored(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str,
+                   links: bool = False) -> list[tuple[str, str, str]]:
     if tree is None:
         return []
     try:
@@ -477,7 +594,31 @@ def changed_paths(old: pygit2.Tree, new: pygit2.Tree) -> dict[str, str | None]:
         out.setdefault(delta.old_file.path, None)
         if delta.status_char() != "D":
             out[delta.new_file.path] = str(delta.new_file.id)
+    if not any(logical_path(p) != p or stored_path(p) != p for p in out):
+        return out
+    return _logical_changes(old, new, out)
+
+
+def _logical_changes(old: pygit2.Tree, new: pygit2.Tree, stored: dict[str, str | None]) -> dict[str, str | None]:
+    """`stored` (changes between the branch's paths) as changes of working-copy paths: a
+    session moved into its month folder unchanged is no change."""
+    touched = {logical_path(p) for p in stored}
+    out: dict[str, str | None] = {}
+    for path in touched:
+        if stored_path(path) == path:
+            out[path] = stored.get(path)
+            continue
+        before, after = _oid_in(old, path), _oid_in(new, path)
+        if before != after:
+            out[path] = after
     return out
+
+
+def _oid_in(tree: pygit2.Tree, path: str) -> str | None:
+    try:
+        return str(_entry(tree, path).id)
+    except KeyError:
+        return None
 
 
 class Delta(NamedTuple):
@@ -491,8 +632,39 @@ class Delta(NamedTuple):
 def deltas(old: pygit2.Tree | None, new: pygit2.Tree) -> list[Delta]:
     """The file changes from `old` (None: an empty tree) to `new`."""
     diff = old.diff_to_tree(new) if old is not None else new.diff_to_tree(swap=True)
-    return [Delta(d.status_char(), d.old_file.path, str(d.old_file.id), d.new_file.path, str(d.new_file.id))
-            for d in diff.deltas]
+    found = [Delta(d.status_char(), d.old_file.path, str(d.old_file.id), d.new_file.path, str(d.new_file.id))
+             for d in diff.deltas]
+    if all(logical_path(d.old_path) == d.old_path and logical_path(d.new_path) == d.new_path and
+           stored_path(d.old_path) == d.old_path and stored_path(d.new_path) == d.new_path for d in found):
+        return found
+    return _logical_deltas(found)
+
+
+_NO_OID = "0" * 40
+
+
+def _logical_deltas(found: list[Delta]) -> list[Delta]:
+    """Deltas between the branch's paths as deltas of working-copy paths: a session's
+    removal from its flat place and its arrival in its month folder, with the same blob,
+    cancel out; with another blob they are one modification."""
+    olds: dict[str, str] = {}
+    news: dict[str, str] = {}
+    order: list[str] = []
+    for d in found:
+        for path, oid, side in ((d.old_path, d.old_oid, olds), (d.new_path, d.new_oid, news)):
+            flat = logical_path(path)
+            if oid != _NO_OID and (d.status != "A" or side is news) and (d.status != "D" or side is olds):
+                side[flat] = oid
+            if flat not in order:
+                order.append(flat)
+    out = []
+    for path in order:
+        before, after = olds.get(path), news.get(path)
+        if before == after:
+            continue
+        status = "A" if before is None else "D" if after is None else "M"
+        out.append(Delta(status, path, before or _NO_OID, path, after or _NO_OID))
+    return out
 
 
 def walk(repo: pygit2.Repository, tip: pygit2.Commit, *, hide: pygit2.Commit | None = None,

@@ -17,7 +17,15 @@ ID_IN_CONTEXT = re.compile(r"This session: id ([0-9A-Za-z_-]{8})")
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+    """`git ARGS`; a `REV:sessions/<stem>.md` git does not find is asked for where the branch
+    keeps it, in its month's folder (as tests/gitfixtures.run_git does)."""
+    from enf_git.plumbing.store import stored_path
+
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        mapped = [f"{a.partition(':')[0]}:{stored_path(a.partition(':')[2])}" if ":" in a else a for a in args]
+        proc = subprocess.run(["git", *mapped], cwd=cwd, capture_output=True, text=True, check=True)
+    return proc.stdout
 
 
 def child_env() -> dict[str, str]:
