@@ -257,3 +257,24 @@ def test_a_flat_copy_next_to_a_monthly_one_wins_and_the_next_write_of_it_settles
     files = run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", raw=True).split()
     assert files == [monthly]
     assert run_git(repo_dir, "show", f"claude-memory:{monthly}", raw=True) == "edited again\n"
+
+
+def test_the_newest_sessions_are_read_from_the_newest_months_only(repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = store.open_repo(repo_dir)
+    files = {f"sessions/2026-{m:02d}-{d:02d}-s{m}{d}.md": f"{m}-{d}\n".encode() for m in range(1, 13) for d in (3, 17)}
+    files["sessions/notes.md"] = b"undated: sorts after every dated name\n"
+    store.commit(repo, lambda tip: files, "year")
+    tip = store.tip(repo)
+    assert tip is not None
+    listed = sorted((n, o) for n, o, k in store.folder_entries(repo, tip.tree, "sessions") if k == "blob")
+    read: list[str] = []
+    real = store._folder_stored
+    monkeypatch.setattr(store, "_folder_stored", lambda r, t, folder, links=False: read.append(folder) or
+                        real(r, t, folder, links))
+    for count in (1, 3, 4, 25, 26, 40):
+        read.clear()
+        newest, more = store.newest_sessions(repo, tip.tree, count)
+        assert newest == listed[-count:] and more == (len(listed) > count), count
+    read.clear()
+    store.newest_sessions(repo, tip.tree, 3)  # notes.md, two in December, and one more month to know there is more
+    assert [f for f in read if f.count("/") == 2] == ["sessions/2026/12", "sessions/2026/11"]

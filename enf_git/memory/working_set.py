@@ -63,10 +63,13 @@ def _working_set(ctx: Context, tree: store.Tree) -> tuple[str | None, dict[str, 
     """(the oldest session path in the working set of `tree`, or None when it holds them
     all; path -> blob OID of each session in it)."""
     size = ctx.settings.working_set
-    entries = sorted((name, oid) for name, oid, kind in store.folder_entries(ctx.repo, tree, model.SESSIONS_DIR)
-                     if name.endswith(".md") and kind == "blob")
-    kept = entries if size is None else entries[-size:]
-    floor = f"{model.SESSIONS_DIR}/{kept[0][0]}" if len(kept) < len(entries) else None
+    if not size:  # None or 0: every session
+        kept = sorted((name, oid) for name, oid, kind in store.folder_entries(ctx.repo, tree, model.SESSIONS_DIR)
+                      if name.endswith(".md") and kind == "blob")
+        more = False
+    else:
+        kept, more = store.newest_sessions(ctx.repo, tree, size)  # the newest months only
+    floor = f"{model.SESSIONS_DIR}/{kept[0][0]}" if more and kept else None
     return floor, {f"{model.SESSIONS_DIR}/{name}": oid for name, oid in kept}
 
 

@@ -552,21 +552,62 @@ def folder_entries(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: st
                    links: bool = False) -> list[tuple[str, str, str]]:
     """(name, hex OID, type) of each entry directly under `folder` (empty if no such folder);
     with `links`, a symlink's type is "link" rather than "blob"."""
+    if folder != paths.SESSIONS_DIR or tree is None:
+        return _folder_stored(repo, tree, folder, links)
+    key = (str(tree.id), links)
+    if key not in _SESSIONS_LISTED:
+        _SESSIONS_LISTED.clear()  # one tree at a time: a command lists the tip's, often several times
+        _SESSIONS_LISTED[key] = _sessions_entries(repo, tree, links)
+    return list(_SESSIONS_LISTED[key])
+
+
+_SESSIONS_LISTED: dict[tuple[str, bool], list[tuple[str, str, str]]] = {}  # trees never change: keyed by id
+
+
+def newest_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None, count: int) -> tuple[list[tuple[str, str]], bool]:
+    """(the last `count` session files of sessions/ by name, as (name, hex OID) in name
+    order; whether sessions/ holds more). Reads the month folders newest first and stops
+    once it has enough: the working set of 500 reads two or three months, not all."""
+    entries = _folder_stored(repo, tree, paths.SESSIONS_DIR)
+    flat = [(name, oid) for name, oid, kind in entries if kind == "blob" and name.endswith(".md")]
+    if any(_month_folder(name) for name, _oid in flat):  # not moved yet: the whole listing
+        listed = sorted((n, o) for n, o, k in folder_entries(repo, tree, paths.SESSIONS_DIR)
+                        if k == "blob" and n.endswith(".md"))
+        return listed[-count:] if count else [], len(listed) > count
+    picked, more = list(flat), False
+    years = sorted((e[0] for e in entries if e[2] == "tree" and len(e[0]) == 4 and set(e[0]) <= _DIGITS), reverse=True)
+    for year in years:
+        months = sorted((m for m, _o, k in _folder_stored(repo, tree, f"{paths.SESSIONS_DIR}/{year}")
+                         if k == "tree" and len(m) == 2), reverse=True)
+        for month in months:
+            if len(picked) > count:
+                more = True
+                break
+            head = f"{year}-{month}-"
+            picked += [(n, o) for n, o, k in _folder_stored(repo, tree, f"{paths.SESSIONS_DIR}/{year}/{month}")
+                       if k == "blob" and n.startswith(head) and n.endswith(".md") and _month_folder(n)]
+        if more:
+            break
+    picked.sort()
+    return (picked[-count:] if count else []), more or len(picked) > count
+
+
+def _sessions_entries(repo: pygit2.Repository, tree: pygit2.Tree, links: bool) -> list[tuple[str, str, str]]:
+    """sessions/ as the working copy sees it: its flat entries, then every month folder's
+    sessions (the year folders themselves hidden)."""
+    folder = paths.SESSIONS_DIR
     entries = _folder_stored(repo, tree, folder, links)
-    if folder != paths.SESSIONS_DIR:
-        return entries
-    flat = [e for e in entries if not (e[2] == "tree" and len(e[0]) == 4 and set(e[0]) <= _DIGITS)]
+    years = [e[0] for e in entries if e[2] == "tree" and len(e[0]) == 4 and set(e[0]) <= _DIGITS]
+    flat = [e for e in entries if e[0] not in years or e[2] != "tree"]
     names = {e[0] for e in flat}
-    for year, _oid, kind in entries:
-        if kind != "tree" or (year, _oid, kind) in flat:
-            continue
-        for month, _moid, mkind in _folder_stored(repo, tree, f"{folder}/{year}"):
-            if mkind != "tree":
+    for year in years:
+        for month, _oid, kind in _folder_stored(repo, tree, f"{folder}/{year}"):
+            if kind != "tree" or len(month) != 2:
                 continue
-            for name, oid, ekind in _folder_stored(repo, tree, f"{folder}/{year}/{month}", links):
-                if name not in names and _month_folder(name) == f"{year}/{month}":
-                    flat.append((name, oid, ekind))  # a flat copy of the same name wins
-    return flat
+            head = f"{year}-{month}-"
+            flat += [e for e in _folder_stored(repo, tree, f"{folder}/{year}/{month}", links)
+                     if e[0].startswith(head) and e[0] not in names and _month_folder(e[0])]
+    return flat  # a flat copy of a name wins over its month folder's
 
 
 def _folder_stored(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str,
