@@ -59,8 +59,8 @@ def repo_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def git(repo_dir: Path) -> Git:
-    def _git(*args: str, cwd: Path | None = None, check: bool = True) -> str:
-        return run_git(cwd or repo_dir, *args, check=check)
+    def _git(*args: str, cwd: Path | None = None, check: bool = True, raw: bool = False) -> str:
+        return run_git(cwd or repo_dir, *args, check=check, raw=raw)
     return _git
 
 

@@ -422,3 +422,39 @@ def test_a_month_emptied_by_a_removal_leaves_the_branch(ctx: memory.Context, git
     assert not any(render.is_month_file(p) for p in files) and "index-archive.md" not in files
     assert not (ctx.root / "archive/index-2026-01.md").exists()
     assert_views_are_a_full_render(ctx, git)
+
+
+def test_after_an_older_enf_git_wrote_flat_sessions_the_next_commit_renders_every_view(ctx: memory.Context,
+                                                                                       git: Git) -> None:
+    """An older enf-git does not see the month folders: the views it commits list only its
+    flat sessions. Patching them would keep them wrong, so the next commit renders them."""
+    from enf_git.memory.working_set import materialize
+
+    for i in range(3):
+        write(ctx, f"sessions/2026-0{i + 1}-10-s-{i}.md", session_text(session_id=f"s000000{i}", date=f"2026-0{i + 1}-10",
+                                                                       summary=f"S {i}", tags="[x]"))
+    memory.commit(ctx)
+    old = session_text(session_id="o0000009", date="2026-05-10", summary="Old nine", tags="[x]").encode()
+    tip = ctx.repo.get(git("rev-parse", "claude-memory").strip())
+    builder = ctx.repo.TreeBuilder(tip.tree)
+    sessions = ctx.repo.TreeBuilder(ctx.repo.get(tip.tree["sessions"].id))
+    sessions.insert("2026-05-10-old-9.md", ctx.repo.create_blob(old), pygit2.enums.FileMode.BLOB)
+    builder.insert("sessions", sessions.write(), pygit2.enums.FileMode.TREE)
+    from enf_git.pure import model
+
+    seen = render.render_all(memory.project_of(ctx.repo, tip.tree, {}),  # all that 0.4 saw: its flat session
+                             [model.parse_session("sessions/2026-05-10-old-9.md", old)], [])
+    for view in ("index.md", "topics.md"):
+        builder.insert(view, ctx.repo.create_blob(seen[view] or b""), pygit2.enums.FileMode.BLOB)
+    stale = ctx.repo.create_commit(None, tip.author, tip.committer, "0.4's merge", builder.write(), [tip.id])
+    git("update-ref", "refs/heads/claude-memory", str(stale))
+    with ctx.lock():
+        materialize(ctx)
+    assert (ctx.root / "sessions/2026-05-10-old-9.md").read_bytes() == old
+    write(ctx, "sessions/2026-06-10-new.md", session_text(session_id="n0000001", date="2026-06-10", summary="New",
+                                                          tags="[x]"))
+    memory.commit(ctx)
+    assert_views_are_a_full_render(ctx, git)
+    index = git("show", "claude-memory:index.md")
+    assert all(f"[{stem}]" in index for stem in ("2026-05-10-old-9", "2026-06-10-new", "2026-01-10-s-0"))
+    assert "sessions/2026-05-10-old-9.md" not in git("ls-tree", "-r", "--name-only", "claude-memory", raw=True)

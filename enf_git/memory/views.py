@@ -81,8 +81,8 @@ def patched_views(repo: store.Repo, tree: store.Tree | None, overlay: Mapping[st
     `keys`: session order keys by "blob id:path", shared between calls (a merge patches
     both sides' views, which mostly probe the same sessions).
     """
-    if tree is None or paths.META in overlay:
-        return None
+    if tree is None or paths.META in overlay or store.has_flat_sessions(repo, tree):
+        return None  # flat sessions: written by an older enf-git, whose views may not list them all
     pairs: list[tuple[model.Session, model.Session]] = []
     added: list[model.Session] = []
     for path, data in overlay.items():

@@ -454,6 +454,12 @@ def write_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: Chang
     return oid if oid is not None else repo.TreeBuilder().write()
 
 
+def has_flat_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None) -> bool:
+    """Whether `tree` keeps dated sessions flat under sessions/ (a branch from before the
+    month folders, or an older enf-git's write since): the next tree written moves them."""
+    return bool(_flat_sessions(repo, tree))
+
+
 def _flat_sessions(repo: pygit2.Repository, base: pygit2.Tree | None) -> list[tuple[str, pygit2.Oid]]:
     """The dated session files directly under sessions/ in `base` (a flat branch): cheap
     when the branch is already by month (sessions/ then holds a few year folders)."""
