@@ -199,6 +199,13 @@ def _month_folder(name: str) -> str | None:
     return f"{name[:4]}/{name[5:7]}"
 
 
+def _dated_in(name: str, head: str) -> bool:
+    """_month_folder(name) is the folder whose names start with `head` ("YYYY-MM-"), the
+    check inlined: a month folder lists every session of the month, ~10,000 names a listing."""
+    return (len(name) >= 15 and name.startswith(head) and name[10] == "-" and name[8] in _DIGITS
+            and name[9] in _DIGITS)
+
+
 def _list_stored(repo: pygit2.Repository, tree: pygit2.Tree | None, prefix: str = "") -> dict[str, str]:
     """Every blob under `tree` as the branch's path -> hex OID."""
     out: dict[str, str] = {}
@@ -591,7 +598,7 @@ def newest_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None, count: in
                 break
             head = f"{year}-{month}-"
             picked += [(n, o) for n, o, k in _folder_stored(repo, tree, f"{paths.SESSIONS_DIR}/{year}/{month}")
-                       if k == "blob" and n.startswith(head) and n.endswith(".md") and _month_folder(n)]
+                       if k == "blob" and n.endswith(".md") and _dated_in(n, head)]
         if more:
             break
     picked.sort()
@@ -612,7 +619,7 @@ def _sessions_entries(repo: pygit2.Repository, tree: pygit2.Tree, links: bool) -
                 continue
             head = f"{year}-{month}-"
             flat += [e for e in _folder_stored(repo, tree, f"{folder}/{year}/{month}", links)
-                     if e[0].startswith(head) and e[0] not in names and _month_folder(e[0])]
+                     if _dated_in(e[0], head) and e[0] not in names]
     return flat  # a flat copy of a name wins over its month folder's
 
 
