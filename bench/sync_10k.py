@@ -14,7 +14,11 @@ Also printed, stricter and informational: against `git fetch` + `git push` of a 
 code commit to a scratch branch (a push that never carries the 10,000-entry sessions/
 tree a memory commit must rewrite).
 
-Run: .venv/bin/python bench/sync_10k.py [--quick] [--reps N] [--sessions N] [--keep]
+`--latency MS`: every connection to the remote (and to its snapshot) first waits MS
+milliseconds, through git's ext:: transport: what a network remote's connection set-up
+costs (ssh or TLS and auth, ~100-300 ms to a hosted forge), paid alike by sync and baseline.
+
+Run: .venv/bin/python bench/sync_10k.py [--quick] [--reps N] [--sessions N] [--latency MS] [--keep]
 """
 
 from __future__ import annotations
@@ -29,21 +33,35 @@ import common
 
 
 def main() -> int:
-    return common.fixture_main("sync", __doc__, 9, run)
+    def extra(ap: argparse.ArgumentParser) -> None:
+        ap.add_argument("--latency", type=int, default=0, help="ms each connection to the remote waits first")
+
+    return common.fixture_main("sync", __doc__, 9, run, extra)
+
+
+def _url(bare: Path, latency_ms: int) -> str:
+    """The remote's URL: its path, or an ext:: command that sleeps, then serves it."""
+    if not latency_ms:
+        return str(bare)
+    return f"ext::sh -c sleep% {latency_ms / 1000:.3f};exec% git% %s% {bare}"
 
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     code = _code_under_test()
-    common.header("sync_10k", sessions=n, repetitions=reps, git_enf=common.GIT_ENF, enf_git=code)
+    common.header("sync_10k", sessions=n, repetitions=reps, latency_ms=args.latency, git_enf=common.GIT_ENF,
+                  enf_git=code)
+    if args.latency:
+        common.git(work, "config", "--global", "protocol.ext.allow", "always")
     a = common.init_user_repo(work / "alice")
     common.seed_branch(a, n)
     bare = work / "origin.git"
     common.git(work, "init", "-q", "--bare", str(bare))
-    common.git(a, "remote", "add", "origin", str(bare))
+    common.git(a, "remote", "add", "origin", _url(bare, args.latency))
     common.git(a, "push", "-q", "origin", "HEAD:refs/heads/main", "claude-memory")
     common.time_cmd([common.GIT_ENF, "init", "--no-hooks"], a)
     b = work / "bob"
     common.git(work, "clone", "-q", str(bare), str(b))
+    common.git(b, "remote", "set-url", "origin", _url(bare, args.latency))
     common.git(b, "fetch", "-q", "origin", "+refs/heads/claude-memory:refs/remotes/origin/claude-memory")
     t_init = common.time_cmd([common.GIT_ENF, "init", "--no-hooks"], b)
     print(f"fixture: {n} sessions on the branch; bob's init (adopts it): {t_init:.2f} s")
@@ -56,10 +74,10 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
         snap_remote, snap_b = _snapshot(bare, work / f"snap-origin-{k}.git"), _snapshot(b / ".git", work / f"snap-b-{k}")
         os.sync()  # the copies' metadata written out now, not during the next timing (fsyncs wait for it)
         fetch_first = k % 2 == 0  # the fetch half can go either side of the subject: alternate
-        fetched = _plain_fetch(snap_b, snap_remote) if fetch_first else 0.0
+        fetched = _plain_fetch(snap_b, snap_remote, args.latency) if fetch_first else 0.0
         subject.append(common.time_cmd([common.GIT_ENF, "sync"], b))
-        fetched = fetched or _plain_fetch(snap_b, snap_remote)
-        same_refs.append(fetched + _plain_push(b, snap_remote))
+        fetched = fetched or _plain_fetch(snap_b, snap_remote, args.latency)
+        same_refs.append(fetched + _plain_push(b, snap_remote, args.latency))
         one_file.append(_plain_transport(b, k))
         shutil.rmtree(snap_remote)
         shutil.rmtree(snap_b)
@@ -78,15 +96,15 @@ def _snapshot(git_dir: Path, to: Path) -> Path:
     return to
 
 
-def _plain_fetch(snap_b: Path, snap_remote: Path) -> float:
+def _plain_fetch(snap_b: Path, snap_remote: Path, latency_ms: int) -> float:
     """What sync's fetch moved, by plain git: the remote's claude-memory into B's tracking ref."""
-    return common.time_cmd([common.GIT, f"--git-dir={snap_b}", "fetch", "-q", "--no-tags", str(snap_remote),
+    return common.time_cmd([common.GIT, f"--git-dir={snap_b}", "fetch", "-q", "--no-tags", _url(snap_remote, latency_ms),
                             "+refs/heads/claude-memory:refs/remotes/origin/claude-memory"], snap_b)
 
 
-def _plain_push(repo: Path, snap_remote: Path) -> float:
+def _plain_push(repo: Path, snap_remote: Path, latency_ms: int) -> float:
     """What sync's push moved, by plain git: B's claude-memory (its commit and the merge)."""
-    return common.time_cmd([common.GIT, "push", "-q", "--no-verify", str(snap_remote),
+    return common.time_cmd([common.GIT, "push", "-q", "--no-verify", _url(snap_remote, latency_ms),
                             "refs/heads/claude-memory:refs/heads/claude-memory"], repo)
 
 
