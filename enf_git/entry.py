@@ -32,7 +32,14 @@ def main() -> None:
             _exit_now(_fast_commit(message))
     if argv in (["sync"], ["sync", "--json"]):
         _start_fetch(argv == ["sync"])
-        _exit_now(_fast_sync(as_json=argv == ["sync", "--json"]))
+        try:
+            code = _fast_sync(as_json=argv == ["sync", "--json"])
+        except BaseException:  # Ctrl-C while importing, or a bug: git must not go on alone
+            from .plumbing import gitcli
+
+            gitcli.abandon_early()
+            raise
+        _exit_now(code)
     from .cli.app import main as cli_main
 
     cli_main(prog_name="git enf")  # as users type it; git runs us as git-enf
