@@ -703,14 +703,13 @@ def _logical_deltas(found: list[Delta]) -> list[Delta]:
     cancel out; with another blob they are one modification."""
     olds: dict[str, str] = {}
     news: dict[str, str] = {}
-    order: list[str] = []
+    order: dict[str, None] = {}  # first seen first (a dict: the move of 10,000 sessions is 20,000 deltas)
     for d in found:
         for path, oid, side in ((d.old_path, d.old_oid, olds), (d.new_path, d.new_oid, news)):
             flat = logical_path(path)
             if oid != _NO_OID and (d.status != "A" or side is news) and (d.status != "D" or side is olds):
                 side[flat] = oid
-            if flat not in order:
-                order.append(flat)
+            order.setdefault(flat, None)
     out = []
     for path in order:
         before, after = olds.get(path), news.get(path)
