@@ -458,3 +458,18 @@ def test_after_an_older_enf_git_wrote_flat_sessions_the_next_commit_renders_ever
     index = git("show", "claude-memory:index.md")
     assert all(f"[{stem}]" in index for stem in ("2026-05-10-old-9", "2026-06-10-new", "2026-01-10-s-0"))
     assert "sessions/2026-05-10-old-9.md" not in git("ls-tree", "-r", "--name-only", "claude-memory", raw=True)
+
+
+def test_a_file_at_a_month_folders_path_is_refused_not_merged_with_its_session(ctx: memory.Context, git: Git) -> None:
+    """sessions/2026/04/2026-04-13-x.md in the working copy is where the branch keeps
+    sessions/2026-04-13-x.md: committing it would make two working-copy files one."""
+    nested = "sessions/2026/04/2026-04-13-search-api.md"
+    write(ctx, nested, session_text())
+    report = memory.commit(ctx)
+    assert report.commit is None and report.failed
+    assert [p for p, _why in report.refused] == [nested]
+    assert "sessions/2026/04/" not in git("ls-tree", "-r", "--name-only", "claude-memory", raw=True)
+    assert (ctx.root / nested).read_text() == session_text()  # left as it is
+    (ctx.root / nested).rename(ctx.root / S1)
+    assert memory.commit(ctx).commit is not None
+    assert git("show", f"claude-memory:{S1}") == session_text()

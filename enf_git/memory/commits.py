@@ -102,7 +102,8 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
     found = pending(ctx, manifest, start)
     lost = {*found.vanished, *(v for v in manifest.files if render.is_view(v) and not (ctx.root / v).is_file())}
     changes = found.changes
-    report.refused = _refuse_binary_records(changes) + _refuse_conflict_markers(changes)
+    report.refused = (_refuse_binary_records(changes) + _refuse_conflict_markers(changes)
+                      + _refuse_month_folder_paths(changes))
     report.redacted = _redact_in_place(ctx, changes)
     if not allow_deletions:
         report.held_deletions = _mass_deletion(ctx.repo, start, changes)
@@ -198,6 +199,20 @@ def _refuse_binary_records(changes: dict[str, bytes | None]) -> list[tuple[str, 
             del changes[path]
             refused.append((path, f"{why}; left as it is: save it as UTF-8 text "
                                   f"(or move it out of {path.split('/')[0]}/), then git enf commit"))
+    return refused
+
+
+def _refuse_month_folder_paths(changes: dict[str, bytes | None]) -> list[tuple[str, str]]:
+    """Take out a file at sessions/YYYY/MM/<dated name>: the branch keeps the session
+    sessions/<name> there, so the two would be one file on the branch and the working copy
+    would lose track of one of them. It stays where it is until moved."""
+    refused = []
+    for path in list(changes):
+        flat = store.logical_path(path)
+        if flat != path and changes[path] is not None:
+            del changes[path]
+            refused.append((path, f"that is where the branch keeps {flat}; left as it is: move it to "
+                                  f"{paths.WC_DIR}/{flat}, then git enf commit"))
     return refused
 
 
