@@ -473,3 +473,22 @@ def test_a_file_at_a_month_folders_path_is_refused_not_merged_with_its_session(c
     (ctx.root / nested).rename(ctx.root / S1)
     assert memory.commit(ctx).commit is not None
     assert git("show", f"claude-memory:{S1}") == session_text()
+
+
+def test_a_copy_at_a_month_folders_path_is_never_tracked_and_removing_it_keeps_the_session(ctx: memory.Context,
+                                                                                           git: Git) -> None:
+    """A copy of a session at the branch's own place for it (what enf-git 0.4 wrote into the
+    working copy) is not a second file: committing it is refused, deleting it deletes nothing."""
+    write(ctx, S1, session_text())
+    memory.commit(ctx)
+    nested = "sessions/2026/04/2026-04-13-search-api.md"
+    write(ctx, nested, session_text())
+    report = memory.commit(ctx)
+    assert [p for p, _why in report.refused] == [nested]
+    assert f"it is a copy of .claude-sessions/{S1}" in report.refused[0][1]
+    write(ctx, nested, session_text(summary="Another version"))
+    assert f"{S1} exists too: merge the two" in memory.commit(ctx).refused[0][1]
+    (ctx.root / nested).unlink()
+    assert memory.commit(ctx).commit is None
+    assert git("show", f"claude-memory:{S1}") == session_text()
+    assert "sessions/2026/04/2026-04-13-search-api.md" in git("ls-tree", "-r", "--name-only", "claude-memory", raw=True)

@@ -255,8 +255,64 @@ def test_a_flat_copy_next_to_a_monthly_one_wins_and_the_next_write_of_it_settles
     assert store.list_files(repo, tip.tree) == {S_APR: store.hash_bytes(b"edited by 0.5\n")}
     store.commit(repo, lambda t: {S_APR: b"edited again\n"}, "edit")
     files = run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", raw=True).split()
-    assert files == [monthly]
+    kept = f"conflicts/{S_APR}.{store.hash_bytes(b'edited by 0.5' + chr(10).encode())[:8]}-" \
+           f"{store.hash_bytes(b'before' + chr(10).encode())[:8]}"
+    assert files == [kept, monthly]  # the month folder's other version is kept, as a merge conflict copy is
     assert run_git(repo_dir, "show", f"claude-memory:{monthly}", raw=True) == "edited again\n"
+    assert run_git(repo_dir, "show", f"claude-memory:{kept}", raw=True) == "before\n"
+
+
+def test_deltas_follow_the_rule_reads_follow_when_a_session_is_both_flat_and_monthly(repo_dir: Path) -> None:
+    """A flat copy next to a monthly one wins in every read: deltas (the indexer's, the
+    startup digest's, history's) must say the same as changed_paths and read_path."""
+    monthly = "sessions/2026/04/2026-04-13-search-api.md"
+    repo = store.open_repo(repo_dir)
+
+    def tree(files: dict[str, bytes]) -> pygit2.Tree:
+        """A tree holding exactly `files`, built with pygit2 alone (store.write_tree would
+        settle the flat and monthly pair that these cases need)."""
+        built = {p: repo.create_blob(d) for p, d in files.items()}
+        nested: dict[str, object] = {}
+        for path, blob in built.items():
+            node = nested
+            *folders, name = path.split("/")
+            for f in folders:
+                node = node.setdefault(f, {})  # type: ignore[assignment]
+            node[name] = blob
+        def write(node: dict[str, object]) -> pygit2.Oid:
+            b = repo.TreeBuilder()
+            for name, value in node.items():
+                if isinstance(value, dict):
+                    b.insert(name, write(value), pygit2.enums.FileMode.TREE)
+                else:
+                    b.insert(name, value, pygit2.enums.FileMode.BLOB)  # type: ignore[arg-type]
+            return b.write()
+        return repo[write(nested)]  # type: ignore[return-value]
+
+    both = tree({S_APR: b"flat\n", monthly: b"month\n"})
+    cases = [(both, tree({monthly: b"month\n"})), (tree({monthly: b"month\n"}), both),
+             (both, tree({S_APR: b"flat\n", monthly: b"other\n"})), (tree({S_APR: b"flat\n"}), both)]
+    for old, new in cases:
+        said = {d.new_path if d.status != "D" else d.old_path: (d.new_oid if d.status != "D" else None)
+                for d in store.deltas(old, new)}
+        assert said == store.changed_paths(old, new)
+        for path, oid in said.items():
+            assert oid == store.blob_oid(repo, new, path)
+    (added,) = store.deltas(None, both)
+    assert (added.status, added.new_path, added.new_oid) == ("A", S_APR, store.hash_bytes(b"flat\n"))
+    assert {d.new_path for d in store.deltas(None, both, raw=True)} == {S_APR, monthly}  # the scan's view
+
+
+def test_the_newest_sessions_count_names_that_sort_before_every_date(repo_dir: Path) -> None:
+    repo = store.open_repo(repo_dir)
+    files = {f"sessions/2026-0{m}-1{d}-s.md": b"x" for m in (1, 2, 3) for d in (1, 2)}
+    files.update({"sessions/0-notes.md": b"n", "sessions/1-notes.md": b"n", "sessions/10-notes.md": b"n"})
+    store.commit(repo, lambda tip: files, "mixed")
+    tip = store.tip(repo)
+    assert tip is not None
+    listed = sorted((n, o) for n, o, k in store.folder_entries(repo, tip.tree, "sessions") if k == "blob")
+    for count in range(1, 10):
+        assert store.newest_sessions(repo, tip.tree, count) == (listed[-count:], len(listed) > count), count
 
 
 def test_the_newest_sessions_are_read_from_the_newest_months_only(repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

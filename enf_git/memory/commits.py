@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from pathlib import Path
 
 from .. import paths
 from ..errors import EnfError
@@ -102,8 +103,8 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
     found = pending(ctx, manifest, start)
     lost = {*found.vanished, *(v for v in manifest.files if render.is_view(v) and not (ctx.root / v).is_file())}
     changes = found.changes
-    report.refused = (_refuse_binary_records(changes) + _refuse_conflict_markers(changes)
-                      + _refuse_month_folder_paths(changes))
+    report.refused = (_refuse_month_folder_paths(changes, ctx.root) + _refuse_binary_records(changes)
+                      + _refuse_conflict_markers(changes))
     report.redacted = _redact_in_place(ctx, changes)
     if not allow_deletions:
         report.held_deletions = _mass_deletion(ctx.repo, start, changes)
@@ -202,17 +203,27 @@ def _refuse_binary_records(changes: dict[str, bytes | None]) -> list[tuple[str, 
     return refused
 
 
-def _refuse_month_folder_paths(changes: dict[str, bytes | None]) -> list[tuple[str, str]]:
-    """Take out a file at sessions/YYYY/MM/<dated name>: the branch keeps the session
-    sessions/<name> there, so the two would be one file on the branch and the working copy
-    would lose track of one of them. It stays where it is until moved."""
+def _refuse_month_folder_paths(changes: dict[str, bytes | None], root: Path) -> list[tuple[str, str]]:
+    """Take out files at sessions/YYYY/MM/<dated name>: that is where the branch keeps the
+    session sessions/<name>, so committing one would make two working-copy files one blob
+    (and deleting one would delete the session). A deletion there is dropped; a file is
+    left where it is, with what to do."""
     refused = []
     for path in list(changes):
         flat = store.logical_path(path)
-        if flat != path and changes[path] is not None:
-            del changes[path]
-            refused.append((path, f"that is where the branch keeps {flat}; left as it is: move it to "
-                                  f"{paths.WC_DIR}/{flat}, then git enf commit"))
+        if flat == path:
+            continue
+        data = changes.pop(path)
+        if data is None:
+            continue
+        here = root / flat
+        if here.is_file() and here.read_bytes() == data:
+            todo = f"it is a copy of {paths.WC_DIR}/{flat} (an older enf-git wrote it there): delete it"
+        elif here.is_file():
+            todo = f"{paths.WC_DIR}/{flat} exists too: merge the two into it by hand, then delete this copy"
+        else:
+            todo = f"move it to {paths.WC_DIR}/{flat}"
+        refused.append((path, f"that is where the branch keeps {flat}; left as it is: {todo}, then git enf commit"))
     return refused
 
 

@@ -40,7 +40,7 @@ def scan(ctx: Context) -> list[Finding]:
     for commit in store.walk(ctx.repo, tip, oldest_first=True):
         parents: list[store.Tree | None] = [p.tree for p in commit.parents] or [None]
         for parent in parents:
-            for delta in store.deltas(parent, commit.tree):
+            for delta in store.deltas(parent, commit.tree, raw=True):
                 if delta.status == "D" or delta.new_oid in seen:
                     continue
                 seen.add(delta.new_oid)

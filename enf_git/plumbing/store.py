@@ -203,7 +203,7 @@ def _dated_in(name: str, head: str) -> bool:
     """_month_folder(name) is the folder whose names start with `head` ("YYYY-MM-"), the
     check inlined: a month folder lists every session of the month, ~10,000 names a listing."""
     return (len(name) >= 15 and name.startswith(head) and name[10] == "-" and name[8] in _DIGITS
-            and name[9] in _DIGITS)
+            and name[9] in _DIGITS and name.endswith(".md"))
 
 
 def _list_stored(repo: pygit2.Repository, tree: pygit2.Tree | None, prefix: str = "") -> dict[str, str]:
@@ -235,7 +235,12 @@ def list_files(repo: pygit2.Repository, tree: pygit2.Tree | None) -> dict[str, s
 
 
 def _entry(tree: pygit2.Tree, path: str) -> pygit2.Object:
-    """The tree entry of the working copy's `path`: its flat place first, then its month's."""
+    """The tree entry of the working copy's `path`: its flat place first, then its month's.
+    A month folder's own path (sessions/YYYY/MM/<dated name>) names nothing here: that
+    blob is the session sessions/<name>, and must never be read, kept or deleted as a
+    second file."""
+    if logical_path(path) != path:
+        raise KeyError(path)
     try:
         return tree[path]
     except KeyError:
@@ -427,14 +432,20 @@ def write_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: Chang
     nested: _Nested = {}
     stored: dict[str, bytes | pygit2.Oid | None] = {}
     for path, data in changes.items():
+        if logical_path(path) != path:
+            raise ValueError(f"refusing {path}: that is where the branch keeps {logical_path(path)}")
         where = stored_path(path)
         if where != path:
             stored[path] = None  # its flat copy goes: an older layout, or an older enf-git's write
+            displaced = _displaced(repo, base, path, where)
+            if displaced:
+                stored.update(displaced)
         stored[where] = data
     for name, moved in _flat_sessions(repo, base):  # a branch from before the month folders: move them
         path = _SESSIONS_PREFIX + name
         if path not in changes:
             stored[path] = None
+            stored.update(_displaced(repo, base, path, stored_path(path)))
             stored[stored_path(path)] = moved
     written: dict[str, str | None] = {}
     for path, value in stored.items():
@@ -459,6 +470,23 @@ def write_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: Chang
         for path in changes:  # reported under the working copy's names
             blobs[path] = written.get(stored_path(path))
     return oid if oid is not None else repo.TreeBuilder().write()
+
+
+def _displaced(repo: pygit2.Repository, base: pygit2.Tree | None, flat: str,
+               monthly: str) -> dict[str, bytes | pygit2.Oid | None]:
+    """When `base` holds a session both flat and in its month folder with different blobs
+    (an older enf-git's merge kept its edit flat next to a newer one's), the flat copy wins
+    and the month folder's copy is kept at conflicts/<path>.<flat8>-<month8>, the name a
+    merge conflict copy has, so status, doctor and SessionStart report it."""
+    if base is None:
+        return {}
+    try:
+        kept, other = base[flat].id, base[monthly].id
+    except KeyError:
+        return {}
+    if kept == other:
+        return {}
+    return {f"{paths.CONFLICTS}{flat}.{str(kept)[:8]}-{str(other)[:8]}": other}
 
 
 def has_flat_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None) -> bool:
@@ -587,7 +615,8 @@ def newest_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None, count: in
         listed = sorted((n, o) for n, o, k in folder_entries(repo, tree, paths.SESSIONS_DIR)
                         if k == "blob" and n.endswith(".md"))
         return listed[-count:] if count else [], len(listed) > count
-    picked, more = list(flat), False
+    picked: list[tuple[str, str]] = []  # the month folders' sessions (every flat file is in the running)
+    more = False
     years = sorted((e[0] for e in entries if e[2] == "tree" and len(e[0]) == 4 and set(e[0]) <= _DIGITS), reverse=True)
     for year in years:
         months = sorted((m for m, _o, k in _folder_stored(repo, tree, f"{paths.SESSIONS_DIR}/{year}")
@@ -601,8 +630,9 @@ def newest_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None, count: in
                        if k == "blob" and n.endswith(".md") and _dated_in(n, head)]
         if more:
             break
-    picked.sort()
-    return (picked[-count:] if count else []), more or len(picked) > count
+    # More than `count` read from the newest months: every unread one sorts below all of them.
+    listed = sorted(picked + flat)
+    return (listed[-count:] if count else []), more or len(listed) > count
 
 
 def _sessions_entries(repo: pygit2.Repository, tree: pygit2.Tree, links: bool) -> list[tuple[str, str, str]]:
@@ -683,36 +713,36 @@ class Delta(NamedTuple):
     new_oid: str
 
 
-def deltas(old: pygit2.Tree | None, new: pygit2.Tree) -> list[Delta]:
-    """The file changes from `old` (None: an empty tree) to `new`."""
+def deltas(old: pygit2.Tree | None, new: pygit2.Tree, raw: bool = False) -> list[Delta]:
+    """The file changes from `old` (None: an empty tree) to `new`, under working-copy
+    names; `raw`: under the branch's own (every blob a commit added, for the secret scan)."""
     diff = old.diff_to_tree(new) if old is not None else new.diff_to_tree(swap=True)
     found = [Delta(d.status_char(), d.old_file.path, str(d.old_file.id), d.new_file.path, str(d.new_file.id))
              for d in diff.deltas]
-    if all(logical_path(d.old_path) == d.old_path and logical_path(d.new_path) == d.new_path and
-           stored_path(d.old_path) == d.old_path and stored_path(d.new_path) == d.new_path for d in found):
+    if raw or all(logical_path(d.old_path) == d.old_path and logical_path(d.new_path) == d.new_path and
+                  stored_path(d.old_path) == d.old_path and stored_path(d.new_path) == d.new_path for d in found):
         return found
-    return _logical_deltas(found)
+    return _logical_deltas(old, new, found)
 
 
 _NO_OID = "0" * 40
 
 
-def _logical_deltas(found: list[Delta]) -> list[Delta]:
-    """Deltas between the branch's paths as deltas of working-copy paths: a session's
-    removal from its flat place and its arrival in its month folder, with the same blob,
-    cancel out; with another blob they are one modification."""
-    olds: dict[str, str] = {}
-    news: dict[str, str] = {}
+def _logical_deltas(old: pygit2.Tree | None, new: pygit2.Tree, found: list[Delta]) -> list[Delta]:
+    """Deltas between the branch's paths as deltas of working-copy paths, each path looked
+    up in both trees by the rule every read follows (a flat copy wins): a session moved
+    into its month folder unchanged is no delta; a hidden month copy's change is none."""
     order: dict[str, None] = {}  # first seen first (a dict: the move of 10,000 sessions is 20,000 deltas)
     for d in found:
-        for path, oid, side in ((d.old_path, d.old_oid, olds), (d.new_path, d.new_oid, news)):
-            flat = logical_path(path)
-            if oid != _NO_OID and (d.status != "A" or side is news) and (d.status != "D" or side is olds):
-                side[flat] = oid
-            order.setdefault(flat, None)
-    out = []
+        order.setdefault(logical_path(d.old_path), None)
+        order.setdefault(logical_path(d.new_path), None)
+    out: list[Delta] = []
     for path in order:
-        before, after = olds.get(path), news.get(path)
+        if stored_path(path) == path:
+            out.extend(d for d in found if d.new_path == path or (d.old_path == path and d.status == "D"))
+            continue
+        before = _oid_in(old, path) if old is not None else None
+        after = _oid_in(new, path)
         if before == after:
             continue
         status = "A" if before is None else "D" if after is None else "M"
