@@ -492,3 +492,38 @@ def test_a_copy_at_a_month_folders_path_is_never_tracked_and_removing_it_keeps_t
     assert memory.commit(ctx).commit is None
     assert git("show", f"claude-memory:{S1}") == session_text()
     assert "sessions/2026/04/2026-04-13-search-api.md" in git("ls-tree", "-r", "--name-only", "claude-memory", raw=True)
+
+
+def test_the_copies_an_older_enf_git_wrote_at_month_folder_paths_become_the_sessions_again(ctx: memory.Context,
+                                                                                           git: Git) -> None:
+    """0.4 took the branch's month folders for folders of the working copy and wrote each
+    session at sessions/YYYY/MM/<name>, tracked in its manifest. The next refresh removes
+    those copies that are unedited and brings each session back at its own name."""
+    from enf_git.memory.working_set import materialize
+
+    write(ctx, S1, session_text())
+    write(ctx, S2, session_text(session_id="b2c3d4e5", date="2026-04-14", summary="Billing"))
+    memory.commit(ctx)
+    blobs = {p: git("rev-parse", f"claude-memory:{p}").strip() for p in (S1, S2)}
+    with ctx.lock():
+        manifest = ctx.manifest()
+        for flat in (S1, S2):
+            nested = "sessions/2026/04/" + flat.split("/")[1]
+            (ctx.root / flat).rename(ctx.root / "x")
+            write(ctx, nested, (ctx.root / "x").read_text())
+            (ctx.root / "x").unlink()
+            manifest.forget(flat)
+            manifest.record(ctx.root, nested, blobs[flat])
+        manifest.save(ctx.manifest_path)
+    edited = ctx.root / "sessions/2026/04/2026-04-14-billing-work.md"
+    edited.write_text(edited.read_text() + "\nedited in the copy\n")
+    with ctx.lock():
+        materialize(ctx)
+    assert (ctx.root / S1).read_text() == session_text()  # back at its name
+    assert not (ctx.root / "sessions/2026/04/2026-04-13-search-api.md").exists()  # the unedited copy went
+    assert "edited in the copy" in edited.read_text()  # an edited copy stays ...
+    assert (ctx.root / S2).is_file()
+    report = memory.commit(ctx)
+    assert [p for p, _ in report.refused] == ["sessions/2026/04/2026-04-14-billing-work.md"]  # ... and is named
+    assert git("show", f"claude-memory:{S2}") == session_text(session_id="b2c3d4e5", date="2026-04-14",
+                                                               summary="Billing")

@@ -49,6 +49,7 @@ def materialize(ctx: Context, tip: store.Commit | None = None, also: Iterable[st
         wanted = dict(changed) if changed is not None else store.changed_paths(base.tree, tip.tree)
         for path in _missing_views(ctx, manifest) | set(also):
             wanted.setdefault(path, store.blob_oid(ctx.repo, tip.tree, path))
+    wanted.update(_month_copies(ctx, manifest, tip))
     wanted = _in_working_copy(ctx, manifest, wanted, held if prune else None)
     # A local-only path on the branch (a scratchpad an older version committed) stays there
     # and never lands here: it would show one person's notes in another's work tree.
@@ -114,6 +115,20 @@ def folder_vanished(root: Path, path: str) -> bool:
 def in_working_set(path: str, floor: str | None) -> bool:
     # Session names start with their date, so name order is age order.
     return floor is None or path >= floor or not model.is_session_path(path)
+
+
+def _month_copies(ctx: Context, manifest: Manifest, tip: store.Commit) -> dict[str, str | None]:
+    """Files an older enf-git wrote at sessions/YYYY/MM/<name> (it took the branch's month
+    folders for folders of the working copy): each is the session sessions/<name>, so it
+    goes (unless edited since: then the next commit says what to do) and the session comes
+    back at its own name."""
+    out: dict[str, str | None] = {}
+    for path in manifest.files:
+        flat = store.logical_path(path)
+        if flat != path:
+            out[path] = None
+            out.setdefault(flat, store.blob_oid(ctx.repo, tip.tree, flat))
+    return out
 
 
 def _missing_views(ctx: Context, manifest: Manifest) -> set[str]:
