@@ -437,9 +437,7 @@ def write_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: Chang
         where = stored_path(path)
         if where != path:
             stored[path] = None  # its flat copy goes: an older layout, or an older enf-git's write
-            displaced = _displaced(repo, base, path, where)
-            if displaced:
-                stored.update(displaced)
+            stored.update(_displaced(repo, base, path, where))
         stored[where] = data
     for name, moved in _flat_sessions(repo, base):  # a branch from before the month folders: move them
         path = _SESSIONS_PREFIX + name
@@ -617,19 +615,11 @@ def newest_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None, count: in
         return listed[-count:] if count else [], len(listed) > count
     picked: list[tuple[str, str]] = []  # the month folders' sessions (every flat file is in the running)
     more = False
-    years = sorted((e[0] for e in entries if e[2] == "tree" and len(e[0]) == 4 and set(e[0]) <= _DIGITS), reverse=True)
-    for year in years:
-        months = sorted((m for m, _o, k in _folder_stored(repo, tree, f"{paths.SESSIONS_DIR}/{year}")
-                         if k == "tree" and len(m) == 2), reverse=True)
-        for month in months:
-            if len(picked) > count:
-                more = True
-                break
-            head = f"{year}-{month}-"
-            picked += [(n, o) for n, o, k in _folder_stored(repo, tree, f"{paths.SESSIONS_DIR}/{year}/{month}")
-                       if k == "blob" and n.endswith(".md") and _dated_in(n, head)]
-        if more:
+    for folder in sorted(_month_folders(repo, tree, entries), reverse=True):
+        if len(picked) > count:
+            more = True
             break
+        picked += [(n, o) for n, o, k in _month_sessions(repo, tree, folder) if k == "blob"]
     # More than `count` read from the newest months: every unread one sorts below all of them.
     listed = sorted(picked + flat)
     return (listed[-count:] if count else []), more or len(listed) > count
@@ -638,19 +628,31 @@ def newest_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None, count: in
 def _sessions_entries(repo: pygit2.Repository, tree: pygit2.Tree, links: bool) -> list[tuple[str, str, str]]:
     """sessions/ as the working copy sees it: its flat entries, then every month folder's
     sessions (the year folders themselves hidden)."""
-    folder = paths.SESSIONS_DIR
-    entries = _folder_stored(repo, tree, folder, links)
-    years = [e[0] for e in entries if e[2] == "tree" and len(e[0]) == 4 and set(e[0]) <= _DIGITS]
-    flat = [e for e in entries if e[0] not in years or e[2] != "tree"]
+    entries = _folder_stored(repo, tree, paths.SESSIONS_DIR, links)
+    flat = [e for e in entries if not _is_year(e)]
     names = {e[0] for e in flat}
-    for year in years:
-        for month, _oid, kind in _folder_stored(repo, tree, f"{folder}/{year}"):
-            if kind != "tree" or len(month) != 2:
-                continue
-            head = f"{year}-{month}-"
-            flat += [e for e in _folder_stored(repo, tree, f"{folder}/{year}/{month}", links)
-                     if _dated_in(e[0], head) and e[0] not in names]
+    for folder in _month_folders(repo, tree, entries):
+        flat += [e for e in _month_sessions(repo, tree, folder, links) if e[0] not in names]
     return flat  # a flat copy of a name wins over its month folder's
+
+
+def _is_year(entry: tuple[str, str, str]) -> bool:
+    return entry[2] == "tree" and len(entry[0]) == 4 and set(entry[0]) <= _DIGITS
+
+
+def _month_folders(repo: pygit2.Repository, tree: pygit2.Tree | None,
+                   entries: list[tuple[str, str, str]]) -> list[str]:
+    """"YYYY/MM" of each month folder under sessions/ (`entries`: sessions/ itself)."""
+    return [f"{year}/{month}" for year, _oid, _kind in filter(_is_year, entries)
+            for month, _moid, kind in _folder_stored(repo, tree, f"{paths.SESSIONS_DIR}/{year}")
+            if kind == "tree" and len(month) == 2]
+
+
+def _month_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str,
+                    links: bool = False) -> list[tuple[str, str, str]]:
+    """The sessions a month folder ("YYYY/MM") keeps: the entries named for that month."""
+    head = folder.replace("/", "-") + "-"
+    return [e for e in _folder_stored(repo, tree, f"{paths.SESSIONS_DIR}/{folder}", links) if _dated_in(e[0], head)]
 
 
 def _folder_stored(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str,
@@ -719,34 +721,32 @@ def deltas(old: pygit2.Tree | None, new: pygit2.Tree, raw: bool = False) -> list
     diff = old.diff_to_tree(new) if old is not None else new.diff_to_tree(swap=True)
     found = [Delta(d.status_char(), d.old_file.path, str(d.old_file.id), d.new_file.path, str(d.new_file.id))
              for d in diff.deltas]
-    if raw or all(logical_path(d.old_path) == d.old_path and logical_path(d.new_path) == d.new_path and
-                  stored_path(d.old_path) == d.old_path and stored_path(d.new_path) == d.new_path for d in found):
-        return found
-    return _logical_deltas(old, new, found)
+    return found if raw else _logical_deltas(old, new, found)
 
 
 _NO_OID = "0" * 40
 
 
 def _logical_deltas(old: pygit2.Tree | None, new: pygit2.Tree, found: list[Delta]) -> list[Delta]:
-    """Deltas between the branch's paths as deltas of working-copy paths, each path looked
-    up in both trees by the rule every read follows (a flat copy wins): a session moved
-    into its month folder unchanged is no delta; a hidden month copy's change is none."""
-    order: dict[str, None] = {}  # first seen first (a dict: the move of 10,000 sessions is 20,000 deltas)
-    for d in found:
-        order.setdefault(logical_path(d.old_path), None)
-        order.setdefault(logical_path(d.new_path), None)
+    """Deltas between the branch's paths as deltas of working-copy paths. A delta that
+    touches no session's two places stands as it is; a session's path is looked up in both
+    trees by the rule every read follows (a flat copy wins), once: moved into its month
+    folder unchanged, it is no delta, and a hidden month copy's change is none."""
     out: list[Delta] = []
-    for path in order:
-        if stored_path(path) == path:
-            out.extend(d for d in found if d.new_path == path or (d.old_path == path and d.status == "D"))
+    seen: set[str] = set()  # a set: the move of 10,000 sessions is 20,000 deltas
+    for d in found:
+        path = logical_path(d.new_path if d.status != "D" else d.old_path)
+        if stored_path(path) == path and logical_path(d.old_path) == d.old_path:
+            out.append(d)
             continue
+        if path in seen:
+            continue
+        seen.add(path)
         before = _oid_in(old, path) if old is not None else None
         after = _oid_in(new, path)
-        if before == after:
-            continue
-        status = "A" if before is None else "D" if after is None else "M"
-        out.append(Delta(status, path, before or _NO_OID, path, after or _NO_OID))
+        if before != after:
+            status = "A" if before is None else "D" if after is None else "M"
+            out.append(Delta(status, path, before or _NO_OID, path, after or _NO_OID))
     return out
 
 
