@@ -326,6 +326,44 @@ def test_the_ledger_is_rebuilt_only_when_a_decision_or_reversal_changed(
     assert {r[0] for r in db.execute("SELECT status FROM decisions")} == {"standing"}
 
 
+def test_an_index_being_rebuilt_is_never_removed_by_a_reader_outside_the_lock(
+        enf, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The lock's holder removes a stale index and builds a new one; a reader that opens it
+    at that moment sees "disk I/O error", and used to remove the file being built."""
+    import sqlite3
+
+    from enf_git import memory, paths
+    from enf_git.errors import EnfError
+    from enf_git.memory import indexer
+    from enf_git.plumbing import locks, search
+
+    two_sessions(enf, repo_dir)
+    ctx = memory.Context.open(repo_dir)
+    db_file = repo_dir / ".git" / "enf" / paths.SEARCH_DB
+    with search.connect(db_file) as db:  # an index of no tip, which the lock's holder would rebuild
+        db.execute("CREATE TABLE being_built (x)")
+    db.close()
+    real = search.connect
+    calls: list[str] = []
+
+    def mid_rebuild(path: Path | str) -> sqlite3.Connection:
+        calls.append(str(path))
+        if len(calls) == 1:
+            raise sqlite3.OperationalError("disk I/O error")
+        return real(path)
+
+    monkeypatch.setattr(search, "connect", mid_rebuild)
+    monkeypatch.setattr(indexer, "LOCK_WAIT", 0.3)
+    with locks.file_lock(repo_dir / ".git" / "enf" / paths.SEARCH_LOCK, wait=0) as held:
+        assert held
+        with pytest.raises(EnfError, match="being updated by another process"):
+            indexer.ensure(ctx.repo, ctx.cache())
+    assert calls
+    with real(db_file) as db:
+        assert db.execute("SELECT name FROM sqlite_master WHERE name='being_built'").fetchone()
+    db.close()
+
+
 def test_an_update_waits_for_another_and_says_so_when_it_never_ends(
         enf, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     import concurrent.futures

@@ -42,11 +42,13 @@ def ensure(repo: store.Repo, cache: records.Cache) -> sqlite3.Connection:
     """
     tip = store.tip(repo)
     path = db_path(repo)
-    if path.is_file() or tip is None:  # a missing file is created under the lock only: never seen half-built
-        db, have = _open(path)
-        if tip is None or have == str(tip.id):
-            return db
-        db.close()
+    if tip is None:
+        return _open(path)[0]
+    current = _read(path) if path.is_file() else None  # a missing file is created under the lock only
+    if current is not None:
+        if current[1] == str(tip.id):
+            return current[0]
+        current[0].close()
     with locks.file_lock(store.state_dir(repo) / paths.SEARCH_LOCK, wait=LOCK_WAIT) as held:
         if not held:
             raise _busy()
@@ -67,6 +69,24 @@ def ensure(repo: store.Repo, cache: records.Cache) -> sqlite3.Connection:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?), ('schema', ?)",
                        (str(tip.id), str(search.SCHEMA)))
         return db
+
+
+def _read(path: Path) -> tuple[sqlite3.Connection, str | None] | None:
+    """The index and its tip, read without the lock; None when it cannot be read now.
+
+    Never removes anything: the lock's holder may be rebuilding the file this moment (its
+    removal of the old one shows here as "disk I/O error"), and a removal from here
+    would delete the index it is building. The lock's holder sorts it out.
+    """
+    try:
+        db = search.connect(path)
+    except sqlite3.DatabaseError:
+        return None
+    try:
+        return db, search.indexed_tip(db)
+    except sqlite3.DatabaseError:
+        db.close()
+        return None
 
 
 def _open(path: Path) -> tuple[sqlite3.Connection, str | None]:
