@@ -272,6 +272,7 @@ def test_an_empty_remote_gets_memory_only_once_the_code_is_there(tmp_path: Path,
     run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(empty))
     run_git(repo_dir, "remote", "add", "origin", str(empty))
     enf(repo_dir, "init")
+    run_git(repo_dir, "config", "enf.pushMemory", "first")  # the hook pushes before the code goes
     write_session(repo_dir, "e1e1e1e1", "Before the code")
     out = enf(repo_dir, "sync")
     assert "has none of the code's branches yet, so memory was not pushed there" in out
@@ -287,12 +288,42 @@ def test_an_empty_remote_gets_memory_only_once_the_code_is_there(tmp_path: Path,
     assert tip(empty) == tip(repo_dir) and sessions_on(empty) == ["2026-04-13-before-the-code.md"]
 
 
+def test_pushed_alongside_memory_never_reaches_an_empty_remote_before_the_code(tmp_path: Path,
+                                                                               repo_dir: Path) -> None:
+    """The default: memory goes beside the first code push, and lands only after the code
+    (else it would become the default branch of an empty hosted repository)."""
+    empty = tmp_path / "empty.git"
+    run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(empty))
+    order = tmp_path / "order.log"
+    hook = empty / "hooks" / "update"
+    hook.write_text("#!/bin/sh\n"  # each ref as it lands, and whether main was already there
+                    f"main=$(git rev-parse -q --verify refs/heads/main >/dev/null && echo yes || echo no)\n"
+                    f"echo \"$1 main-present=$main\" >> '{order}'\n")
+    hook.chmod(0o755)
+    run_git(repo_dir, "remote", "add", "origin", str(empty))
+    enf(repo_dir, "init")
+    write_session(repo_dir, "e1e1e1e1", "Before the code")
+    assert "memory was not pushed there" in enf(repo_dir, "sync")
+    pushed = git_ok(repo_dir, "push", "-q", "origin", "main")  # waits for our part's output too
+    landed = order.read_text().splitlines()
+    assert landed[0] == "refs/heads/main main-present=no"
+    if tip(empty):  # the code was there by the time our part looked
+        assert landed[1:] == ["refs/heads/claude-memory main-present=yes"], landed
+        assert tip(empty) == tip(repo_dir)
+    else:
+        assert "has none of the code's branches yet" in pushed and landed == landed[:1]
+    code_commit(repo_dir, "next.txt")
+    git_ok(repo_dir, "push", "-q", "origin", "main")
+    assert tip(empty) == tip(repo_dir)
+
+
 def test_an_empty_remote_gets_memory_with_the_next_sync_once_the_code_is_there(tmp_path: Path,
                                                                                repo_dir: Path) -> None:
     empty = tmp_path / "empty.git"
     run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(empty))
     run_git(repo_dir, "remote", "add", "origin", str(empty))
     enf(repo_dir, "init")
+    run_git(repo_dir, "config", "enf.pushMemory", "false")  # only sync carries memory
     write_session(repo_dir, "e1e1e1e1", "Before the code")
     assert "memory was not pushed there" in enf(repo_dir, "sync")
     git_ok(repo_dir, "push", "-q", "origin", "main")

@@ -143,6 +143,85 @@ def test_pushing_code_to_the_elected_remote_pushes_memory_too(repo_dir: Path, or
     assert "enf-git: memory pushed to origin" in pushed.stderr
 
 
+def gated(origin: Path, gate: Path) -> None:
+    """The server holds every memory push until `gate` exists (a pre-receive hook)."""
+    user_hook(origin / "hooks", "pre-receive",
+              "while read -r old new ref; do\n"
+              "  [ \"$ref\" = refs/heads/claude-memory ] || continue\n"
+              f"  n=0; while [ ! -e '{gate}' ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done\n"
+              "done\n")
+
+
+def test_memory_goes_alongside_so_the_code_push_never_waits_for_it(tmp_path: Path, repo_dir: Path,
+                                                                 origin: Path) -> None:
+    import time
+
+    enf(repo_dir, "init")
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    gate = tmp_path / "open"
+    gated(origin, gate)
+    out = tmp_path / "push.out"
+    with out.open("w") as sink:  # a file, as a terminal would be: git's return is not its output's end
+        pushed = subprocess.run(["git", "push", "origin", "main"], cwd=repo_dir, stdout=sink, stderr=sink,
+                                stdin=subprocess.DEVNULL, timeout=60)
+    assert pushed.returncode == 0, out.read_text()
+    # git returned while the server still holds memory: the code is there, memory is not yet.
+    assert run_git(origin, "rev-parse", "main").strip() == run_git(repo_dir, "rev-parse", "main").strip()
+    assert remote_tip(origin) == ""
+    gate.touch()
+    deadline = time.monotonic() + 60
+    while remote_tip(origin) != local_tip(repo_dir) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert remote_tip(origin) == local_tip(repo_dir)
+    deadline = time.monotonic() + 30
+    while "memory pushed to origin" not in out.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "enf-git: memory pushed to origin" in out.read_text()  # a file, not a terminal: said
+
+
+def test_push_memory_first_waits_for_memory_before_the_code_goes(tmp_path: Path, repo_dir: Path,
+                                                                 origin: Path) -> None:
+    enf(repo_dir, "init")
+    run_git(repo_dir, "config", "enf.pushMemory", "first")
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    out = tmp_path / "push.out"
+    with out.open("w") as sink:
+        pushed = subprocess.run(["git", "push", "origin", "main"], cwd=repo_dir, stdout=sink, stderr=sink,
+                                stdin=subprocess.DEVNULL, timeout=60)
+    assert pushed.returncode == 0, out.read_text()
+    assert remote_tip(origin) == local_tip(repo_dir)  # there when git returned
+    assert "enf-git: memory pushed to origin" in out.read_text()
+
+
+@pytest.mark.parametrize("value", ["false", "False", "off"])
+def test_push_memory_false_leaves_memory_to_sync(repo_dir: Path, origin: Path, value: str) -> None:
+    enf(repo_dir, "init")
+    run_git(repo_dir, "config", "enf.pushMemory", value)
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    pushed = git_run(repo_dir, "push", "origin", "main")
+    assert pushed.returncode == 0 and "enf-git" not in pushed.stderr, pushed.stderr
+    assert remote_tip(origin) == ""
+    assert "pushed claude-memory to origin" in enf(repo_dir, "sync")
+
+
+def test_an_unknown_push_memory_value_is_named_and_memory_still_goes(repo_dir: Path, origin: Path) -> None:
+    enf(repo_dir, "init")
+    run_git(repo_dir, "config", "enf.pushMemory", "sometimes")
+    write_session(repo_dir, "a1a1a1a1", "Alice work")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "a.txt")
+    pushed = git_run(repo_dir, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "enf.pushMemory is 'sometimes', not one of alongside, first, false" in pushed.stderr
+    assert remote_tip(origin) == local_tip(repo_dir)
+
+
 def test_git_enf_sync_with_the_hooks_installed_pushes_once_and_succeeds(repo_dir: Path, origin: Path,
                                                                         tmp_path: Path) -> None:
     # sync's own `git push` runs the pre-push hook: our part must stand down there, or it
@@ -443,5 +522,13 @@ def test_doctor_checks_the_git_hooks(repo_dir: Path, origin: Path, run_cli) -> N
     (hooks_path(repo_dir) / "post-merge").unlink()
     out = run_cli("doctor", code=1)
     assert "the post-merge git hook of enf-git is not installed" in out
+    enf(repo_dir, "init")
+    assert "all good" in run_cli("doctor")
+    # A shim an older enf-git wrote (here: before memory went alongside the code) is named.
+    old = (hooks_path(repo_dir) / "pre-push").read_text()
+    (hooks_path(repo_dir) / "pre-push").write_text(old.replace('[ "$mode" != first ]', "false"))
+    out = run_cli("doctor")
+    assert "the pre-push git hook in" in out and "was installed by another version of enf-git" in out
+    assert "git enf init (rewrites our hooks" in out
     enf(repo_dir, "init")
     assert "all good" in run_cli("doctor")

@@ -6,7 +6,9 @@ Time is bounded by an alarm (ENF_GIT_HOOK_TIMEOUT seconds) that raises inside
 Python, so a git child still running is killed with its process group (gitcli).
 
 - pre-push REMOTE URL: the code goes to the elected remote (enf.remote): memory goes
-  too. Usually it is ahead of what the remote had when we last saw it, and is pushed
+  too, by default alongside (the shim starts us in the background and git sends the
+  code meanwhile: two connections, so waiting for ours first would double the push;
+  `enf.pushMemory first` waits, `false` leaves memory to sync). Usually it is ahead of what the remote had when we last saw it, and is pushed
   as a fast-forward of that with no repository opened (`fast_push`: no pygit2, which
   alone costs more than the push); otherwise a full sync (fetch, merge, push with
   --no-verify). Any other remote: nothing.
@@ -32,6 +34,10 @@ from .. import paths
 
 PREFIX = "enf-git:"
 PUSH_ENV = "ENF_GIT_HOOK_PUSH"  # set by the pre-push shim: "<remote> <ours> <theirs>" (install/githooks)
+MODE_ENV = "ENF_GIT_PUSH_MODE"  # the shim's reading of enf.pushMemory
+PID_ENV = "ENF_GIT_PUSH_PID"  # set when we run alongside the push: the `git push` process
+PUSH_MODES = ("alongside", "first", "false")  # enf.pushMemory; unset: alongside
+OFF = ("false", "off", "no", "0")  # git's spellings of a false boolean (the shim knows the lower-case ones)
 SCAN_MARKERS = "pushed"  # .git/enf/pushed/<id>: memory went to that remote once (memory.sync._scan_marker)
 DEFAULT_TIMEOUT = 60
 MERGE_HOOKS = ("post-merge", "post-checkout", "post-rewrite")
@@ -46,6 +52,34 @@ def say(message: str) -> None:
         print(f"{PREFIX} {message}", file=sys.stderr, flush=True)
     except (OSError, ValueError):
         pass
+
+
+def said(news: str) -> None:
+    """Good news. Alongside a push that already finished, on a terminal, it would land over
+    the shell's next prompt, so it is not said there; a pipe or a file is read to its end
+    (an editor, a script), so it is said there."""
+    if _git_running(os.environ.get(PID_ENV, "")) or not _terminal():
+        say(news)
+
+
+def _terminal() -> bool:
+    try:
+        return os.isatty(sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _git_running(pid: str) -> bool:
+    """Whether the `git push` we run alongside (pid) still runs; True when not alongside."""
+    if not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, owned by someone else: not ours to judge
+        return True
+    return True
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -80,6 +114,12 @@ def elected(configured: str | None, name: str, url: str) -> bool:
 
 
 def pre_push(name: str, url: str) -> None:
+    mode = os.environ.get(MODE_ENV, "").strip().lower()
+    if mode in OFF:
+        return
+    if mode and mode not in PUSH_MODES:
+        say(f"enf.pushMemory is {mode!r}, not one of {', '.join(PUSH_MODES)}; pushing memory alongside "
+            "(git config enf.pushMemory alongside)")
     if fast_push(name, os.environ.get(PUSH_ENV, "")):
         return
     from ..memory.sync import sync
@@ -94,7 +134,7 @@ def pre_push(name: str, url: str) -> None:
             say(f"memory not pushed: {line}")
         say("your push goes on; memory stays committed here: git enf sync")
     elif done.pushed is not None:
-        say(f"memory pushed to {done.remote}")
+        said(f"memory pushed to {done.remote}")
     elif done.waiting:
         say(done.waiting)
 
@@ -122,7 +162,7 @@ def fast_push(name: str, facts: str) -> bool:
     if pushed.outcome is gitcli.Outcome.NON_FAST_FORWARD:
         return False
     if pushed.ok:
-        say(f"memory pushed to {remote.label}")
+        said(f"memory pushed to {remote.label}")
     else:
         say(f"memory not pushed: {pushed.message}")
         say("your push goes on; memory stays committed here: git enf sync")

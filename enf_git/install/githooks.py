@@ -36,6 +36,7 @@ MERGE_TIMEOUT = 20  # post-merge, post-checkout, post-rewrite: local only
 LAUNCH = ("import sys; sys.path[:] = [p for p in sys.path if p]; "
           "from enf_git.githooks.main import main; main()")
 GIT_TIMEOUT = 15.0
+PUSH_MODE_KEY = "enf.pushMemory"  # alongside (default) | first | false: githooks.main.PUSH_MODES
 
 _TEMPLATE = r"""#!/bin/sh
 {marker}: {hook}
@@ -93,6 +94,9 @@ pre-push)
   if [ -n "$named" ]; then [ "$1" = "$remote" ] || exit $status
   else [ "$1" = "$remote" ] || [ "$2" = "$remote" ] || exit $status; fi
   [ "$ours" = "$theirs" ] && exit $status  # nothing to push: Python is not started
+  mode=$(git config --get {mode_key} 2>/dev/null)
+  case $mode in false|off|no|0) exit $status ;; esac  # memory goes with `git enf sync` only
+  ENF_GIT_PUSH_MODE=$mode; export ENF_GIT_PUSH_MODE
   # what Python needs to push without opening the repository (githooks.main.fast_push)
   [ -n "$named" ] && ENF_GIT_HOOK_PUSH="$remote $ours $theirs" && export ENF_GIT_HOOK_PUSH ;;
 *)
@@ -111,6 +115,15 @@ case ${{ENF_GIT_HOOK_TIMEOUT:-}} in ''|*[!0-9]*) ENF_GIT_HOOK_TIMEOUT=$limit ;; 
 export ENF_GIT_HOOK_TIMEOUT
 bound=  # Python stops itself at the limit; `timeout` is the backstop if it cannot
 command -v timeout >/dev/null 2>&1 && bound="timeout -k 5 $((ENF_GIT_HOOK_TIMEOUT + 10))"
+if [ $hook = pre-push ] && [ "$mode" != first ]; then
+  # Alongside (the default): git sends the code now while memory goes over a connection of
+  # its own, so the push waits for neither. A failure is still said here; a success only
+  # while git is still running ($PPID: the `git push`), never over the shell's next prompt.
+  ENF_GIT_PUSH_PID=$PPID; export ENF_GIT_PUSH_PID
+  {{ $bound "$py" -c '{launch}' "$hook" "$@" </dev/null >&2 ||
+    echo "enf-git: the $hook step for memory failed (exit $?, $py); your git command is not affected" >&2; }} &
+  exit $status
+fi
 $bound "$py" -c '{launch}' "$hook" "$@" </dev/null >&2 ||
   echo "enf-git: the $hook step for memory failed (exit $?, $py); your git command is not affected" >&2
 exit $status
@@ -122,7 +135,8 @@ def render(hook: str, python: str) -> str:
     return _TEMPLATE.format(marker=MARKER, hook=hook, python=_quote(python), chained=CHAINED,
                             limit=PUSH_TIMEOUT if hook == "pre-push" else MERGE_TIMEOUT,
                             branch=paths.BRANCH, ref=paths.REF, url_remote=paths.URL_REMOTE_NAME,
-                            state=paths.STATE_DIR, materialized=paths.MATERIALIZED, launch=LAUNCH)
+                            state=paths.STATE_DIR, materialized=paths.MATERIALIZED, launch=LAUNCH,
+                            mode_key=PUSH_MODE_KEY)
 
 
 def _quote(text: str) -> str:

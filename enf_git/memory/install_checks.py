@@ -277,7 +277,18 @@ def git_hooks(ctx: Context, home: Path) -> list[Problem]:
             out.append(Problem("error", f"the {hook} git hook calls {python}, which does not exist (the virtualenv "
                                "was moved or deleted?): memory no longer travels with push and pull",
                                "git enf init (registers the interpreter running this git enf)"))
+        elif python and _text(path) != githooks.render(hook, python):
+            out.append(Problem("warning", f"the {hook} git hook in {folder} was installed by another version of "
+                               "enf-git: it may lack what this version does (or do what it no longer does)",
+                               "git enf init (rewrites our hooks; yours stay chained)"))
     return out
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _shim_python(path: Path) -> str | None:
