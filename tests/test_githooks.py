@@ -143,6 +143,16 @@ def test_pushing_code_to_the_elected_remote_pushes_memory_too(repo_dir: Path, or
     assert "enf-git: memory pushed to origin" in pushed.stderr
 
 
+def memory_to_push(repo: Path, push_memory: str | None = None) -> None:
+    """init (hooks installed, origin elected), enf.pushMemory, one memory commit, one code commit."""
+    enf(repo, "init")
+    if push_memory is not None:
+        run_git(repo, "config", "enf.pushMemory", push_memory)
+    write_session(repo, "a1a1a1a1", "Alice work")
+    enf(repo, "commit")
+    code_commit(repo, "a.txt")
+
+
 def gated(origin: Path, gate: Path) -> None:
     """The server holds every memory push until `gate` exists (a pre-receive hook)."""
     user_hook(origin / "hooks", "pre-receive",
@@ -156,10 +166,7 @@ def test_memory_goes_alongside_so_the_code_push_never_waits_for_it(tmp_path: Pat
                                                                  origin: Path) -> None:
     import time
 
-    enf(repo_dir, "init")
-    write_session(repo_dir, "a1a1a1a1", "Alice work")
-    enf(repo_dir, "commit")
-    code_commit(repo_dir, "a.txt")
+    memory_to_push(repo_dir)
     gate = tmp_path / "open"
     gated(origin, gate)
     out = tmp_path / "push.out"
@@ -183,11 +190,7 @@ def test_memory_goes_alongside_so_the_code_push_never_waits_for_it(tmp_path: Pat
 
 def test_push_memory_first_waits_for_memory_before_the_code_goes(tmp_path: Path, repo_dir: Path,
                                                                  origin: Path) -> None:
-    enf(repo_dir, "init")
-    run_git(repo_dir, "config", "enf.pushMemory", "first")
-    write_session(repo_dir, "a1a1a1a1", "Alice work")
-    enf(repo_dir, "commit")
-    code_commit(repo_dir, "a.txt")
+    memory_to_push(repo_dir, "first")
     out = tmp_path / "push.out"
     with out.open("w") as sink:
         pushed = subprocess.run(["git", "push", "origin", "main"], cwd=repo_dir, stdout=sink, stderr=sink,
@@ -199,11 +202,7 @@ def test_push_memory_first_waits_for_memory_before_the_code_goes(tmp_path: Path,
 
 @pytest.mark.parametrize("value", ["false", "False", "off"])
 def test_push_memory_false_leaves_memory_to_sync(repo_dir: Path, origin: Path, value: str) -> None:
-    enf(repo_dir, "init")
-    run_git(repo_dir, "config", "enf.pushMemory", value)
-    write_session(repo_dir, "a1a1a1a1", "Alice work")
-    enf(repo_dir, "commit")
-    code_commit(repo_dir, "a.txt")
+    memory_to_push(repo_dir, value)
     pushed = git_run(repo_dir, "push", "origin", "main")
     assert pushed.returncode == 0 and "enf-git" not in pushed.stderr, pushed.stderr
     assert remote_tip(origin) == ""
@@ -211,11 +210,7 @@ def test_push_memory_false_leaves_memory_to_sync(repo_dir: Path, origin: Path, v
 
 
 def test_an_unknown_push_memory_value_is_named_and_memory_still_goes(repo_dir: Path, origin: Path) -> None:
-    enf(repo_dir, "init")
-    run_git(repo_dir, "config", "enf.pushMemory", "sometimes")
-    write_session(repo_dir, "a1a1a1a1", "Alice work")
-    enf(repo_dir, "commit")
-    code_commit(repo_dir, "a.txt")
+    memory_to_push(repo_dir, "sometimes")
     pushed = git_run(repo_dir, "push", "origin", "main")
     assert pushed.returncode == 0, pushed.stderr
     assert "enf.pushMemory is 'sometimes', not one of alongside, first, false" in pushed.stderr
