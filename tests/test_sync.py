@@ -210,6 +210,7 @@ def test_a_server_hook_that_declines_is_no_push_rights(tmp_path: Path, origin: P
     write(a, "2026-04-13", "a1a1a1a1", "Alice work")
     out = enf(a, "sync", code=1)
     assert "you may not push to claude-memory on origin" in out
+    assert "the server said: memory is read-only here" in out  # its own reason, not only git's
     assert "memory stays committed locally" in out
     assert sessions_on(a) == ["2026-04-13-alice-work.md"]
 

@@ -930,7 +930,9 @@ def _message(outcome: Outcome, remote: Remote, verb: str, run: _Run, summary: st
             return (f"ssh does not know {name}'s host key yet: {kept}connect once by hand "
                     f"(git fetch {remote.arg}) to accept it, then run git enf sync")
         what = "push to" if verb == "push" else "read"
-        return (f"you may not {what} {branch} on {name} ({_first_line(summary or run.err)}): {kept}"
+        said = _server_said(run.err)
+        why = _first_line(summary or run.err) + (f"; the server said: {said}" if said else "")
+        return (f"you may not {what} {branch} on {name} ({why}): {kept}"
                 "ask for access, or set enf.remote to a remote you can push to")
     if outcome is Outcome.NOT_FOUND:
         return (f"{name} was not found, or you may not read it ({_first_line(run.err)}): {kept}"
@@ -939,6 +941,13 @@ def _message(outcome: Outcome, remote: Remote, verb: str, run: _Run, summary: st
         why = "timed out" if run.timed_out else f"could not be reached (offline?): {_first_line(run.err)}"
         return f"{name} {why}; {kept}it goes with the next sync"
     return f"git {verb} {name} failed: {_first_line(summary or run.err) or 'no message'}; {kept}run git enf doctor"
+
+
+def _server_said(text: str, most: int = 2) -> str:
+    """What the server's own hook or policy printed (git's `remote: ` lines): why it said no."""
+    said = [line.strip()[len("remote:"):].strip() for line in text.splitlines() if line.strip().startswith("remote:")]
+    said = [line[:200] for line in said if line]
+    return _redact_url(" / ".join(said[:most]))
 
 
 def _first_line(text: str) -> str:
