@@ -124,6 +124,9 @@ def test_a_tracked_hooks_folder_is_never_written_and_the_line_to_add_is_printed(
     write_session(repo_dir, "a1a1a1a1", "Husky work")
     enf(repo_dir, "commit")
     code_commit(repo_dir, "b.txt")
+    # Two shells sit between git and our shim here: it still finds the `git push` above them.
+    dry = git_run(repo_dir, "push", "--dry-run", "origin", "main")
+    assert dry.returncode == 0 and "enf-git" not in dry.stderr and remote_tip(origin) == "", dry.stderr
     pushed = git_run(repo_dir, "push", "origin", "main")
     assert pushed.returncode == 0, pushed.stderr
     assert remote_tip(origin) == local_tip(repo_dir)
@@ -188,9 +191,10 @@ def test_memory_goes_alongside_so_the_code_push_never_waits_for_it(tmp_path: Pat
     assert "enf-git: memory pushed to origin" in out.read_text()  # a file, not a terminal: said
 
 
+@pytest.mark.parametrize("value", ["first", "FIRST"])
 def test_push_memory_first_waits_for_memory_before_the_code_goes(tmp_path: Path, repo_dir: Path,
-                                                                 origin: Path) -> None:
-    memory_to_push(repo_dir, "first")
+                                                                 origin: Path, value: str) -> None:
+    memory_to_push(repo_dir, value)
     out = tmp_path / "push.out"
     with out.open("w") as sink:
         pushed = subprocess.run(["git", "push", "origin", "main"], cwd=repo_dir, stdout=sink, stderr=sink,
@@ -198,6 +202,62 @@ def test_push_memory_first_waits_for_memory_before_the_code_goes(tmp_path: Path,
     assert pushed.returncode == 0, out.read_text()
     assert remote_tip(origin) == local_tip(repo_dir)  # there when git returned
     assert "enf-git: memory pushed to origin" in out.read_text()
+
+
+@pytest.mark.parametrize("flags", [["--dry-run"], ["-n"], ["-vn"], ["--dry-run", "--no-verify"]])
+def test_a_dry_run_push_pushes_no_memory(repo_dir: Path, origin: Path, flags: list[str]) -> None:
+    memory_to_push(repo_dir)
+    dry = git_run(repo_dir, "push", *flags, "origin", "main")
+    assert dry.returncode == 0 and "enf-git" not in dry.stderr, dry.stderr
+    assert remote_tip(origin) == ""
+    if "--no-verify" not in flags:  # (git runs no hook then anyway)
+        pushed = git_run(repo_dir, "push", "origin", "main")
+        assert pushed.returncode == 0 and remote_tip(origin) == local_tip(repo_dir), pushed.stderr
+
+
+def test_our_part_killed_by_the_backstop_takes_its_git_push_with_it(tmp_path: Path, repo_dir: Path,
+                                                                  origin: Path) -> None:
+    """The shim's `timeout` sends SIGTERM when our part overruns: the nested git push must
+    end with it, not push on unwatched after the hook said it failed."""
+    import signal
+    import time
+
+    memory_to_push(repo_dir)
+    gate, entered = tmp_path / "open", tmp_path / "entered"
+    user_hook(origin / "hooks", "pre-receive", f"touch '{entered}'\n"
+              f"n=0; while [ ! -e '{gate}' ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done\n")
+    env = {**os.environ, "ENF_GIT_HOOK_ACTIVE": "1", "ENF_GIT_PUSH_MODE": ""}
+    part = subprocess.Popen([sys.executable, "-c", githooks.LAUNCH, "pre-push", "origin", str(origin)],
+                            cwd=repo_dir, env=env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not entered.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert entered.exists(), "the memory push never reached the server"
+    part.send_signal(signal.SIGTERM)
+    _, err = part.communicate(timeout=30)
+    assert part.returncode == 0 and "gave up" in err, err
+    pushes = [p for p in Path("/proc").glob("[0-9]*") if _cmdline(p).startswith("git push") and str(origin) in _cmdline(p)]
+    gate.touch()
+    assert pushes == [], [_cmdline(p) for p in pushes]
+
+
+def test_push_memory_false_holds_under_a_shim_that_does_not_pass_it(repo_dir: Path, origin: Path) -> None:
+    """A shim from before enf.pushMemory (until git enf init rewrites it) starts our part
+    without ENF_GIT_PUSH_MODE: our part reads the setting itself."""
+    memory_to_push(repo_dir, "false")
+    env = {k: v for k, v in os.environ.items() if k != "ENF_GIT_PUSH_MODE"}
+    part = subprocess.run([sys.executable, "-c", githooks.LAUNCH, "pre-push", "origin", str(origin)], cwd=repo_dir,
+                          env={**env, "ENF_GIT_HOOK_ACTIVE": "1"}, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=60)
+    assert part.returncode == 0 and part.stderr == "", part.stderr
+    assert remote_tip(origin) == ""
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
 
 
 @pytest.mark.parametrize("value", ["false", "False", "off"])
@@ -523,7 +583,7 @@ def test_doctor_checks_the_git_hooks(repo_dir: Path, origin: Path, run_cli) -> N
     old = (hooks_path(repo_dir) / "pre-push").read_text()
     (hooks_path(repo_dir) / "pre-push").write_text(old.replace('[ "$mode" != first ]', "false"))
     out = run_cli("doctor")
-    assert "the pre-push git hook in" in out and "was installed by another version of enf-git" in out
+    assert "the pre-push git hook in" in out and "is not the one this version of enf-git installs" in out
     assert "git enf init (rewrites our hooks" in out
-    enf(repo_dir, "init")
+    assert "updated pre-push: it was not this version's" in enf(repo_dir, "init")
     assert "all good" in run_cli("doctor")

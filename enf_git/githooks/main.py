@@ -114,7 +114,7 @@ def elected(configured: str | None, name: str, url: str) -> bool:
 
 
 def pre_push(name: str, url: str) -> None:
-    mode = os.environ.get(MODE_ENV, "").strip().lower()
+    mode = (os.environ[MODE_ENV] if MODE_ENV in os.environ else _configured_mode()).strip().lower()
     if mode in OFF:
         return
     if mode and mode not in PUSH_MODES:
@@ -132,11 +132,22 @@ def pre_push(name: str, url: str) -> None:
     if not done.ok:
         for line in done.messages:
             say(f"memory not pushed: {line}")
-        say("your push goes on; memory stays committed here: git enf sync")
+        say("your code push is not affected; memory stays committed here, for the next push or git enf sync")
     elif done.pushed is not None:
         said(f"memory pushed to {done.remote}")
     elif done.waiting:
         say(done.waiting)
+
+
+def _configured_mode() -> str:
+    """enf.pushMemory, for a shim from before it passed it on (`false` must hold there too)."""
+    import subprocess
+
+    from ..plumbing import gitcli
+
+    proc = subprocess.run(["git", "config", "--get", "enf.pushMemory"], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, env=gitcli.env_for_git(os.environ), timeout=gitcli.LOCAL_TIMEOUT)
+    return proc.stdout if proc.returncode == 0 else ""
 
 
 def fast_push(name: str, facts: str) -> bool:
@@ -165,7 +176,7 @@ def fast_push(name: str, facts: str) -> bool:
         said(f"memory pushed to {remote.label}")
     else:
         say(f"memory not pushed: {pushed.message}")
-        say("your push goes on; memory stays committed here: git enf sync")
+        say("your code push is not affected; memory stays committed here, for the next push or git enf sync")
     return True
 
 
@@ -235,6 +246,9 @@ def _arm(seconds: int) -> None:
     if hasattr(signal, "SIGALRM"):
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.alarm(seconds)
+    # The shim's `timeout` backstop sends SIGTERM: end as at the alarm, so that the git
+    # child still running is killed with us (gitcli), not left to push on unwatched.
+    signal.signal(signal.SIGTERM, _on_alarm)
 
 
 def _disarm() -> None:

@@ -95,8 +95,27 @@ pre-push)
   else [ "$1" = "$remote" ] || [ "$2" = "$remote" ] || exit $status; fi
   [ "$ours" = "$theirs" ] && exit $status  # nothing to push: Python is not started
   mode=$(git config --get {mode_key} 2>/dev/null)
-  case $mode in false|off|no|0) exit $status ;; esac  # memory goes with `git enf sync` only
+  case $mode in  # git's spellings, in any case
+    [Ff][Aa][Ll][Ss][Ee]|[Oo][Ff][Ff]|[Nn][Oo]|0) exit $status ;;  # memory goes with `git enf sync` only
+    [Ff][Ii][Rr][Ss][Tt]) mode=first ;;
+  esac
   ENF_GIT_PUSH_MODE=$mode; export ENF_GIT_PUSH_MODE
+  # The `git push` running us: the first git among our parents (a team's tracked hook, husky's,
+  # sits between). Its arguments: git runs pre-push for --dry-run too, which must push nothing.
+  # Its pid: when it has finished. Without `ps` (a slim container): $PPID, and no dry-run check.
+  gitpid=$PPID; pid=$PPID; n=0; set -f
+  while [ $n -lt 4 ] && line=$(ps -ww -o ppid= -o args= -p "$pid" 2>/dev/null); do
+    read -r up exe words <<EOT
+$line
+EOT
+    case ${{exe##*/}} in git|git.exe)
+      gitpid=$pid
+      for w in $words; do case $w in --) break ;; --dry-run) exit $status ;; --*) ;; -*n*) exit $status ;; esac; done
+      break ;;
+    esac
+    pid=$up; n=$((n + 1))
+  done
+  set +f
   # what Python needs to push without opening the repository (githooks.main.fast_push)
   [ -n "$named" ] && ENF_GIT_HOOK_PUSH="$remote $ours $theirs" && export ENF_GIT_HOOK_PUSH ;;
 *)
@@ -112,14 +131,15 @@ pre-push)
 esac
 ENF_GIT_HOOK_ACTIVE=1; export ENF_GIT_HOOK_ACTIVE
 case ${{ENF_GIT_HOOK_TIMEOUT:-}} in ''|*[!0-9]*) ENF_GIT_HOOK_TIMEOUT=$limit ;; esac
+[ "$ENF_GIT_HOOK_TIMEOUT" -gt 0 ] 2>/dev/null || ENF_GIT_HOOK_TIMEOUT=$limit  # as githooks.main._limit
 export ENF_GIT_HOOK_TIMEOUT
 bound=  # Python stops itself at the limit; `timeout` is the backstop if it cannot
 command -v timeout >/dev/null 2>&1 && bound="timeout -k 5 $((ENF_GIT_HOOK_TIMEOUT + 10))"
 if [ $hook = pre-push ] && [ "$mode" != first ]; then
   # Alongside (the default): git sends the code now while memory goes over a connection of
-  # its own, so the push waits for neither. A failure is still said here; a success only
-  # while git is still running ($PPID: the `git push`), never over the shell's next prompt.
-  ENF_GIT_PUSH_PID=$PPID; export ENF_GIT_PUSH_PID
+  # its own, so the push waits for neither. A failure is still said here; on a terminal a
+  # success only while git is still running, never over the shell's next prompt.
+  ENF_GIT_PUSH_PID=$gitpid; export ENF_GIT_PUSH_PID
   {{ $bound "$py" -c '{launch}' "$hook" "$@" </dev/null >&2 ||
     echo "enf-git: the $hook step for memory failed (exit $?, $py); your git command is not affected" >&2; }} &
   exit $status
@@ -242,6 +262,9 @@ def _install_one(path: Path, text: str, out: Installed) -> None:
             out.done.append(f"kept your {path.name} hook as {chained.name}; ours runs it first")
         elif path.read_text(errors="replace") == text:
             return
+        else:
+            out.done.append(f"updated {path.name}: it was not this version's (an older enf-git, or edited by hand; "
+                            "commands of your own belong in a hook of your own, which ours runs first)")
     _write(path, text)
     out.hooks.append(path.name)
 

@@ -278,9 +278,9 @@ def git_hooks(ctx: Context, home: Path) -> list[Problem]:
                                "was moved or deleted?): memory no longer travels with push and pull",
                                "git enf init (registers the interpreter running this git enf)"))
         elif python and _text(path) != githooks.render(hook, python):
-            out.append(Problem("warning", f"the {hook} git hook in {folder} was installed by another version of "
-                               "enf-git: it may lack what this version does (or do what it no longer does)",
-                               "git enf init (rewrites our hooks; yours stay chained)"))
+            out.append(Problem("warning", f"the {hook} git hook in {folder} is not the one this version of enf-git "
+                               "installs (an older version wrote it, or it was edited by hand): it may lack what this "
+                               "version does", "git enf init (rewrites our hooks; a hook of your own stays chained)"))
     return out
 
 
