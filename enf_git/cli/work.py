@@ -52,16 +52,21 @@ def _disagreement_row(d: Any) -> dict[str, Any]:
 
 def _remote_state(ctx: Context, tip: str) -> dict[str, Any] | None:
     """Where the branch stands against what was last fetched from its remote (no network)."""
-    from ..plumbing import store
+    from ..errors import EnfError
+    from ..plumbing import gitcli, store
 
-    name = ctx.settings.remote
-    if name is None:
+    configured = ctx.settings.remote
+    if configured is None:
         return None
-    theirs = store.ref_target(ctx.repo, f"refs/remotes/{name}/{paths.BRANCH}")
+    try:  # a URL (a repository kept for memory) is tracked under a name of our own
+        remote = gitcli.resolve_remote(str(ctx.top), configured)
+    except EnfError as exc:
+        return {"name": configured, "fetched": False, "ahead": None, "behind": None, "error": exc.message}
+    theirs = store.ref_target(ctx.repo, remote.tracking_ref)
     if theirs is None:
-        return {"name": name, "fetched": False, "ahead": None, "behind": None}
+        return {"name": remote.label, "fetched": False, "ahead": None, "behind": None}
     ahead, behind = store.ahead_behind(ctx.repo, tip, theirs)
-    return {"name": name, "fetched": True, "ahead": ahead, "behind": behind}
+    return {"name": remote.label, "fetched": True, "ahead": ahead, "behind": behind}
 
 
 def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
@@ -72,6 +77,8 @@ def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
     if remote is not None and remote["fetched"]:
         lines.append(f"{remote['ahead']} ahead, {remote['behind']} behind {remote['name']}/{paths.BRANCH} "
                      "(as last fetched)")
+    elif remote is not None and remote.get("error"):
+        lines.append(f"memory remote: {remote['error']}")
     elif remote is not None:
         lines.append(f"{remote['name']} has no {paths.BRANCH} fetched yet")
     floor = state["working_set_floor"]

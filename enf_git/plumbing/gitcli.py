@@ -818,7 +818,22 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     args += [f"--force-with-lease={paths.REF}:{expect}"] if expect is not None else []
     args += ["--progress"] if progress is not None else []
     run = _run(repo_dir, [*args, remote.arg, f"{oid_or_ref}:{paths.REF}"], full_env, timeout, progress)
-    return _push_result(run, remote)
+    result = _push_result(run, remote)
+    if result.outcome in (Outcome.OK, Outcome.UP_TO_DATE):
+        _note_pushed(repo_dir, remote, oid_or_ref, full_env)
+    return result
+
+
+def _note_pushed(repo_dir: str, remote: Remote, pushed: str, env: Mapping[str, str]) -> None:
+    """Set the remote-tracking ref to what the remote now has. git does so itself only for
+    a named remote whose fetch refspec covers the branch (read back here, no process),
+    never for a URL; status, the hook's "nothing to push" check and the next lease read it."""
+    from . import gitdirs
+
+    dirs = gitdirs.find(repo_dir)
+    if dirs is not None and gitdirs.read_ref(dirs[2], remote.tracking_ref) == pushed:
+        return
+    _run(repo_dir, ["update-ref", "-m", "enf: pushed", remote.tracking_ref, pushed], env, LOCAL_TIMEOUT)
 
 
 def _push_result(run: _Run, remote: Remote) -> PushResult:
