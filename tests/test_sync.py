@@ -132,10 +132,25 @@ def test_dry_run_changes_nothing_and_json_is_an_envelope(tmp_path: Path, origin:
     plan = json.loads(enf(a, "sync", "--dry-run", "--json"))
     assert plan["schema"] == 1 and plan["command"] == "sync" and plan["dry_run"] is True
     assert plan["plan"]["push"] == "create" and plan["plan"]["remote"] == "absent"
+    assert plan["plan"]["commit"] == ["sessions/2026-04-13-alice-work.md"]
     assert run_git(a, "for-each-ref") == before and run_git(origin, "branch", "--list", "claude-memory") == ""
     done = json.loads(enf(a, "sync", "--json"))
     assert done["ok"] is True and done["pushed"] == "ok"
     assert json.loads(enf(a, "sync", "--json"))["pushed"] is None  # nothing new: nothing pushed
+
+
+def test_dry_run_names_what_the_working_copy_would_commit_first(tmp_path: Path, origin: Path) -> None:
+    a = clone(tmp_path, origin, "alice")
+    write(a, "2026-04-13", "a1a1a1a1", "Alice work")
+    enf(a, "sync")
+    assert "would commit" not in (out := enf(a, "sync", "--dry-run")) and "would push: nothing" in out
+    write(a, "2026-04-14", "b2b2b2b2", "More work")
+    before = run_git(a, "for-each-ref")
+    out = enf(a, "sync", "--dry-run")
+    assert "would commit first: 1 file (sessions/2026-04-14-more-work.md)" in out
+    assert "would push: the commit above (0 ahead, 0 behind, before that commit)" in out
+    assert run_git(a, "for-each-ref") == before  # nothing committed
+    assert "pushed claude-memory to origin" in enf(a, "sync")
 
 
 def test_three_clones_syncing_at_once_lose_nothing(tmp_path: Path, origin: Path) -> None:

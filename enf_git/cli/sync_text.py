@@ -17,17 +17,16 @@ def payload(done: Synced) -> dict[str, object]:
         "merged": [m.outcome for m in done.merges],
         "conflicts": [{"path": p, "copy": c} for m in done.merges for p, c in m.conflicts],
         "pushed": done.pushed.outcome.value if done.pushed else None,
-        "plan": None if plan is None else {"fetch": plan.fetch, "push": plan.push, "ahead": plan.ahead,
-                                           "behind": plan.behind, "remote": plan.remote.state.value},
+        "plan": None if plan is None else {"commit": done.would_commit, "fetch": plan.fetch, "push": plan.push,
+                                           "ahead": plan.ahead, "behind": plan.behind,
+                                           "remote": plan.remote.state.value},
         "messages": done.messages,
     }
 
 
 def lines(done: Synced) -> list[str]:
     if done.plan is not None:
-        p = done.plan
-        return [f"{done.remote}: claude-memory {p.remote.state.value}; would fetch: {p.fetch}; would push: {p.push}"
-                + (f" ({p.ahead} ahead, {p.behind} behind)" if p.ahead is not None and p.behind is not None else "")]
+        return _plan_lines(done)
     lines = []
     for m in done.merges:
         if m.outcome == "fast-forward":
@@ -37,3 +36,20 @@ def lines(done: Synced) -> list[str]:
         lines += [f"conflict: {path} changed on both sides; both kept, the other version is at {copy}"
                   for path, copy in m.conflicts]
     return lines + done.messages
+
+
+def _plan_lines(done: Synced) -> list[str]:
+    """--dry-run: the working copy's changes (committed first), then what would move."""
+    p, first = done.plan, done.would_commit
+    assert p is not None
+    known = p.ahead is not None and p.behind is not None
+    push = p.push
+    if first:  # the commit sync makes first goes too, unless the remote cannot take memory
+        push = "the commit above" if push == "nothing" else f"{push}, with the commit above"
+    head = []
+    if first:
+        shown = ", ".join(first[:5]) + (f" and {len(first) - 5} more" if len(first) > 5 else "")
+        head.append(f"would commit first: {len(first)} file{'s' if len(first) != 1 else ''} ({shown})")
+    return head + [f"{done.remote}: claude-memory {p.remote.state.value}; would fetch: {p.fetch}; would push: {push}"
+                   + (f" ({p.ahead} ahead, {p.behind} behind, before that commit)" if known and first else
+                      f" ({p.ahead} ahead, {p.behind} behind)" if known else "")]

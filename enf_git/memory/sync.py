@@ -27,7 +27,7 @@ from ..errors import EnfError
 from ..plumbing import gitcli, store
 from ..pure.model import stable_id
 from . import sync_merge
-from .commits import commit
+from .commits import commit, pending
 from .report import Report
 from .working_set import materialize
 from .workspace import REMOTE_KEY, Context
@@ -46,6 +46,7 @@ class Synced:  # a plain class: see workspace.Settings
         self.merges: list[sync_merge.MergeResult] = []
         self.pushed: gitcli.PushResult | None = None
         self.plan: gitcli.Plan | None = None  # --dry-run
+        self.would_commit: list[str] = []  # --dry-run: the working copy's changes sync commits first
         self.rounds = 0
         self.messages: list[str] = []
         self.waiting = ""  # why memory was held back though nothing failed (the remote has no code yet)
@@ -71,6 +72,8 @@ def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, 
     out = Synced(remote.label)
     if dry_run:
         out.plan = gitcli.plan(top, remote, env)
+        found = pending(ctx)
+        out.would_commit = sorted({*found.changes, *found.views})
         return out
     fetched: gitcli.FetchResult | None = _fetch_while_committing(ctx, remote, env, out, now, progress, early)
     for out.rounds in range(1, MAX_ROUNDS + 1):
