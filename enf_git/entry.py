@@ -34,15 +34,27 @@ def main() -> None:
         _start_fetch(argv == ["sync"])
         try:
             code = _fast_sync(as_json=argv == ["sync", "--json"])
-        except BaseException:  # Ctrl-C while importing, or a bug: git must not go on alone
-            from .plumbing import gitcli
-
-            gitcli.abandon_early()
+        except KeyboardInterrupt:  # Ctrl-C: the locks and git's children are already let go
+            _abandon_fetch()
+            sys.stderr.write(INTERRUPTED)
+            _exit_now(130)
+        except BaseException:  # a bug: git must not go on alone
+            _abandon_fetch()
             raise
         _exit_now(code)
     from .cli.app import main as cli_main
 
     cli_main(prog_name="git enf")  # as users type it; git runs us as git-enf
+
+
+INTERRUPTED = ("git enf sync: interrupted; what was committed stays committed here (a commit or a push lands "
+               "whole or not at all): run git enf sync again\n")
+
+
+def _abandon_fetch() -> None:
+    from .plumbing import gitcli
+
+    gitcli.abandon_early()
 
 
 def _fast_sync(as_json: bool) -> int:

@@ -228,6 +228,30 @@ def test_killed_while_pushing(tmp_path: Path, repo_dir: Path, origin: Path, with
     sound_and_synced(bob, origin, expected, f"killed while pushing, with_children={with_children}")
 
 
+@pytest.mark.parametrize("where,args", [("fetch", []), ("push", []), ("push", ["origin"])],
+                         ids=["fetch", "push", "push-full-cli"])  # a named remote skips entry.py's fast path
+def test_ctrl_c_says_so_in_one_line_and_leaves_nothing_behind(tmp_path: Path, repo_dir: Path, origin: Path,
+                                                              where: str, args: list[str]) -> None:
+    bob, expected = two_sides(tmp_path, repo_dir, origin)
+    if where == "fetch":
+        script, started, closed = gate(tmp_path, "fetch", 'exec "$@"')
+        run_git(bob, "config", "remote.origin.uploadpack", f"{script} git-upload-pack")
+    else:
+        script, started, closed = gate(tmp_path, "push", "cat >/dev/null; exit 0")
+        shutil.copy(script, origin / "hooks" / "pre-receive")
+    proc = subprocess.Popen([GIT_ENF, "sync", *args], cwd=bob, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    wait_for(started)
+    kids = children(proc.pid)
+    proc.send_signal(signal.SIGINT)  # what Ctrl-C sends the sync (its git children lead their own groups)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in err and "git enf sync: interrupted" in err, err
+    closed.unlink()
+    wait_gone(kids)  # its git commands went with it
+    sound_and_synced(bob, origin, expected, f"interrupted while {where}ing")
+
+
 # --- (b) anywhere in a long merge -------------------------------------------------------------
 
 def big_divergence(tmp_path: Path, repo_dir: Path, origin: Path) -> tuple[Path, Path, set[str]]:

@@ -1,7 +1,8 @@
 """`git enf …`: the group, its one error boundary, and the commands' registration.
 
 Exit codes: 0 success, 1 an error we explain (EnfError, or a command that could
-not do all it was asked), 2 a usage error (click, or an argument we refuse).
+not do all it was asked), 2 a usage error (click, or an argument we refuse), 130
+interrupted (Ctrl-C).
 Only this package imports click; the commands live one module per group of verbs
 (setup, work, read, checks) and render what memory/ operations return.
 """
@@ -25,6 +26,12 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Ctrl-C: every write (a commit, the manifest, a push) lands whole or not at
+            # all, and the locks went with the unwinding; exit as git does (128 + SIGINT).
+            name = ctx.invoked_subcommand or "enf"
+            click.echo(f"git enf {name}: interrupted; what was done is kept, the rest was not started", err=True)
+            sys.exit(130)
         except EnfError as exc:
             _fail(exc.message, exc.hint)
         except Exception as exc:
