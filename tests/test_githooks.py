@@ -354,6 +354,7 @@ def test_a_clone_that_never_pushed_memory_scans_its_history_first(tmp_path: Path
     pushed = git_run(bob, "push", "origin", "main")
     assert pushed.returncode == 0, pushed.stderr
     assert "its history holds what looks like secrets: notes/old.md" in pushed.stderr, pushed.stderr
+    assert "enf-git: memory was not pushed to origin" in pushed.stderr  # said once, not prefixed twice
     assert remote_tip(origin) == run_git(bob, "rev-parse", "refs/remotes/origin/claude-memory").strip()
     assert run_git(origin, "rev-parse", "main").strip() == run_git(bob, "rev-parse", "main").strip()
 

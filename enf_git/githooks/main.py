@@ -130,8 +130,8 @@ def pre_push(name: str, url: str) -> None:
         return
     done = sync(ctx, in_hook=True, now=int(time.time()))
     if not done.ok:
-        for line in done.messages:
-            say(f"memory not pushed: {line}")
+        for line in done.messages:  # a message that says so itself is not prefixed twice
+            say(line if line.startswith("memory was not pushed") else f"memory not pushed: {line}")
         say("your code push is not affected; memory stays committed here, for the next push or git enf sync")
     elif done.pushed is not None:
         said(f"memory pushed to {done.remote}")
