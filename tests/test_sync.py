@@ -7,6 +7,7 @@ remote's branch only moves forward), and each failure says what happened.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -406,3 +407,21 @@ def test_the_console_scripts_plain_sync_says_what_the_command_says(tmp_path: Pat
     run_git(tmp_path, "init", "-q", str(fresh))
     fast, slow = both(fresh)
     assert fast == slow and fast[0] == 1 and fast[2].startswith("error: ")
+
+
+def test_settings_given_on_git_s_command_line_win(tmp_path: Path, origin: Path) -> None:
+    """`git -c enf.remote=… enf sync`: git passes -c on in the environment, which libgit2
+    does not read; we do, as git would."""
+    a = clone(tmp_path, origin, "alice")
+    write(a, "2026-04-13", "a1a1a1a1", "Alice work")
+    proc = subprocess.run(["git", "-c", "enf.remote=nosuch", "enf", "sync"], cwd=a, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PATH": f"{Path(GIT_ENF).parent}{os.pathsep}{os.environ['PATH']}"})
+    assert proc.returncode == 1 and "'nosuch' is not a remote of this repository" in proc.stderr, proc.stderr
+    assert run_git(origin, "branch", "--list", "claude-memory") == ""
+    from enf_git.plumbing import fastconfig
+
+    env = {"GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "enf.remote", "GIT_CONFIG_VALUE_0": "a",
+           "GIT_CONFIG_KEY_1": "ENF.Remote", "GIT_CONFIG_VALUE_1": "b", "GIT_CONFIG_PARAMETERS": "'enf.remote'='c'"}
+    assert fastconfig.command_line("enf.remote", env) == "b"  # the last one given, any case
+    assert fastconfig.command_line("enf.remote", {"GIT_CONFIG_PARAMETERS": "'enf.remote'"}) == "true"
+    assert fastconfig.command_line("enf.remote", {}) is None

@@ -44,21 +44,10 @@ def color_wanted(config_ui: str | None, stream_is_tty: bool) -> bool:
 
 
 def command_line_config(key: str) -> str | None:
-    """A value given as `git -c KEY=VALUE enf …`: git passes those on in
-    GIT_CONFIG_PARAMETERS, which libgit2 does not read. The last one given wins."""
-    import shlex
+    """A value given as `git -c KEY=VALUE enf …` (plumbing/fastconfig)."""
+    from ..plumbing import fastconfig
 
-    raw = os.environ.get("GIT_CONFIG_PARAMETERS", "")
-    try:
-        items = shlex.split(raw)  # `'color.ui'='never'` (git >= 2.31) or `'color.ui=never'`: one word each
-    except ValueError:
-        return None
-    found = None
-    for item in items:
-        name, sep, value = item.partition("=")
-        if name.lower() == key.lower():
-            found = value if sep else "true"  # a bare `-c key` means true, as in git
-    return found
+    return fastconfig.command_line(key)
 
 
 def pager_command(git_pager: str | None) -> str | None:

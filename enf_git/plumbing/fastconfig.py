@@ -8,6 +8,9 @@ None for any key it is unsure of, so the caller keeps its default.
 
 Not followed: `include` and `includeIf` (a switch set only in an included file is not
 seen here; the README says so), `git -c` (hooks do not run under git).
+
+`command_line(key)` is the other half: what `git -c KEY=VALUE enf …` (or
+`--config-env`) passed on in the environment, which libgit2 does not read either.
 """
 
 import os
@@ -96,3 +99,26 @@ def _value(raw: str) -> str:
         else:
             out.append(ch)
     return "".join(out).strip()
+
+
+def command_line(key: str, environ: dict[str, str] | os._Environ[str] | None = None) -> str | None:
+    """A value given on git's command line (`git -c KEY=VALUE enf …`, `--config-env`):
+    git passes them on in GIT_CONFIG_PARAMETERS and GIT_CONFIG_COUNT/KEY_n/VALUE_n. The
+    last one given wins, as in git; a bare `-c key` means true."""
+    import shlex
+
+    env = os.environ if environ is None else environ
+    found = None
+    try:  # `'color.ui'='never'` (git >= 2.31) or `'color.ui=never'`: one word each
+        items = shlex.split(env.get("GIT_CONFIG_PARAMETERS", ""))
+    except ValueError:
+        items = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        if name.lower() == key.lower():
+            found = value if sep else "true"
+    count = env.get("GIT_CONFIG_COUNT", "")
+    for n in range(int(count) if count.isdigit() else 0):
+        if env.get(f"GIT_CONFIG_KEY_{n}", "").lower() == key.lower():
+            found = env.get(f"GIT_CONFIG_VALUE_{n}", "")
+    return found

@@ -770,7 +770,13 @@ def descends_from(repo: pygit2.Repository, commit: pygit2.Commit, ancestor: pygi
 
 
 def config_value(repo: pygit2.Repository, key: str) -> str | None:
-    """A git config value as text (None: not set, or unreadable)."""
+    """A git config value as text (None: not set, or unreadable); one given on git's
+    command line (`git -c enf.remote=… enf sync`) first, as git would."""
+    from . import fastconfig
+
+    given = fastconfig.command_line(key)
+    if given is not None:
+        return given
     try:
         return str(repo.config[key])
     except (KeyError, ValueError, pygit2.GitError):
