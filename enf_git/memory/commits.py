@@ -241,8 +241,10 @@ def _refuse_conflict_markers(changes: dict[str, bytes | None]) -> list[tuple[str
 
 
 def _not_text(data: bytes) -> str | None:
-    if b"\x00" in data:
-        return "it is a binary file (it holds NUL bytes), not a markdown record"
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data[:nul].count(b"\n") + 1
+        return f"it is a binary file (a NUL byte at line {line}, byte {nul}), not a markdown record"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:

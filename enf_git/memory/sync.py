@@ -104,7 +104,7 @@ def _fetch_while_committing(ctx: Context, remote: gitcli.Remote, env: gitcli.Git
 
     def run() -> None:
         try:
-            done.append(commit(ctx, "enf: sync", now))
+            done.append(commit(ctx, None, now))  # the subject names what changed, as git enf commit's
         except BaseException as exc:  # re-raised below, in the caller's thread
             failed.append(exc)
 
