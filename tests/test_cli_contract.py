@@ -254,7 +254,7 @@ def expected_lines(ids: dict[str, str]) -> dict[str, str]:
     (("--tag", "search"), ["pg", "es"]),
     (("--tag", "auth", "--tag", "api"), ["jwt", "memcached"]),
     (("--author", "other person"), ["pg", "es"]),
-    (("--author", "author@example.com"), ["redis", "jwt", "memcached"]),
+    (("--author", "author@example.com"), ["redis", "jwt", "pg", "es", "memcached"]),  # es: theirs, reversed
     (("-n", "1"), ["redis", "memcached"]),
     (("-n", "3", "--oneline"), ["redis", "jwt", "pg", "memcached"]),
     (("--limit", "2", "--tag", "search", "--oneline"), ["pg"]),
