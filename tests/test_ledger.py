@@ -81,6 +81,27 @@ def test_replacement_that_names_the_old_choice_is_not_mistaken_for_the_target() 
     assert led.chains[0].current == switch.decisions[0]
 
 
+def test_the_replacement_named_in_other_words_is_found_by_what_it_decided_over() -> None:
+    """"to Postgres FTS" beside "decided Postgres full-text search over Elasticsearch": one
+    decision, not a synthesized copy standing beside it."""
+    (old,) = SEARCH.decisions
+    switch = session("2026-04-05-search-switch",
+                     "- [09:00] Y: In the context of search, decided Postgres full-text search over Elasticsearch. "
+                     "Confidence: medium",
+                     f"- [09:00] REVERSED {old.id}: Changed from Elasticsearch to Postgres FTS because of cost")
+    led = build(SEARCH, switch)
+    assert shape(led) == [("Postgres full-text search", ["Elasticsearch"])]
+    assert led.chains[0].current == switch.decisions[0] and led.standing == 1
+
+
+def test_a_decision_beside_the_reversal_over_something_else_is_not_its_replacement() -> None:
+    (old,) = SEARCH.decisions
+    switch = session("2026-04-05-search-switch",
+                     "- [09:00] Y: In the context of caching, decided Redis over Memcached. Confidence: medium",
+                     f"- [09:00] REVERSED {old.id}: Changed from Elasticsearch to Postgres FTS because of cost")
+    assert shape(build(SEARCH, switch)) == [("Postgres FTS", ["Elasticsearch"]), ("Redis", [])]
+
+
 def test_reversal_alone_synthesizes_the_replacement() -> None:
     switch = session("2026-04-05-api-switch", sid="bbbb2222",
                      reversals="- [11:30] REVERSED REST: Changed from REST to GraphQL because clients need it.")

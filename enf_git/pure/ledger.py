@@ -236,10 +236,20 @@ def _replaces(rev: Reversal, d: Decision) -> bool:
     return d.source == rev.source and bool(new and decided) and (new in decided or decided in new)
 
 
+def _decides_over(rev: Reversal, d: Decision) -> bool:
+    """Whether `d`, written beside `rev`, decided something over what `rev` moved away
+    from: the replacement named in other words ("Postgres FTS" for "Postgres full-text
+    search"), which would otherwise stand beside a synthesized copy of itself."""
+    old, over = rev.old.casefold().strip(), d.over.casefold().strip()
+    return d.source == rev.source and bool(old and over) and (old in over or over in old)
+
+
 def _replacement(rev: Reversal, target: Decision, standing: Iterable[Decision]) -> Decision:
-    for d in standing:
-        if d.id != target.id and _replaces(rev, d):
-            return d
+    candidates = [d for d in standing if d.id != target.id]
+    for matches in (_replaces, _decides_over):  # its "to …" first, then its "over …"
+        found = [d for d in candidates if matches(rev, d)]
+        if found:
+            return found[0]
     text = f"In the context of {target.context or target.topic}, decided {rev.new} over {rev.old}"
     if rev.reason:
         text += f", because {rev.reason}"
