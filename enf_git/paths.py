@@ -30,6 +30,9 @@ EXCLUDE_LINE = f"/{WC_DIR}/"
 RAW_DIR = "raw"  # redacted hook events, one .jsonl per session
 OPT_OUT_DIR = ".opt-out"
 REJECTED_DIR = ".rejected"  # hand edits of views that could not be imported
+# In the working copy and each of its top-level folders once it held all it should: a
+# folder that lacks it was deleted and made again, so the files it lacks vanished with it.
+FOLDER_MARK = ".enf-folder"
 # The default scratchpad (enf.scratchpad): one person's notes in one work tree. Shared, it
 # showed Alice's notes in Bob's handoff and left conflict copies when both wrote it.
 SCRATCHPAD_FILE = "scratchpad.md"

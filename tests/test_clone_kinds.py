@@ -250,7 +250,7 @@ def test_a_session_committed_in_one_worktree_reaches_the_others_working_copy(tmp
     there = lands("Before a checkout", "22")
     git_ok(other, "checkout", "-q", "-b", "topic")
     assert there.is_file()
-    assert sessions_on(repo_dir) == sorted(p.name for p in (other / ".claude-sessions" / "sessions").iterdir())
+    assert sessions_on(repo_dir) == sorted(p.name for p in (other / ".claude-sessions" / "sessions").glob("*.md"))
 
 
 def test_worktrees_without_a_remote_refresh_each_other_too(tmp_path: Path, repo_dir: Path) -> None:

@@ -112,6 +112,41 @@ def test_a_lost_working_copy_is_restored_not_deleted(project: Path, git: Git, lo
     assert memory.pending(memory.Context.open(project)).empty
 
 
+def commit_console(project: Path) -> None:
+    proc = subprocess.run([GIT_ENF, "commit"], cwd=project, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("lose", LOSSES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("trigger", [stop, commit_console], ids=lambda f: f.__name__)
+def test_a_lost_working_copy_with_a_new_file_in_it_is_still_restored_not_deleted(
+        project: Path, git: Git, lose: Callable[[Path], None], trigger: Callable[[Path], None]) -> None:
+    """The folder goes, then something writes into a new one (the assistant its session
+    file) before any hook restored it: the files it lacks vanished, they were not deleted."""
+    before = branch(git)
+    lose(project)
+    new = project / paths.WC_DIR / "sessions" / "2026-04-20-after-the-clean.md"
+    new.parent.mkdir(parents=True)
+    new.write_text(session_text(session_id="f0f0f0f0", date="2026-04-20", summary="After the clean"))
+    trigger(project)
+    after = branch(git)
+    assert "sessions/2026-04-20-after-the-clean.md" in after
+    kept = {p: b for p, b in before.items() if p != "log.md" and not p.endswith(("index.md", "topics.md"))
+            and not p.startswith("archive/")}
+    assert {p: after.get(p) for p in kept} == kept  # every record still there, unchanged
+    root = project / paths.WC_DIR
+    for date in DATES:
+        assert (root / session(date)).read_text() == git("show", f"claude-memory:{session(date)}")
+    root = project / paths.WC_DIR
+    left = memory.pending(memory.Context.open(project))
+    assert left.empty, (sorted(left.changes), sorted(left.views), left.vanished,
+                        (root / "log.md").read_text(), git("show", "claude-memory:log.md"))
+    # The folder is whole again: deleting a file on purpose deletes it once more.
+    (root / session(DATES[0])).unlink()
+    trigger(project)
+    assert session(DATES[0]) not in branch(git)
+
+
 def test_deleting_a_few_files_on_purpose_still_deletes_them(project: Path, git: Git) -> None:
     root = project / paths.WC_DIR
     (root / session(DATES[0])).unlink()

@@ -77,11 +77,18 @@ def pending(ctx: Context, manifest: Manifest | None = None, tip: store.Commit | 
         else:
             out.changes[path] = data
     gone = [p for p in manifest.files if p not in present and not render.is_view(p) and not workcopy.is_local_only(p)]
+    vanished: dict[str, bool] = {}  # top-level folder -> gone with it: one check per folder
     for path in gone:
-        if folder_vanished(ctx.root, path):
+        top = path.partition("/")[0] if "/" in path else ""
+        if top not in vanished:
+            vanished[top] = folder_vanished(ctx.root, path, manifest)
+        if vanished[top]:
             out.vanished.append(path)
         else:
             out.changes[path] = None
+    # A folder that holds all it should is the one to compare with from now on.
+    lacking = {p.partition("/")[0] for p in gone if "/" in p}
+    refreshed = manifest.note_folders(ctx.root, lambda f: not (gone if f == "" else f in lacking)) or refreshed
     if refreshed and own:
         manifest.save(ctx.manifest_path)
     return out
@@ -146,7 +153,12 @@ def _refresh(ctx: Context, manifest: Manifest, report: Report, found: Pending, w
     time), plus what must come back: views edited by hand (imported or set aside),
     our side of a conflict (stored under conflicts/), vanished files."""
     conflicted = {path: found.changes[path] for path, _ in report.conflicts}
-    settled = {**found.views, **conflicted}
+    # A change the branch took merged (log.md's union with lines this copy lacked, after
+    # the folder went and a hook began a new log.md): the file here is what we committed,
+    # so it may be replaced by the merge, which holds it.
+    merged_in = {p: d for p, d in found.changes.items()
+                 if d is not None and p in written and written[p] != d and p not in conflicted}
+    settled = {**found.views, **conflicted, **merged_in}
     manifest.files.update({p: store.hash_bytes(d) for p, d in settled.items() if d is not None})
     also = [*settled, *found.vanished]
     ours = store.commit_at(ctx.repo, report.commit.oid) if report.commit else None

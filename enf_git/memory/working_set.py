@@ -13,7 +13,7 @@ for deletions (docs/design.md, invariant 10): see commits.pending for that half.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from .. import paths
@@ -56,6 +56,7 @@ def materialize(ctx: Context, tip: store.Commit | None = None, also: Iterable[st
     wanted = {p: oid for p, oid in wanted.items() if not workcopy.is_local_only(p)}
     written = [p for p in sorted(wanted) if _sync_path(ctx, manifest, wanted[p], p, known or {})]
     manifest.base = str(tip.id)
+    manifest.note_folders(ctx.root)  # first seen here; after that, pending() keeps them current
     manifest.save(ctx.manifest_path)
     return written
 
@@ -91,25 +92,29 @@ def _in_working_copy(ctx: Context, manifest: Manifest, wanted: dict[str, str | N
         # and comes back.
         gone: dict[str, bool] = {}  # top-level folder -> vanished: one check per folder, not per file
         for path, oid in held.items():
-            if path not in manifest.files or _vanished(ctx.root, path, gone):
+            if path not in manifest.files or _vanished(ctx.root, path, gone, manifest):
                 out.setdefault(path, oid)
     return out
 
 
-def _vanished(root: Path, path: str, seen: dict[str, bool]) -> bool:
+def _vanished(root: Path, path: str, seen: dict[str, bool], manifest: Manifest) -> bool:
     top = path.partition("/")[0]
     if top not in seen:
-        seen[top] = folder_vanished(root, path)
+        seen[top] = folder_vanished(root, path, manifest)
     return seen[top]
 
 
-def folder_vanished(root: Path, path: str) -> bool:
-    """The working copy, or the top-level folder that holds `path`, no longer exists:
-    `rm -rf .claude-sessions`, `git clean -xfd`, a deleted `sessions/`."""
+def folder_vanished(root: Path, path: str, manifest: Manifest | None = None) -> bool:
+    """The working copy, or the top-level folder that holds `path`, no longer exists, or
+    is another folder than the one that held our files (the manifest knows its inode):
+    `rm -rf .claude-sessions`, `git clean -xfd`, a deleted `sessions/`, and any of those
+    followed by a new file written there (the assistant's session file)."""
     if not root.is_dir():
         return True
     top, sep, _ = path.partition("/")
-    return bool(sep) and not (root / top).is_dir()
+    if sep and not (root / top).is_dir():
+        return True
+    return manifest is not None and (manifest.replaced(root, "") or bool(sep) and manifest.replaced(root, top))
 
 
 def in_working_set(path: str, floor: str | None) -> bool:
@@ -202,8 +207,15 @@ def restore(ctx: Context, names: Iterable[str] = (), force: bool = False, *, pat
         out = _write_back(ctx, manifest, wanted, force)
         if manifest.base is None:
             manifest.base, manifest.floor = str(tip.id), floor
+        manifest.note_folders(ctx.root, _complete(ctx.root, manifest))  # only a folder made whole again
         manifest.save(ctx.manifest_path)
     return out
+
+
+def _complete(root: Path, manifest: Manifest) -> Callable[[str], bool]:
+    """Whether a folder ("" = the working copy) holds every file the manifest has there."""
+    lacking = {p.partition("/")[0] if "/" in p else "" for p in manifest.files if not os.path.lexists(root / p)}
+    return lambda folder: not lacking if folder == "" else folder not in lacking
 
 
 def _write_back(ctx: Context, manifest: Manifest, wanted: Mapping[str, str], force: bool) -> Restored:

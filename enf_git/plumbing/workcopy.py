@@ -42,10 +42,11 @@ def _read_text(path: Path) -> str | None:
 class Manifest:
     """What this worktree's working copy was last synced to (a plain class: see memory.Context)."""
 
-    __slots__ = ("base", "files", "floor", "stats")
+    __slots__ = ("base", "files", "floor", "marked", "stats")
 
     def __init__(self, base: str | None = None, files: dict[str, str] | None = None,
-                 stats: dict[str, list[int]] | None = None, floor: str | None = None) -> None:
+                 stats: dict[str, list[int]] | None = None, floor: str | None = None,
+                 marked: list[str] | None = None) -> None:
         self.base = base
         self.files: dict[str, str] = files if files is not None else {}  # path -> blob OID last synced
         # path -> [size, mtime_ns, inode] when that OID was last verified: like git's index,
@@ -55,6 +56,13 @@ class Manifest:
         # working copy holds every session). Sessions older than this that are not here
         # already are left on the branch; see memory.working_set_size.
         self.floor = floor
+        # The folders ("" = the working copy itself, else a top-level folder) that got a
+        # FOLDER_MARK file when they held every file of ours they should. A folder deleted
+        # and made again (`git clean -xfd`, then the assistant writes its session file)
+        # lacks it, so the files it lacks vanished with it and are never deletions to
+        # commit. A mark, not the folder's inode: ext4 hands a new folder the inode of
+        # the one just deleted.
+        self.marked: list[str] = marked if marked is not None else []
 
     # Stored with marshal, not JSON: it is read and written on every commit and holds
     # two entries per file (~1.5 MB as JSON at 10,000 sessions; json.dumps alone took
@@ -65,20 +73,48 @@ class Manifest:
         try:
             raw = marshal.loads(path.read_bytes())
             base, files, stats, floor = raw["base"], raw["files"], raw["stats"], raw.get("floor")
+            marked = raw.get("marked")
             if (base is None or isinstance(base, str)) and isinstance(files, dict) and isinstance(stats, dict):
-                return cls(base, files, stats, floor if isinstance(floor, str) else None)
+                return cls(base, files, stats, floor if isinstance(floor, str) else None,
+                           marked if isinstance(marked, list) else None)
         except (OSError, ValueError, EOFError, TypeError, KeyError):
             pass
         return cls()
 
     def save(self, path: Path) -> None:
         atomic.write(path, marshal.dumps({"base": self.base, "files": self.files, "stats": self.stats,
-                                         "floor": self.floor}))
+                                         "floor": self.floor, "marked": self.marked}))
         # The git hooks (a shell, no Python) compare this with the branch after a checkout:
         # equal, and this worktree's copy is current; else another worktree committed.
         marker = path.with_name(paths.MATERIALIZED)
         if self.base is not None and _read_text(marker) != self.base:
             atomic.write(marker, self.base.encode())
+
+    def replaced(self, root: Path, folder: str) -> bool:
+        """Whether `folder` ("" = the working copy) is another folder than the one that
+        last held all our files there (deleted and made again since: its mark is gone)."""
+        return folder in self.marked and not os.path.isfile(_mark(root, folder))
+
+    def note_folders(self, root: Path, complete: Callable[[str], bool] | None = None) -> bool:
+        """Mark the working copy and its top-level folders: each one `complete(folder)`
+        says holds every file it should, or (no `complete`) each one not marked yet.
+        Returns whether the manifest changed."""
+        changed = False
+        for folder in ("", *sorted({p.partition("/")[0] for p in self.files if "/" in p})):
+            if complete is None and folder in self.marked or complete is not None and not complete(folder):
+                continue
+            mark = _mark(root, folder)
+            if not os.path.isdir(mark.parent):
+                continue
+            if not os.path.isfile(mark):
+                try:
+                    mark.write_text(MARK_TEXT, encoding="utf-8")
+                except OSError:
+                    continue  # a read-only folder: it stays unmarked, and is judged as before
+            if folder not in self.marked:
+                self.marked.append(folder)
+                changed = True
+        return changed
 
     def record(self, root: Path, path: str, oid: str) -> None:
         """`path` holds `oid` now (we wrote or verified it)."""
@@ -143,6 +179,14 @@ def confine(root: Path, rel: str) -> Path:
         if probe.is_symlink():
             raise ValueError(f"refusing to follow symlink {probe}")
     return target
+
+
+MARK_TEXT = ("enf-git keeps this file here to tell a folder that was deleted and made again from files "
+             "deleted one by one (the first are restored, the second committed as deletions). Leave it.\n")
+
+
+def _mark(root: Path, folder: str) -> Path:
+    return (root / folder if folder else root) / paths.FOLDER_MARK
 
 
 def scan(root: Path, manifest: Manifest | None = None) -> tuple[dict[str, bytes], set[str]]:
