@@ -68,6 +68,18 @@ def redact_count(text: str) -> tuple[str, int]:
     return _apply(text, spans), private + blocks + len(spans)
 
 
+def spans_in_bytes(data: bytes) -> int:
+    """How many spans of `data` look like secrets, whatever its encoding: UTF-8, else
+    Latin-1 (which maps every byte to a character, so an ASCII key inside a Latin-1 note
+    or a binary file is still seen). For reporting only: such bytes are never rewritten."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    clean, spans = redact_count(text)
+    return max(1, spans) if clean != text else 0
+
+
 def _drop_private(text: str) -> tuple[str, int]:
     out, pos, count = [], 0, 0
     lower = text.lower()

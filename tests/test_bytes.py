@@ -113,3 +113,25 @@ def test_a_file_with_conflict_markers_waits_and_the_rest_lands(ctx: memory.Conte
     [(path, why)] = report.refused
     assert path == "sessions/2026-04-13-torn.md" and "unresolved git conflict" in why
     assert "<<<<<<<" not in git("log", "-p", "claude-memory")
+
+
+def test_a_secret_in_bytes_that_are_not_utf8_is_committed_as_is_and_stops_the_next_push(
+        ctx: memory.Context, git: Git, repo_dir: Path, tmp_path: Path) -> None:
+    """Redaction never rewrites what it cannot read, so the commit says so, and memory
+    is not shared until someone has looked: the next sync scans again and stops."""
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    git("remote", "add", "origin", str(bare))
+    git("push", "-q", "origin", "HEAD:refs/heads/main")
+    git("config", "enf.remote", "origin")
+    sync = subprocess.run([GIT_ENF, "sync"], cwd=repo_dir, capture_output=True, text=True)
+    assert sync.returncode == 0, sync.stderr  # memory went once: its history was scanned
+    (ctx.root / "notes.txt").write_bytes(LATIN1)
+    out = subprocess.run([GIT_ENF, "commit"], cwd=repo_dir, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "warning: notes.txt: 1 span looks like secrets, but it is not UTF-8 text" in out.stderr
+    assert blob(git, "notes.txt") == LATIN1 and (ctx.root / "notes.txt").read_bytes() == LATIN1
+    sync = subprocess.run([GIT_ENF, "sync"], cwd=repo_dir, capture_output=True, text=True)
+    assert sync.returncode == 1 and "its history holds what looks like secrets: notes.txt" in sync.stdout + sync.stderr
+    remote_has = subprocess.run(["git", "--git-dir", str(bare), "cat-file", "-e", "claude-memory:notes.txt"])
+    assert remote_has.returncode != 0  # it never left

@@ -25,7 +25,7 @@ from ..errors import EnfError
 from ..plumbing import store, workcopy
 from ..plumbing.workcopy import Manifest
 from ..pure import model, render, slug
-from ..redact import redact_count
+from ..redact import redact_count, spans_in_bytes
 from . import merge, views
 from .report import Report
 from .working_set import folder_vanished, materialize
@@ -113,6 +113,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
     report.refused = (_refuse_month_folder_paths(changes, ctx.root) + _refuse_binary_records(changes)
                       + _refuse_conflict_markers(changes))
     report.redacted = _redact_in_place(ctx, changes)
+    report.unredacted = _unredactable_secrets(ctx, changes)
     if not allow_deletions:
         report.held_deletions = _mass_deletion(ctx.repo, start, changes)
     cache = ctx.cache()
@@ -213,6 +214,20 @@ def _refuse_binary_records(changes: dict[str, bytes | None]) -> list[tuple[str, 
             refused.append((path, f"{why}; left as it is: save it as UTF-8 text "
                                   f"(or move it out of {path.split('/')[0]}/), then git enf commit"))
     return refused
+
+
+def _unredactable_secrets(ctx: Context, changes: Mapping[str, bytes | None]) -> list[tuple[str, int]]:
+    """Files that are not UTF-8 text yet hold what looks like a secret: committed as they
+    are (redaction never rewrites bytes it cannot read), so the next push must look
+    first. The marks that say "memory went to that remote, its history scanned" are
+    dropped, and the next push or sync scans again and stops on them (`--allow`)."""
+    found = [(path, spans) for path, data in sorted(changes.items())
+             if data is not None and _not_text(data) is not None and (spans := spans_in_bytes(data))]
+    if found:
+        from .sync import forget_scans
+
+        forget_scans(ctx)
+    return found
 
 
 def _refuse_month_folder_paths(changes: dict[str, bytes | None], root: Path) -> list[tuple[str, str]]:

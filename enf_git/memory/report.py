@@ -21,6 +21,8 @@ class Report:  # a plain class, not a dataclass: see workspace.Settings
         self.problems: dict[str, EnfError] = {}  # malformed records, committed as they are
         self.refused: list[tuple[str, str]] = []  # (path, why): left in the working copy, not committed
         self.redacted: list[tuple[str, int]] = []  # (path, spans masked in the working copy too)
+        # (path, spans): secret-shaped bytes in a file that is not UTF-8, committed as it is
+        self.unredacted: list[tuple[str, int]] = []
         self.held_deletions: list[str] = []  # deletions a commit refused to make (see --allow-deletions)
         self.restored: list[str] = []  # files brought back from the branch
         self.warnings: list[str] = warnings if warnings is not None else []
@@ -43,6 +45,10 @@ def report_lines(report: Report) -> list[tuple[bool, str]]:
     out += [(False, f"imported: {path}") for path in report.imported]
     out += [(True, f"redacted {n} span{'s' if n != 1 else ''} in {path} (in your working copy too)")
             for path, n in report.redacted]
+    out += [(True, f"warning: {path}: {n} span{'s look' if n != 1 else ' looks'} like secrets, but it is not UTF-8 text, "
+                   "so it was committed as it is, not redacted; memory is not pushed until you review it "
+                   "(git enf scan; then remove them by hand, or git enf sync --allow)")
+            for path, n in report.unredacted]
     out += [(True, f"not applied: {view}: {why}; your copy is saved at {saved}") for view, saved, why in report.rejected]
     out += [(True, f"conflict: {path} changed on both sides; kept the branch's, yours is at {saved}")
             for path, saved in report.conflicts]

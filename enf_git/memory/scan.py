@@ -11,7 +11,7 @@ looked (`--allow` after review).
 from __future__ import annotations
 
 from ..plumbing import store
-from ..redact import redact_count
+from ..redact import spans_in_bytes
 from .workspace import Context, require_branch
 
 MAX_BLOB = 8 << 20  # bytes: larger blobs are not text a session holds
@@ -51,11 +51,8 @@ def scan(ctx: Context) -> list[Finding]:
 
 
 def _secret_spans(data: bytes) -> int:
-    if len(data) > MAX_BLOB or b"\x00" in data:
+    """Secret-shaped spans in a blob: text, and bytes that are not UTF-8 too (committed
+    byte-identical, never redacted, so this is the last look before they are shared)."""
+    if len(data) > MAX_BLOB:
         return 0
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return 0
-    clean, spans = redact_count(text)
-    return spans if clean != text else 0
+    return spans_in_bytes(data)

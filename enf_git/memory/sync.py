@@ -162,6 +162,14 @@ def _scan_marker(ctx: Context, remote: gitcli.Remote) -> Path:
     return folder / stable_id("r", remote.label)
 
 
+def forget_scans(ctx: Context) -> None:
+    """Make the next push to every remote scan the history first (memory.commits: a file
+    it could not redact holds what looks like a secret)."""
+    folder = store.state_dir(ctx.repo) / "pushed"
+    for marker in folder.glob("*") if folder.is_dir() else ():
+        marker.unlink(missing_ok=True)
+
+
 def _scanned(ctx: Context, remote: gitcli.Remote, out: Synced) -> bool:
     """Before memory first goes to a remote: nothing secret-shaped anywhere in its history."""
     if _scan_marker(ctx, remote).exists():
