@@ -437,6 +437,10 @@ def test_commit_line_and_message_agree(memory: Run, repo_dir: Path, git: Git) ->
         write_session(repo_dir, f"2026-06-1{n}-many", date=f"2026-06-1{n}")
     write_session(repo_dir, "2026-04-13-search-api", summary="compressed")
     assert committed(memory("commit"), git) == "enf: add 3 sessions; update 2026-04-13-search-api"
+    for name in ("a.md", "b.md"):
+        (repo_dir / ".claude-sessions" / name).write_text("notes\n")
+    write_session(repo_dir, "2026-06-15-once", date="2026-06-15")
+    assert committed(memory("commit"), git) == "enf: add 2 files, 1 session"  # one session, not "1 sessions"
     write_session(repo_dir, "2026-06-20-x", date="2026-06-20")
     assert committed(memory("commit", "-m", "my words"), git) == "my words"
     write_session(repo_dir, "2026-06-21-x", date="2026-06-21")

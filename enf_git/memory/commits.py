@@ -339,9 +339,9 @@ def _names(found: list[str]) -> str:
         return ", ".join(_name(p) for p in found)
     kinds: dict[str, int] = {}
     for p in found:
-        kind = "sessions" if model.is_session_path(p) else "decisions" if model.is_decision_path(p) else "files"
+        kind = "session" if model.is_session_path(p) else "decision" if model.is_decision_path(p) else "file"
         kinds[kind] = kinds.get(kind, 0) + 1
-    return ", ".join(f"{n} {kind}" for kind, n in kinds.items())
+    return ", ".join(f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in kinds.items())
 
 
 def _name(path: str) -> str:
