@@ -42,7 +42,7 @@ STATUS_KEYS = ENVELOPE | {"branch", "tip", "working_set_floor", "behind", "chang
                           "disagreements",
                           "conflicts"}
 CHANGE_KEYS = {"path", "state"}
-LOG_KEYS = ENVELOPE | {"sessions"}
+LOG_KEYS = ENVELOPE | {"sessions", "malformed"}
 SESSION_ROW = {"session", "path", "session_id", "date", "start_time", "status", "tags", "summary", "author",
                "decisions"}
 DECISIONS_KEYS = ENVELOPE | {"decisions", "unresolved", "disagreements"}
@@ -151,6 +151,16 @@ def test_log_envelope(memory: Run) -> None:
     assert all(set(r) == SESSION_ROW for r in rows)
     assert [r["author"] for r in rows] == ["Test Author <author@example.com>", "Other Person <other@example.com>",
                                           "Test Author <author@example.com>"]
+    assert doc["malformed"] == []
+
+
+def test_log_names_the_malformed_sessions_it_leaves_out(memory: Run, repo_dir: Path) -> None:
+    (repo_dir / ".claude-sessions" / "sessions" / "2026-05-22-bad.md").write_text("---\nsession_id: [x\n---\n")
+    memory("commit")
+    doc = envelope_of(memory("log", "--json"), "log", LOG_KEYS)
+    assert doc["malformed"] == ["sessions/2026-05-22-bad.md"] and len(doc["sessions"]) == 3
+    out = memory("log", "--oneline")
+    assert "note: 1 malformed session file left out (sessions/2026-05-22-bad.md): git enf doctor" in out
 
 
 def test_log_decisions_envelope(memory: Run) -> None:

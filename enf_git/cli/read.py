@@ -11,7 +11,7 @@ from ..memory import answers
 from ..memory.workspace import Context
 from ..pure import model
 from .base import CONTEXT, JSON_OPTION, emit, parse_date, style, workspace
-from .text import envelope, recall_json
+from .text import envelope, plural, recall_json
 
 if TYPE_CHECKING:  # annotations only: the ledger is imported when a command builds one
     from ..pure.ledger import Chain, Disagreement
@@ -53,10 +53,18 @@ def log(since: str | None, until: str | None, tags: tuple[str, ...], status: str
         _print_decisions(ctx, chains[:limit], unresolved, as_json, oneline, authors or {}, disagreements)
         return
     sessions = queries.filter_sessions(recs.all_sessions(), filters, authors)[:limit]
+    # Malformed session files are on the branch (committed as-is) but have no fields to
+    # list or filter by: say they are left out, never drop them without a word.
+    malformed = sorted(p for p in recs.problems if model.is_session_path(p))
     if as_json:
-        click.echo(envelope("log", sessions=[answers.session_row(s, authors or {}) for s in sessions]))
+        click.echo(envelope("log", sessions=[answers.session_row(s, authors or {}) for s in sessions],
+                            malformed=malformed))
         return
     emit(ctx, "\n".join(_session_lines(ctx, sessions, oneline)) or "no sessions match", pageable=True)
+    if malformed:
+        click.echo(f"note: {plural(len(malformed), 'malformed session file')} left out "
+                   f"({', '.join(malformed[:3])}{' …' if len(malformed) > 3 else ''}): git enf doctor says what "
+                   "is wrong with each", err=True)
 
 
 def _session_lines(ctx: Context, sessions: list[model.Session], oneline: bool) -> list[str]:
