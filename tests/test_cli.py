@@ -155,7 +155,13 @@ def test_recall_fast_path_matches_the_full_path(populated, repo_dir: Path) -> No
 def test_status_lists_pending_changes(populated, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     (repo_dir / ".claude-sessions" / "sessions" / "2026-04-21-new-thing.md").write_text(session_text(date="2026-04-21"))
     out = populated("status")
-    assert "  changed: sessions/2026-04-21-new-thing.md\n" in out
+    assert "  new: sessions/2026-04-21-new-thing.md\n" in out
+    (repo_dir / ".claude-sessions" / "sessions" / "2026-04-22-image.md").write_bytes(b"\x89PNG\r\n\x00")
+    out = populated("status")
+    assert "  not committable: sessions/2026-04-22-image.md: it is a binary file (a NUL byte" in out
+    doctor = populated("doctor", code=1)
+    assert "sessions/2026-04-22-image.md cannot be committed: it is a binary file" in doctor
+    assert "save it as UTF-8 text" in doctor
 
 
 def test_doctor_names_problems_and_fixes(populated, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]

@@ -39,7 +39,7 @@ Run = Callable[..., str]
 SCHEMA = 1
 ENVELOPE = {"schema", "command"}
 STATUS_KEYS = ENVELOPE | {"branch", "tip", "working_set_floor", "behind", "changes", "edited_views", "missing", "remote",
-                          "disagreements",
+                          "disagreements", "refused",
                           "conflicts"}
 CHANGE_KEYS = {"path", "state"}
 LOG_KEYS = ENVELOPE | {"sessions", "malformed"}
@@ -134,11 +134,11 @@ def test_status_envelope(memory: Run, repo_dir: Path) -> None:
     doc = envelope_of(memory("status", "--json"), "status", STATUS_KEYS)
     assert doc["branch"] == "claude-memory" and doc["behind"] is False and doc["working_set_floor"] is None
     assert doc["changes"] == [{"path": "sessions/2026-04-13-search-api.md", "state": "deleted"},
-                              {"path": "sessions/2026-05-20-new.md", "state": "changed"}]
+                              {"path": "sessions/2026-05-20-new.md", "state": "new"}]
     assert all(set(c) == CHANGE_KEYS for c in doc["changes"])
-    assert doc["edited_views"] == doc["missing"] == doc["conflicts"] == []
+    assert doc["edited_views"] == doc["missing"] == doc["conflicts"] == doc["refused"] == []
     assert memory("status").splitlines()[1:] == [  # a deletion to commit, not also one to restore
-        "  deleted: sessions/2026-04-13-search-api.md", "  changed: sessions/2026-05-20-new.md"]
+        "  deleted: sessions/2026-04-13-search-api.md", "  new: sessions/2026-05-20-new.md"]
     (repo_dir / ".claude-sessions" / "sessions").rename(repo_dir / "elsewhere")
     doc = envelope_of(memory("status", "--json"), "status", STATUS_KEYS)
     assert doc["changes"] == [] and len(doc["missing"]) == 3  # a vanished folder: restored, not deleted

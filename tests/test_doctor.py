@@ -56,6 +56,21 @@ def local_settings(repo: Path) -> Path:
     return repo / ".claude" / "settings.local.json"
 
 
+def test_hooks_that_init_registered_and_git_clean_took_are_named(run: Run, repo_dir: Path) -> None:
+    assert run("init")[0] == 0
+    subprocess.run(["git", "clean", "-xfdq"], cwd=repo_dir, check=True)  # .claude/ and the working copy go
+    assert not local_settings(repo_dir).exists()
+    found = [p for p in problems(run) if "they are gone" in p["what"]]
+    assert found == [{"severity": "warning", "what": f"git enf init registered enf-git's hooks in "
+                      f"{local_settings(repo_dir)} (local scope), and they are gone (git clean -xfd removes that "
+                      "file): sessions are neither gated nor committed, and start without memory",
+                      "fix": "git enf init --scope local"}]
+    assert run("init")[0] == 0
+    assert not [p for p in problems(run) if "they are gone" in p["what"]]
+    assert run("uninstall")[0] == 0  # taken back on purpose: nothing to say
+    assert not [p for p in problems(run) if "they are gone" in p["what"]]
+
+
 def test_a_fresh_install_is_all_good_and_lists_every_check(run: Run) -> None:
     assert run("init")[0] == 0
     code, out = run("doctor")

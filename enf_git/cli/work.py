@@ -35,7 +35,9 @@ def status(as_json: bool) -> None:
     state: dict[str, Any] = {
         "branch": paths.BRANCH, "tip": str(tip.id),
         "working_set_floor": manifest.floor, "behind": bool(manifest.base and manifest.base != str(tip.id)),
-        "changes": [{"path": p, "state": "deleted" if d is None else "changed"} for p, d in sorted(found.changes.items())],
+        "changes": [{"path": p, "state": "deleted" if d is None else "changed" if p in manifest.files else "new"}
+                    for p, d in sorted(found.changes.items())],
+        "refused": [{"path": p, "why": why} for p, why in memory.would_refuse(ctx, found.changes)],
         "edited_views": sorted(found.views), "missing": lacking, "conflicts": conflicts, "remote": remote,
         "disagreements": [_disagreement_row(d) for d in disagreements],
     }
@@ -91,6 +93,7 @@ def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
     changes = state["changes"]
     assert isinstance(changes, list)
     lines += [f"  {c['state']}: {c['path']}" for c in changes]
+    lines += [f"  not committable: {r['path']}: {r['why']}" for r in state["refused"]]
     lines += [f"  hand-edited view: {p} (imported or set aside at the next commit)" for p in sorted(views)]
     if not changes and not views:
         lines.append("nothing to commit")

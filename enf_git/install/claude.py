@@ -247,6 +247,11 @@ def _remember(record: Path, settings: Path, created: tuple[Path, ...], before: s
     _save_record(record, data)
 
 
+def recorded_settings(record: Path) -> set[Path]:
+    """The settings files an init registered our hooks in (and no uninstall took back)."""
+    return {Path(p) for p in _load_record(record)}
+
+
 def _recorded(record: Path) -> dict[Path, str]:
     """Every command file an init wrote (path -> digest of its text), in any scope: local
     and project scope share .claude/commands/."""

@@ -201,6 +201,13 @@ def _session_fields(path: str, data: bytes | None) -> tuple[str, str]:
     return session.session_id, session.date
 
 
+def would_refuse(ctx: Context, changes: Mapping[str, bytes | None]) -> list[tuple[str, str]]:
+    """What a commit of `changes` would leave in the working copy, and why (doctor, status)."""
+    copy = dict(changes)
+    return sorted(_refuse_month_folder_paths(copy, ctx.root) + _refuse_binary_records(copy)
+                  + _refuse_conflict_markers(copy))
+
+
 def _refuse_binary_records(changes: dict[str, bytes | None]) -> list[tuple[str, str]]:
     """Take out record files that are not text: they cannot be parsed, and must not be
     rewritten; they stay in the working copy as they are."""

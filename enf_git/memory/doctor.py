@@ -84,4 +84,9 @@ def _working_copy(ctx: Context, tip: store.Commit) -> list[Problem]:
     if lacking:
         out.append(Problem("error", f"the working copy lacks {len(lacking)} file(s) the branch has, e.g. {lacking[0]}",
                            "git enf restore"))
+    from .commits import pending, would_refuse
+
+    for path, why in would_refuse(ctx, pending(ctx, tip=tip).changes):
+        what, _, fix = why.partition("; left as it is: ")
+        out.append(Problem("error", f"{path} cannot be committed: {what}", fix or "see git enf commit"))
     return out

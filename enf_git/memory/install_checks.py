@@ -196,6 +196,7 @@ def hook_scopes(ctx: Context, home: Path) -> list[Problem]:
     """Our hooks in two scopes (or twice in one) fire twice on every event."""
     found, _ = registered(ctx.top, home)
     problems = []
+    problems += _registrations_gone(ctx, home, found)
     if len(found) > 1:
         keep = min(found, key=lambda r: KEEP_ORDER.index(r.scope))
         where = ", ".join(f"{r.scope} ({r.settings})" for r in found)
@@ -209,6 +210,22 @@ def hook_scopes(ctx: Context, home: Path) -> list[Problem]:
                                         f"it fires {count} times", f"git enf init --scope {entry.scope} "
                                         "(re-registers each event once)"))
     return problems
+
+
+def _registrations_gone(ctx: Context, home: Path, found: list[Registered]) -> list[Problem]:
+    """Scopes where `git enf init` registered our hooks (its record, which `git clean`
+    does not reach) that no longer have them: `git clean -xfd` takes
+    .claude/settings.local.json and the skill with it. `init --no-hooks` records none."""
+    recorded = claude.recorded_settings(store.state_dir(ctx.repo) / claude.RECORD)
+    have = {r.settings for r in found}
+    out = []
+    for scope in claude.SCOPES:
+        path = claude.settings_path(scope, ctx.top, home)
+        if path in recorded and path not in have:
+            out.append(Problem("warning", f"git enf init registered enf-git's hooks in {path} ({scope} scope), and "
+                               "they are gone (git clean -xfd removes that file): sessions are neither gated nor "
+                               "committed, and start without memory", f"git enf init --scope {scope}"))
+    return out
 
 
 def skill(ctx: Context, home: Path) -> list[Problem]:
