@@ -149,6 +149,20 @@ def test_the_skill_stays_while_project_scope_still_uses_it(repo_dir: Path) -> No
     assert not (repo_dir / ".claude").exists()
 
 
+def test_the_git_hooks_stay_while_another_scope_still_registers_ours(repo_dir: Path) -> None:
+    """Taking back a duplicate registration (doctor's fix for two scopes) must not stop
+    memory travelling with push and pull; and init says when it makes a duplicate."""
+    pre_push = repo_dir / ".git" / "hooks" / "pre-push"
+    cli(repo_dir, "init", "--scope", "project")
+    out = cli(repo_dir, "init", "--scope", "local")
+    assert "warning: enf-git's hooks are also registered in project scope, so every event fires twice" in out
+    out = cli(repo_dir, "uninstall", "--scope", "local")
+    assert "kept the git hooks: enf-git's hooks are still registered in project scope" in out
+    assert pre_push.is_file() and "enf-git hook" in pre_push.read_text()
+    cli(repo_dir, "uninstall", "--scope", "project")
+    assert not pre_push.exists()
+
+
 def test_a_users_own_exclude_line_stays(repo_dir: Path) -> None:
     exclude = repo_dir / ".git" / "info" / "exclude"
     exclude.write_text("# mine\n/.claude-sessions/\n")

@@ -53,6 +53,10 @@ def _install_hooks(ctx: Context, scope: str) -> None:
         workcopy.ensure_excluded(store.common_dir(ctx.repo), line)
     verb = "registered" if result.changed else "already registered"
     click.echo(f"hooks {verb} in {result.settings} (scope {scope}), calling: {result.command}")
+    others = [s for s in _registered_scopes(ctx) if s != scope]
+    if others:
+        click.echo(f"warning: enf-git's hooks are also registered in {' and '.join(others)} scope, so every event "
+                   f"fires twice: keep one (git enf uninstall --scope {others[0]})", err=True)
     for note in result.notes:
         click.echo(note)
     if scope == "project":
@@ -106,8 +110,15 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
         _confirm_purge(ctx, yes)  # before anything is removed
     common = store.common_dir(ctx.repo)
     result = claude.uninstall(scope, ctx.top, Path.home(), common / paths.STATE_DIR / claude.RECORD)
-    # per repository, whatever the scope; before --purge's deletes
-    git_hooks = _uninstall_git_hooks(ctx) + _untrack(ctx) + _uninstall_mcp(ctx, scope)
+    # per repository, whatever the scope; before --purge's deletes. The git hooks stay
+    # while another scope still registers ours (removing a duplicate registration must
+    # not stop memory travelling with push and pull).
+    still = _registered_scopes(ctx)
+    if still and not purge:
+        git_hooks = [f"kept the git hooks: enf-git's hooks are still registered in {' and '.join(still)} scope"]
+    else:
+        git_hooks = _uninstall_git_hooks(ctx) + _untrack(ctx)
+    git_hooks += _uninstall_mcp(ctx, scope)
     if scope == "local":
         result.done += [f"removed {line} from .git/info/exclude"
                         for line in claude.remove_excluded(common / "info" / "exclude", claude.OWN_EXCLUDES)]
@@ -124,6 +135,12 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
                    f"git branch -D {paths.BRANCH} (and git push origin --delete {paths.BRANCH} for a remote)")
     else:
         click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched (--purge deletes the working copy)")
+
+
+def _registered_scopes(ctx: Context) -> list[str]:
+    from ..memory import install_checks
+
+    return [r.scope for r in install_checks.registered(ctx.top, Path.home())[0]]
 
 
 def _uninstall_mcp(ctx: Context, scope: str) -> list[str]:
