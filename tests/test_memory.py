@@ -212,6 +212,8 @@ def test_malformed_session_is_reported_and_left_alone(ctx: memory.Context, git: 
     assert (ctx.root / "sessions/2026-04-13-broken.md").read_text() == bad
     assert git("show", "claude-memory:sessions/2026/04/2026-04-13-broken.md") == bad  # kept, just not indexed
     assert "0 sessions" in git("show", "claude-memory:index.md")
+    write(ctx, "sessions/2026-04-14-fine.md", session_text(date="2026-04-14", session_id="f1f1f1f1"))
+    assert memory.commit(ctx).problems == {}  # the old file is doctor's to name, not every commit's
 
 
 def test_adopts_origin_branch(tmp_path: Path, repo_dir: Path, git: Git) -> None:

@@ -134,7 +134,10 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
     def build(tip: store.Commit | None) -> dict[str, bytes | None]:
         tree = tip.tree if tip is not None else None
         merged, report.conflicts = merge.merge_onto(ctx.repo, tree, manifest.files, changes)
-        rendered, report.problems = views.views_for(ctx.repo, tip, merged, cache, (ctx.root, manifest))
+        rendered, problems = views.views_for(ctx.repo, tip, merged, cache, (ctx.root, manifest))
+        # What this commit brought: a malformed file committed earlier is doctor's to name,
+        # not every Stop hook's.
+        report.problems = {p: e for p, e in problems.items() if p in changes}
         merged.update(rendered)
         merge.refuse_markers(merged)  # nothing enf renders holds one; a last guard before the branch
         written.clear()
