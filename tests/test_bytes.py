@@ -55,8 +55,8 @@ def test_an_undecodable_text_file_outside_sessions_is_kept_as_is(ctx: memory.Con
 
 
 @pytest.mark.parametrize(("data", "reason"), [
-    (LATIN1, "it is not UTF-8 text (line 6, byte"),
-    (PNG, "it is a binary file (a NUL byte at line 3, byte 8)"),
+    (LATIN1, "it is not UTF-8 text (line 6, column 4 (byte"),
+    (PNG, "it is a binary file (a NUL byte at line 3, column 1 (byte 8 of the file))"),
 ])
 def test_a_session_file_that_is_not_text_is_refused_and_left_alone(ctx: memory.Context, git: Git, data: bytes,
                                                                    reason: str) -> None:

@@ -280,14 +280,19 @@ def _refuse_conflict_markers(changes: dict[str, bytes | None]) -> list[tuple[str
 def _not_text(data: bytes) -> str | None:
     nul = data.find(b"\x00")
     if nul >= 0:
-        line = data[:nul].count(b"\n") + 1
-        return f"it is a binary file (a NUL byte at line {line}, byte {nul}), not a markdown record"
+        return f"it is a binary file (a NUL byte at {_where(data, nul)}), not a markdown record"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        return f"it is not UTF-8 text (line {line}, byte {exc.start})"
+        return f"it is not UTF-8 text ({_where(data, exc.start)})"
     return None
+
+
+def _where(data: bytes, offset: int) -> str:
+    """`line L, column C (byte B of the file)`, counted as an editor does (from 1)."""
+    line = data[:offset].count(b"\n") + 1
+    column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return f"line {line}, column {column} (byte {offset} of the file)"
 
 
 def _redact_in_place(ctx: Context, changes: dict[str, bytes | None]) -> list[tuple[str, int]]:
