@@ -199,6 +199,8 @@ def test_restore_brings_files_back_and_keeps_local_edits(project: Path, git: Git
     assert f"restored: {session(DATES[0])}" in result.output and "restored: index.md" in result.output
     assert f"kept your edit: {session(DATES[1])} (git enf restore --force {session(DATES[1])}" in result.output
     assert (root / session(DATES[1])).read_text() == "my local edit\n"
+    result = run(main, ["restore", f".claude-sessions/{session(DATES[1])}"], catch_exceptions=False)
+    assert result.exit_code == 1 and "kept your edit" in result.output  # named, and not restored
     result = run(main, ["restore", "--force", f".claude-sessions/{session(DATES[1])}"], catch_exceptions=False)
     assert result.output == f"restored: {session(DATES[1])}\n"
     assert (root / session(DATES[1])).read_text() == git("show", f"claude-memory:{session(DATES[1])}")

@@ -139,8 +139,10 @@ def restore(names: tuple[str, ...], force: bool, as_json: bool) -> None:
     done = memory.restore(ctx, names, force=force)
     if as_json:
         click.echo(envelope("restore", restored=done.written, kept=done.kept))
-        return
-    _print_restored(ctx, done.written, done.kept)
+    else:
+        _print_restored(ctx, done.written, done.kept)
+    if names and done.kept:  # a file asked for by name was not restored: not done as asked
+        sys.exit(1)
 
 
 def _print_restored(ctx: Context, written: list[str], kept: list[str]) -> None:
