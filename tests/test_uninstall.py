@@ -227,5 +227,10 @@ def test_purge_refuses_to_lose_uncommitted_notes(repo_dir: Path) -> None:
                           "hint: git enf commit saves them, then rerun git enf uninstall --purge\n")
     assert note.is_file() and (repo_dir / ".claude" / "settings.local.json").is_file()
     cli(repo_dir, "commit")
+    image = repo_dir / ".claude-sessions" / "sessions" / "2026-04-14-image.md"
+    image.write_bytes(b"\x89PNG\r\n\x00")  # a file commit refuses: "commit saves them" would be untrue
+    out = cli(repo_dir, "uninstall", "--purge", "--yes", code=1)
+    assert "sessions/2026-04-14-image.md cannot be committed as it is (git enf status says why)" in out
+    image.unlink()
     cli(repo_dir, "uninstall", "--purge", "--yes")
     assert not note.exists()

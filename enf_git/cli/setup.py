@@ -195,9 +195,13 @@ def _confirm_purge(ctx: Context, yes: bool) -> None:
         found = memory.pending(ctx, tip=tip)
         unsaved = sorted([p for p, data in found.changes.items() if data is not None] + list(found.views))
         if unsaved:
+            refused = {p for p, _ in memory.would_refuse(ctx, found.changes)}
+            stuck = [p for p in unsaved if p in refused]
+            hint = ("git enf commit saves them, then rerun git enf uninstall --purge" if not stuck else
+                    f"{stuck[0]} cannot be committed as it is (git enf status says why): fix or move it out of "
+                    f"{paths.WC_DIR}/, git enf commit the rest, then rerun git enf uninstall --purge")
             raise EnfError(f"{len(unsaved)} change(s) in {paths.WC_DIR}/ are not on the branch yet (e.g. "
-                           f"{unsaved[0]}): --purge would lose them; nothing removed",
-                           hint="git enf commit saves them, then rerun git enf uninstall --purge")
+                           f"{(stuck or unsaved)[0]}): --purge would lose them; nothing removed", hint=hint)
     targets = " and ".join(str(p) for p in [ctx.root, *_state_dirs(ctx)] if p.exists())
     if yes or not targets:
         return
