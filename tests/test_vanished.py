@@ -138,6 +138,9 @@ def test_a_lost_working_copy_with_a_new_file_in_it_is_still_restored_not_deleted
     for date in DATES:
         assert (root / session(date)).read_text() == git("show", f"claude-memory:{session(date)}")
     root = project / paths.WC_DIR
+    manifest = memory.Context.open(project).manifest()
+    for path, oid in manifest.files.items():  # each one a blob the branch has: the next merge reads it
+        assert subprocess.run(["git", "cat-file", "-e", oid], cwd=project).returncode == 0, path
     left = memory.pending(memory.Context.open(project))
     assert left.empty, (sorted(left.changes), sorted(left.views), left.vanished,
                         (root / "log.md").read_text(), git("show", "claude-memory:log.md"))
@@ -145,6 +148,34 @@ def test_a_lost_working_copy_with_a_new_file_in_it_is_still_restored_not_deleted
     (root / session(DATES[0])).unlink()
     trigger(project)
     assert session(DATES[0]) not in branch(git)
+
+
+@pytest.mark.parametrize("lose", LOSSES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("trigger", TRIGGERS, ids=lambda f: f.__name__)
+def test_after_a_restore_a_deletion_on_purpose_deletes_again(project: Path, git: Git, lose: Callable[[Path], None],
+                                                            trigger: Callable[[Path], None]) -> None:
+    """The restore marks the folder whole again at once: a file deleted next is a
+    deletion, not another vanished file brought back (nothing else looks in between)."""
+    root = project / paths.WC_DIR
+    lose(project)
+    trigger(project)
+    (root / session(DATES[0])).unlink()
+    stop(project)
+    assert session(DATES[0]) not in branch(git) and not (root / session(DATES[0])).exists()
+
+
+def test_emptying_the_working_copy_with_a_glob_is_a_loss_too(project: Path, git: Git) -> None:
+    """`rm -rf .claude-sessions/*` keeps the folder (and its hidden mark) and takes
+    everything of ours, log.md and meta.json included: restored, not deleted."""
+    before = branch(git)
+    root = project / paths.WC_DIR
+    for entry in root.iterdir():
+        if not entry.name.startswith("."):
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    proc = subprocess.run([GIT_ENF, "commit"], cwd=project, capture_output=True, text=True)
+    assert proc.returncode == 0 and "delete" not in proc.stdout, proc.stdout + proc.stderr
+    assert branch(git) == before
+    assert (root / "log.md").read_text() == git("show", "claude-memory:log.md")
 
 
 def test_deleting_a_few_files_on_purpose_still_deletes_them(project: Path, git: Git) -> None:

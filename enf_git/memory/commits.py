@@ -157,12 +157,8 @@ def _refresh(ctx: Context, manifest: Manifest, report: Report, found: Pending, w
     time), plus what must come back: views edited by hand (imported or set aside),
     our side of a conflict (stored under conflicts/), vanished files."""
     conflicted = {path: found.changes[path] for path, _ in report.conflicts}
-    # A change the branch took merged (log.md's union with lines this copy lacked, after
-    # the folder went and a hook began a new log.md): the file here is what we committed,
-    # so it may be replaced by the merge, which holds it.
-    merged_in = {p: d for p, d in found.changes.items()
-                 if d is not None and p in written and written[p] != d and p not in conflicted}
-    settled = {**found.views, **conflicted, **merged_in}
+    _take_merged(ctx, manifest, found, written, conflicted)
+    settled = {**found.views, **conflicted}
     manifest.files.update({p: store.hash_bytes(d) for p, d in settled.items() if d is not None})
     also = [*settled, *found.vanished]
     ours = store.commit_at(ctx.repo, report.commit.oid) if report.commit else None
@@ -172,6 +168,25 @@ def _refresh(ctx: Context, manifest: Manifest, report: Report, found: Pending, w
     # sits right on the base we last materialized, the delta is ours alone.
     delta = report.commit.blobs if report.commit.parent == manifest.base else None
     return materialize(ctx, ours, also=also, manifest=manifest, known=written, changed=delta)
+
+
+def _take_merged(ctx: Context, manifest: Manifest, found: Pending, written: dict[str, bytes],
+                 conflicted: Mapping[str, bytes | None]) -> None:
+    """A change the branch took merged (log.md's union with lines this copy lacked, after
+    the folder went and a hook began a new log.md): the file here, still what we
+    committed, becomes the merge, which holds it. A file that changed since (another
+    hook appended meanwhile) is left for the next commit, whose merge takes it too."""
+    for path, data in found.changes.items():
+        merged = written.get(path)
+        if data is None or merged is None or merged == data or path in conflicted:
+            continue
+        try:
+            if (ctx.root / path).read_bytes() != data:
+                continue
+        except OSError:
+            continue
+        workcopy.write_file(ctx.root, path, merged)
+        manifest.record(ctx.root, path, store.hash_bytes(merged))  # committed: the blob is on the branch
 
 
 def _name_warnings(changes: Mapping[str, bytes | None], manifest: Manifest, now: int | None) -> list[str]:

@@ -56,7 +56,7 @@ def materialize(ctx: Context, tip: store.Commit | None = None, also: Iterable[st
     wanted = {p: oid for p, oid in wanted.items() if not workcopy.is_local_only(p)}
     written = [p for p in sorted(wanted) if _sync_path(ctx, manifest, wanted[p], p, known or {})]
     manifest.base = str(tip.id)
-    manifest.note_folders(ctx.root)  # first seen here; after that, pending() keeps them current
+    manifest.note_folders(ctx.root, _complete(ctx.root, manifest))  # a folder made whole again is marked again
     manifest.save(ctx.manifest_path)
     return written
 
@@ -213,9 +213,14 @@ def restore(ctx: Context, names: Iterable[str] = (), force: bool = False, *, pat
 
 
 def _complete(root: Path, manifest: Manifest) -> Callable[[str], bool]:
-    """Whether a folder ("" = the working copy) holds every file the manifest has there."""
-    lacking = {p.partition("/")[0] if "/" in p else "" for p in manifest.files if not os.path.lexists(root / p)}
-    return lambda folder: not lacking if folder == "" else folder not in lacking
+    """Whether a folder ("" = the working copy) holds every file the manifest has there;
+    asked only of a folder whose mark is gone, so the files are looked at only then."""
+
+    def complete(folder: str) -> bool:
+        inside = (p for p in manifest.files if folder == "" or p.startswith(f"{folder}/"))
+        return all(os.path.lexists(root / p) for p in inside)
+
+    return complete
 
 
 def _write_back(ctx: Context, manifest: Manifest, wanted: Mapping[str, str], force: bool) -> Restored:

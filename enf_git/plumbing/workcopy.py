@@ -92,21 +92,24 @@ class Manifest:
 
     def replaced(self, root: Path, folder: str) -> bool:
         """Whether `folder` ("" = the working copy) is another folder than the one that
-        last held all our files there (deleted and made again since: its mark is gone)."""
-        return folder in self.marked and not os.path.isfile(_mark(root, folder))
+        last held all our files there (deleted and made again since: its mark is gone),
+        or, for the working copy, was emptied (`rm -rf .claude-sessions/*` keeps the
+        folder and its mark, and takes everything of ours in it)."""
+        if folder in self.marked and not os.path.isfile(_mark(root, folder)):
+            return True
+        return folder == "" and bool(self.files) and not any(os.path.lexists(root / top) for top in self._tops())
 
-    def note_folders(self, root: Path, complete: Callable[[str], bool] | None = None) -> bool:
-        """Mark the working copy and its top-level folders: each one `complete(folder)`
-        says holds every file it should, or (no `complete`) each one not marked yet.
+    def note_folders(self, root: Path, complete: Callable[[str], bool]) -> bool:
+        """Mark the working copy and its top-level folders. One never marked is marked as
+        it is; one whose mark is gone (made again) only once `complete(folder)` says it
+        holds every file it should again, so what it lacks until then stays "vanished".
         Returns whether the manifest changed."""
         changed = False
-        for folder in ("", *sorted({p.partition("/")[0] for p in self.files if "/" in p})):
-            if complete is None and folder in self.marked or complete is not None and not complete(folder):
-                continue
+        for folder in ("", *self._tops(folders_only=True)):
             mark = _mark(root, folder)
-            if not os.path.isdir(mark.parent):
-                continue
             if not os.path.isfile(mark):
+                if not os.path.isdir(mark.parent) or folder in self.marked and not complete(folder):
+                    continue
                 try:
                     mark.write_text(MARK_TEXT, encoding="utf-8")
                 except OSError:
@@ -115,6 +118,10 @@ class Manifest:
                 self.marked.append(folder)
                 changed = True
         return changed
+
+    def _tops(self, folders_only: bool = False) -> list[str]:
+        """The top-level names of our files (folders only: those holding some)."""
+        return sorted({p.partition("/")[0] for p in self.files if "/" in p or not folders_only})
 
     def record(self, root: Path, path: str, oid: str) -> None:
         """`path` holds `oid` now (we wrote or verified it)."""
