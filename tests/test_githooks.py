@@ -204,7 +204,7 @@ def test_push_memory_first_waits_for_memory_before_the_code_goes(tmp_path: Path,
     assert "enf-git: memory pushed to origin" in out.read_text()
 
 
-@pytest.mark.parametrize("flags", [["--dry-run"], ["-n"], ["-vn"], ["--dry-run", "--no-verify"]])
+@pytest.mark.parametrize("flags", [["--dry-run"], ["--dry"], ["-n"], ["-vn"], ["--dry-run", "--no-verify"]])
 def test_a_dry_run_push_pushes_no_memory(repo_dir: Path, origin: Path, flags: list[str]) -> None:
     memory_to_push(repo_dir)
     dry = git_run(repo_dir, "push", *flags, "origin", "main")
@@ -213,6 +213,15 @@ def test_a_dry_run_push_pushes_no_memory(repo_dir: Path, origin: Path, flags: li
     if "--no-verify" not in flags:  # (git runs no hook then anyway)
         pushed = git_run(repo_dir, "push", "origin", "main")
         assert pushed.returncode == 0 and remote_tip(origin) == local_tip(repo_dir), pushed.stderr
+
+
+@pytest.mark.parametrize("value", ["08", "0", "99999999999999999999", "1.5", "soon"])
+def test_a_timeout_sh_cannot_read_is_the_default_and_never_fails_the_push(repo_dir: Path, origin: Path,
+                                                                         value: str) -> None:
+    memory_to_push(repo_dir)
+    pushed = git_run(repo_dir, "push", "origin", "main", env={"ENF_GIT_HOOK_TIMEOUT": value})
+    assert pushed.returncode == 0 and "Illegal number" not in pushed.stderr, pushed.stderr
+    assert remote_tip(origin) == local_tip(repo_dir)
 
 
 def test_our_part_killed_by_the_backstop_takes_its_git_push_with_it(tmp_path: Path, repo_dir: Path,

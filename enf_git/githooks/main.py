@@ -234,8 +234,10 @@ def _merge_remote(ctx: Context) -> tuple[str, MergeResult] | None:
 
 
 def _limit() -> int:
+    """ENF_GIT_HOOK_TIMEOUT as the shim reads it: 1 to 9999, no leading 0, else the default."""
     raw = os.environ.get("ENF_GIT_HOOK_TIMEOUT", "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_TIMEOUT
+    ok = raw.isdigit() and not raw.startswith("0") and len(raw) <= 4
+    return int(raw) if ok else DEFAULT_TIMEOUT
 
 
 def _on_alarm(signum: int, frame: FrameType | None) -> None:

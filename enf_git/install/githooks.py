@@ -110,7 +110,7 @@ $line
 EOT
     case ${{exe##*/}} in git|git.exe)
       gitpid=$pid
-      for w in $words; do case $w in --) break ;; --dry-run) exit $status ;; --*) ;; -*n*) exit $status ;; esac; done
+      for w in $words; do case $w in --) break ;; --dry*) exit $status ;; --*) ;; -*n*) exit $status ;; esac; done
       break ;;
     esac
     pid=$up; n=$((n + 1))
@@ -130,8 +130,9 @@ EOT
   fi ;;
 esac
 ENF_GIT_HOOK_ACTIVE=1; export ENF_GIT_HOOK_ACTIVE
-case ${{ENF_GIT_HOOK_TIMEOUT:-}} in ''|*[!0-9]*) ENF_GIT_HOOK_TIMEOUT=$limit ;; esac
-[ "$ENF_GIT_HOOK_TIMEOUT" -gt 0 ] 2>/dev/null || ENF_GIT_HOOK_TIMEOUT=$limit  # as githooks.main._limit
+# 1 to 9999 seconds, in plain decimal: sh reads a leading 0 as octal (08 is an error that
+# would fail the push) and wraps huge numbers; anything else is the default
+case ${{ENF_GIT_HOOK_TIMEOUT:-}} in ''|*[!0-9]*|0*|?????*) ENF_GIT_HOOK_TIMEOUT=$limit ;; esac
 export ENF_GIT_HOOK_TIMEOUT
 bound=  # Python stops itself at the limit; `timeout` is the backstop if it cannot
 command -v timeout >/dev/null 2>&1 && bound="timeout -k 5 $((ENF_GIT_HOOK_TIMEOUT + 10))"
