@@ -422,6 +422,8 @@ def test_settings_given_on_git_s_command_line_win(tmp_path: Path, origin: Path) 
 
     env = {"GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "enf.remote", "GIT_CONFIG_VALUE_0": "a",
            "GIT_CONFIG_KEY_1": "ENF.Remote", "GIT_CONFIG_VALUE_1": "b", "GIT_CONFIG_PARAMETERS": "'enf.remote'='c'"}
+    assert fastconfig.command_line("enf.remote", env) == "c"  # -c wins over GIT_CONFIG_COUNT, as in git
+    del env["GIT_CONFIG_PARAMETERS"]
     assert fastconfig.command_line("enf.remote", env) == "b"  # the last one given, any case
     assert fastconfig.command_line("enf.remote", {"GIT_CONFIG_PARAMETERS": "'enf.remote'"}) == "true"
     assert fastconfig.command_line("enf.remote", {}) is None

@@ -7,7 +7,8 @@ XDG, the repository, the worktree), the last one naming a key winning, and retur
 None for any key it is unsure of, so the caller keeps its default.
 
 Not followed: `include` and `includeIf` (a switch set only in an included file is not
-seen here; the README says so), `git -c` (hooks do not run under git).
+seen here; the README says so), `git -c` (Claude Code's hooks do not run under git; git's
+own hooks do, and `command_line` reads what it passes on).
 
 `command_line(key)` is the other half: what `git -c KEY=VALUE enf …` (or
 `--config-env`) passed on in the environment, which libgit2 does not read either.
@@ -109,6 +110,11 @@ def command_line(key: str, environ: dict[str, str] | os._Environ[str] | None = N
 
     env = os.environ if environ is None else environ
     found = None
+    # git applies GIT_CONFIG_COUNT's pairs first and `-c` after them, so `-c` wins.
+    count = env.get("GIT_CONFIG_COUNT", "")
+    for n in range(int(count) if count.isdigit() else 0):
+        if env.get(f"GIT_CONFIG_KEY_{n}", "").lower() == key.lower():
+            found = env.get(f"GIT_CONFIG_VALUE_{n}", "")
     try:  # `'color.ui'='never'` (git >= 2.31) or `'color.ui=never'`: one word each
         items = shlex.split(env.get("GIT_CONFIG_PARAMETERS", ""))
     except ValueError:
@@ -117,8 +123,4 @@ def command_line(key: str, environ: dict[str, str] | os._Environ[str] | None = N
         name, sep, value = item.partition("=")
         if name.lower() == key.lower():
             found = value if sep else "true"
-    count = env.get("GIT_CONFIG_COUNT", "")
-    for n in range(int(count) if count.isdigit() else 0):
-        if env.get(f"GIT_CONFIG_KEY_{n}", "").lower() == key.lower():
-            found = env.get(f"GIT_CONFIG_VALUE_{n}", "")
     return found
