@@ -115,7 +115,8 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
     # not stop memory travelling with push and pull).
     still = _registered_scopes(ctx)
     if still and not purge:
-        git_hooks = [f"kept the git hooks: enf-git's hooks are still registered in {' and '.join(still)} scope"]
+        git_hooks = [f"kept the git hooks: enf-git's hooks are still registered in {' and '.join(still)} scope "
+                     f"(git enf uninstall --scope {still[0]} takes those back, and then the git hooks go too)"]
     else:
         git_hooks = _uninstall_git_hooks(ctx) + _untrack(ctx)
     git_hooks += _uninstall_mcp(ctx, scope)

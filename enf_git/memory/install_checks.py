@@ -219,7 +219,7 @@ def _registrations_gone(ctx: Context, home: Path, found: list[Registered]) -> li
     recorded = claude.recorded_settings(store.state_dir(ctx.repo) / claude.RECORD)
     have = {r.settings for r in found}
     out = []
-    for scope in claude.SCOPES:
+    for scope in ("local", "project"):  # user scope's file is shared: another repository may have taken it back
         path = claude.settings_path(scope, ctx.top, home)
         if path in recorded and path not in have:
             out.append(Problem("warning", f"git enf init registered enf-git's hooks in {path} ({scope} scope), and "
