@@ -105,7 +105,7 @@ class Manifest:
         holds every file it should again, so what it lacks until then stays "vanished".
         Returns whether the manifest changed."""
         changed = False
-        for folder in ("", *self._tops(folders_only=True)):
+        for folder in ("", *_folders(root)):
             mark = _mark(root, folder)
             if not os.path.isfile(mark):
                 if not os.path.isdir(mark.parent) or folder in self.marked and not complete(folder):
@@ -119,9 +119,9 @@ class Manifest:
                 changed = True
         return changed
 
-    def _tops(self, folders_only: bool = False) -> list[str]:
-        """The top-level names of our files (folders only: those holding some)."""
-        return sorted({p.partition("/")[0] for p in self.files if "/" in p or not folders_only})
+    def _tops(self) -> set[str]:
+        """The top-level names of our files (asked only when some of them are gone)."""
+        return {p.partition("/")[0] for p in self.files}
 
     def record(self, root: Path, path: str, oid: str) -> None:
         """`path` holds `oid` now (we wrote or verified it)."""
@@ -190,6 +190,15 @@ def confine(root: Path, rel: str) -> Path:
 
 MARK_TEXT = ("enf-git keeps this file here to tell a folder that was deleted and made again from files "
              "deleted one by one (the first are restored, the second committed as deletions). Leave it.\n")
+
+
+def _folders(root: Path) -> list[str]:
+    """The working copy's top-level folders, as they are now: a few entries to list,
+    where the manifest's 10,000 paths would take ~2 ms to go through on every commit."""
+    try:
+        return sorted(e.name for e in os.scandir(root) if e.is_dir(follow_symlinks=False) and not e.name.startswith("."))
+    except OSError:
+        return []
 
 
 def _mark(root: Path, folder: str) -> Path:
