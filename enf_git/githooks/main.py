@@ -38,7 +38,6 @@ MODE_ENV = "ENF_GIT_PUSH_MODE"  # the shim's reading of enf.pushMemory
 PID_ENV = "ENF_GIT_PUSH_PID"  # set when we run alongside the push: the `git push` process
 PUSH_MODES = ("alongside", "first", "false")  # enf.pushMemory; unset: alongside
 OFF = ("false", "off", "no", "0")  # git's spellings of a false boolean (the shim knows the lower-case ones)
-SCAN_MARKERS = "pushed"  # .git/enf/pushed/<id>: memory went to that remote once (memory.sync._scan_marker)
 DEFAULT_TIMEOUT = 60
 MERGE_HOOKS = ("post-merge", "post-checkout", "post-rewrite")
 
@@ -187,7 +186,7 @@ def _scanned_before(label: str) -> bool:
     from ..plumbing import gitcli
     from ..pure.ids import stable_id
 
-    marker = os.path.join(SCAN_MARKERS, stable_id("r", label))
+    marker = os.path.join(paths.SCANNED_DIR, stable_id("r", label))
     if os.path.isdir(".git") and os.path.exists(os.path.join(paths.state_dir(".git"), marker)):
         return True  # the usual layout (hooks run at the top of the work tree), found without git
     proc = subprocess.run(["git", "rev-parse", "--git-common-dir"], capture_output=True, text=True,

@@ -110,8 +110,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
     found = pending(ctx, manifest, start)
     lost = {*found.vanished, *(v for v in manifest.files if render.is_view(v) and not (ctx.root / v).is_file())}
     changes = found.changes
-    report.refused = (_refuse_month_folder_paths(changes, ctx.root) + _refuse_binary_records(changes)
-                      + _refuse_conflict_markers(changes))
+    report.refused = _refuse(changes, ctx.root)
     report.redacted = _redact_in_place(ctx, changes)
     report.unredacted = _unredactable_secrets(ctx, changes)
     if not allow_deletions:
@@ -221,9 +220,12 @@ def _session_fields(path: str, data: bytes | None) -> tuple[str, str]:
 
 def would_refuse(ctx: Context, changes: Mapping[str, bytes | None]) -> list[tuple[str, str]]:
     """What a commit of `changes` would leave in the working copy, and why (doctor, status)."""
-    copy = dict(changes)
-    return sorted(_refuse_month_folder_paths(copy, ctx.root) + _refuse_binary_records(copy)
-                  + _refuse_conflict_markers(copy))
+    return sorted(_refuse(dict(changes), ctx.root))
+
+
+def _refuse(changes: dict[str, bytes | None], root: Path) -> list[tuple[str, str]]:
+    """Take out of `changes` every file a commit leaves in the working copy, with why."""
+    return _refuse_month_folder_paths(changes, root) + _refuse_binary_records(changes) + _refuse_conflict_markers(changes)
 
 
 def _refuse_binary_records(changes: dict[str, bytes | None]) -> list[tuple[str, str]]:
@@ -249,7 +251,7 @@ def _unredactable_secrets(ctx: Context, changes: Mapping[str, bytes | None]) -> 
     found = [(path, spans) for path, data in sorted(changes.items())
              if data is not None and _not_text(data) is not None and (spans := spans_in_bytes(data))]
     if found:
-        from .sync import forget_scans
+        from .scan import forget_scans
 
         forget_scans(ctx)
     return found

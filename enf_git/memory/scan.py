@@ -10,6 +10,7 @@ looked (`--allow` after review).
 
 from __future__ import annotations
 
+from .. import paths
 from ..plumbing import store
 from ..redact import spans_in_bytes
 from .workspace import Context, require_branch
@@ -56,3 +57,11 @@ def _secret_spans(data: bytes) -> int:
     if len(data) > MAX_BLOB:
         return 0
     return spans_in_bytes(data)
+
+
+def forget_scans(ctx: Context) -> None:
+    """Make the next push to every remote scan the history first (memory.commits: a file
+    it could not redact holds what looks like a secret); memory.sync lays the marks."""
+    folder = store.state_dir(ctx.repo) / paths.SCANNED_DIR
+    for marker in folder.glob("*") if folder.is_dir() else ():
+        marker.unlink(missing_ok=True)

@@ -157,17 +157,9 @@ def _round(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced,
 
 def _scan_marker(ctx: Context, remote: gitcli.Remote) -> Path:
     """Where this machine notes that memory went to `remote` once (the scan ran then)."""
-    folder = store.state_dir(ctx.repo) / "pushed"
+    folder = store.state_dir(ctx.repo) / paths.SCANNED_DIR
     folder.mkdir(exist_ok=True)
     return folder / stable_id("r", remote.label)
-
-
-def forget_scans(ctx: Context) -> None:
-    """Make the next push to every remote scan the history first (memory.commits: a file
-    it could not redact holds what looks like a secret)."""
-    folder = store.state_dir(ctx.repo) / "pushed"
-    for marker in folder.glob("*") if folder.is_dir() else ():
-        marker.unlink(missing_ok=True)
 
 
 def _scanned(ctx: Context, remote: gitcli.Remote, out: Synced) -> bool:
