@@ -15,7 +15,7 @@ import pytest
 from enf_git import memory, paths
 from enf_git.claude import gate
 from enf_git.memory import indexer
-from enf_git.plumbing import fastconfig, pointers, search, stem
+from enf_git.plumbing import fastconfig, pointers, prompt_kind, search, stem
 from gitfixtures import COST, SCALE, run_git, session_text
 
 SID = "e5f6a7b8-0000-4000-8000-000000000000"
@@ -105,12 +105,12 @@ def test_a_superseded_decision_is_labelled_so(corpus: memory.Context) -> None:
 @pytest.mark.parametrize("prompt", ["yes", "Yes, go ahead.", "continue", "42", "3.14", "/remember x", "thanks!",
                                     "ok", "  ", "hello there"])
 def test_trivial_prompts_are_not_searched(prompt: str) -> None:
-    assert pointers.trivial(prompt)
+    assert prompt_kind.trivial(prompt)
 
 
 @pytest.mark.parametrize("prompt", ["retry the webhooks", "why postgres?", "Kafka", "fix 42 flaky tests"])
 def test_substantive_prompts_are_searched(prompt: str) -> None:
-    assert not pointers.trivial(prompt)
+    assert not prompt_kind.trivial(prompt)
 
 
 def test_a_prompt_memory_cannot_answer_gets_no_pointer(corpus: memory.Context) -> None:
@@ -343,6 +343,23 @@ def test_the_pointer_path_imports_no_sqlite_no_re(corpus: memory.Context, repo_d
     with_future = [m for m in ours if "from __future__ import" in Path(
         str(importlib.util.find_spec(m).origin)).read_text(encoding="utf-8")]  # type: ignore[union-attr]
     assert with_future == []
+
+
+@pytest.mark.parametrize("prompt", ["yes", "Thanks, go ahead.", "42"])
+def test_a_trivial_prompt_loads_nothing_for_memory(corpus: memory.Context, repo_dir: Path, prompt: str) -> None:
+    """A "yes" costs the session check and the event log only: not the pointers reader,
+    the settings or the skills index, although brain-first and skill hints are on."""
+    payload = {"session_id": SID, "cwd": str(repo_dir), "prompt": prompt}
+    proc = subprocess.run([sys.executable, "-c", PROBE, json.dumps(payload)], capture_output=True, text=True,
+                          check=True, cwd=repo_dir)
+    data = json.loads(proc.stdout)
+    assert "pointers, not instructions" not in data["out"]
+    loaded = {m for m in data["new"] if m.startswith("enf_git")}
+    assert loaded == {"enf_git.plumbing.prompt_kind", "enf_git.plumbing.stem"}, loaded
+    substantive = {**payload, "prompt": "retry invoice webhooks"}
+    proc = subprocess.run([sys.executable, "-c", PROBE, json.dumps(substantive)], capture_output=True, text=True,
+                          check=True, cwd=repo_dir)
+    assert "enf_git.plumbing.pointers" in json.loads(proc.stdout)["new"]  # the probe sees what a search loads
 
 
 def wait_for_pointers(ctx: memory.Context, seconds: float = 30) -> None:

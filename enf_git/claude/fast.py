@@ -41,9 +41,10 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
     found, state = _own_file(where, sid)
     parts = [_session_reminder(where, sid, found, state)]
     # Loaded here, not with the module: PreToolUse and PostToolUse import this file too.
-    from ..plumbing import pointers
+    # A trivial prompt loads nothing more: not the pointers reader, the settings or the skills.
+    from ..plumbing import prompt_kind
 
-    if not pointers.trivial(prompt):  # "yes", "continue", a number, a slash command: nothing to look up
+    if not prompt_kind.trivial(prompt):  # "yes", "continue", a number, a slash command: nothing to look up
         from ..plumbing import fastconfig
 
         config = _settings(where)

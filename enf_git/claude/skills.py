@@ -18,7 +18,7 @@ import os
 import time
 
 from .. import fastjson, paths
-from ..plumbing import fastconfig, pointers, skill_index
+from ..plumbing import fastconfig, prompt_kind, skill_index
 from .protocol import Where
 
 LINE = "Possibly relevant skills (suggestion, not auto-fired — invoke only if it fits): "
@@ -37,7 +37,7 @@ BROKEN = (ValueError, TypeError, LookupError, AssertionError, EOFError)
 
 def hint(where: Where, prompt: str, config: dict[str, str], home: str) -> str:
     """The suggestion line for `prompt` ('' for none); `home` is Claude Code's config dir."""
-    if not fastconfig.flag(config, "skillHints", True) or pointers.trivial(prompt):
+    if not fastconfig.flag(config, "skillHints", True) or prompt_kind.trivial(prompt):
         return ""
     names = suggestions(where, home, prompt)
     return LINE + ", ".join("/" + n for n in names) if names else ""

@@ -222,25 +222,6 @@ class Layered:
         return out
 
 
-def trivial(prompt: str) -> bool:
-    """A prompt that asks nothing memory could answer: a greeting, "yes", a number, a slash command."""
-    text = prompt.strip()
-    if not text or text.startswith("/"):
-        return True
-    words = analysis.words(text, scan=True)
-    if not words or all(w.replace(".", "").replace(",", "").isdigit() for w in words):
-        return True
-    return all(w in TRIVIAL_WORDS or w in analysis.STOPWORDS for w in words)
-
-
-# Words of a prompt that only steers the conversation ("yes, go ahead", "thanks, continue").
-TRIVIAL_WORDS = frozenset("""
-hi hello hey hiya morning evening afternoon thanks thank thx ty cheers yes yeah yep yup no nope nah ok okay
-k sure fine good great cool nice perfect awesome excellent right correct exactly agreed continue go ahead
-proceed next done carry keep going please pls do it that sounds lgtm ship y n again retry stop wait hmm
-""".split())
-
-
 def query(index: Index | Layered, prompt: str, seen: frozenset[str] | set[str] = frozenset(), limit: int = 3) -> list[Pointer]:
     """At most `limit` strong pointers for `prompt`, pinned records first, none of `seen`."""
     text = prompt[:MAX_PROMPT]
