@@ -8,8 +8,6 @@ would give; anything unexpected (no `_json`, an unsupported type) falls back to
 the json package.
 """
 
-import math
-
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs ~4 ms here
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -81,7 +79,7 @@ def _emit(value: "Any", out: list[str]) -> None:
         out.append("false")
     elif isinstance(value, int):
         out.append(int.__repr__(value))
-    elif isinstance(value, float) and math.isfinite(value):
+    elif isinstance(value, float) and value - value == 0.0:  # finite (math.isfinite: a .so to load per call)
         out.append(float.__repr__(value))
     elif isinstance(value, dict):
         out.append("{")

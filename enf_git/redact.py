@@ -17,10 +17,9 @@ token keeps `=`, `:`, `/`, `.`, so `KEY=value`, URLs and paths stay whole. Then:
 
 Digests (`sha256:…`, SRI `sha384-…`), git SHAs, UUIDs, paths and CamelCase
 identifiers are not secrets. Used on the per-tool-call hook path, so it avoids
-`re` (whose import costs more than the whole hook): plain string scanning.
+`re` (whose import costs more than the whole hook): plain string scanning, and `math`
+(a shared library to load) only for a token that may be random.
 """
-
-import math
 
 MASK = "[REDACTED]"
 Span = tuple[int, int]
@@ -395,6 +394,8 @@ def _random(tok: str) -> bool:
     counts: dict[str, int] = {}
     for c in tok:
         counts[c] = counts.get(c, 0) + 1
+    import math
+
     n = len(tok)
     return -sum(k / n * math.log2(k / n) for k in counts.values()) >= 4.0
 
