@@ -15,7 +15,12 @@ def payload(done: Synced) -> dict[str, object]:
         "remote": done.remote, "ok": done.ok, "dry_run": plan is not None, "rounds": done.rounds,
         "fetched": done.fetched.outcome.value if done.fetched else None,
         "merged": [m.outcome for m in done.merges],
-        "conflicts": [{"path": p, "copy": c} for m in done.merges for p, c in m.conflicts],
+        "conflicts": [{"path": n.path, "copy": n.saved, "in_place": "yours" if n.ours_in_place else "theirs",
+                       "yours_by": n.ours_by, "theirs_by": n.theirs_by}
+                      for m in done.merges for n in m.notes if n.saved is not None],
+        "kept": [{"path": n.path, "deleted": "yours" if n.deleted_here else "theirs",
+                  "yours_by": n.ours_by, "theirs_by": n.theirs_by}
+                 for m in done.merges for n in m.notes if n.saved is None],
         "pushed": done.pushed.outcome.value if done.pushed else None,
         "plan": None if plan is None else {"commit": done.would_commit, "fetch": plan.fetch, "push": plan.push,
                                            "ahead": plan.ahead, "behind": plan.behind,
@@ -33,8 +38,7 @@ def lines(done: Synced) -> list[str]:
             lines.append(f"fast-forwarded claude-memory to {done.remote}'s ({m.tip[:12]})")
         elif m.outcome == "merged":
             lines.append(f"merged {done.remote}'s memory into claude-memory ({m.tip[:12]})")
-        lines += [f"conflict: {path} changed on both sides; both kept, the other version is at {copy}"
-                  for path, copy in m.conflicts]
+        lines += m.lines()
     return lines + done.messages
 
 

@@ -213,8 +213,8 @@ def merge_fetched() -> None:
     label, result = merged
     verb = "fast-forwarded to" if result.outcome == "fast-forward" else "merged"
     say(f"{paths.BRANCH} {verb} {label}'s memory; {paths.WC_DIR}/ refreshed")
-    for path, copy in result.conflicts:
-        say(f"conflict: {path} changed on both sides; both kept, the other version is at {copy}")
+    for line in result.lines():
+        say(line)
 
 
 def _merge_remote(ctx: Context) -> tuple[str, MergeResult] | None:

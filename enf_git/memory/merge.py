@@ -1,10 +1,11 @@
 """Three-way merging, path by path: the working copy onto the branch tip
 (`merge_onto`), and one tip onto another (`merge_tips`, for team sharing).
 
-Records are one file per thing, so different paths never conflict. The same path
-changed on both sides keeps both versions: one in place, the other under
-`conflicts/`, reported, never dropped. Append-only files (`log.md`) merge as a
-union of lines. Derived views are never merged as text: a merge of tips renders
+Records are one file per thing, so different paths never conflict. The same text
+file changed on both sides merges line by line (`merge_lines`: libgit2's three-way
+merge) when the two edits touch different lines; edits that overlap keep both
+versions: one in place, the other under `conflicts/`, reported, never dropped.
+Append-only files (`log.md`) merge as a union of lines. Derived views are never merged as text: a merge of tips renders
 them again from the merged records. Pure apart from reading blobs (and, in
 `merge_tips`, writing the result).
 
@@ -18,9 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import json
+import re
+
 from .. import paths
 from ..errors import EnfError
 from ..plumbing import store
+from ..pure import fm, model
 
 
 def merge_onto(repo: store.Repo, tree: store.Tree | None, bases: Mapping[str, str],
@@ -40,6 +45,9 @@ def merge_onto(repo: store.Repo, tree: store.Tree | None, bases: Mapping[str, st
             out[path] = ours
         elif ours is None:
             continue  # deleted here, changed there: keep their newer text
+        elif theirs is not None and (merged := merge_lines(repo, path, _blob_or_none(repo, base), ours,
+                                                          _blob(repo, theirs))) is not None:
+            out[path] = merged  # edits that do not overlap: both land
         else:
             saved = f"{paths.CONFLICTS}{path}.{ours_oid[:8]}" if ours_oid else f"{paths.CONFLICTS}{path}"
             out[saved] = ours
@@ -47,8 +55,69 @@ def merge_onto(repo: store.Repo, tree: store.Tree | None, bases: Mapping[str, st
     return out, conflicts
 
 
+def merge_lines(repo: store.Repo, path: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes | None:
+    """Two edits of one text file merged line by line, or None: keep both versions.
+
+    libgit2's three-way merge (git merge-file's rules) does the merging; this decides
+    whether its answer may stand. Only text (UTF-8, no NUL) is merged, never bytes we
+    cannot read. The merge is made both ways and must agree, so the result never
+    depends on which side merges. A result holding a conflict marker, or a record that
+    no longer parses (a session's frontmatter, a decision, any YAML header or JSON file),
+    is no merge: a conflict copy says more than a broken file.
+    """
+    if base is None or not all(map(_is_text, (base, ours, theirs))):
+        return None  # two files born apart have no common lines to line up against
+    merged = store.merge_text(repo, base, ours, theirs)
+    if merged is None or merged != store.merge_text(repo, base, theirs, ours):
+        return None
+    if marker_line(merged) is not None or not _still_parses(path, merged):
+        return None
+    return merged
+
+
+def _is_text(data: bytes) -> bool:
+    if b"\x00" in data:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+_HEADER_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:")
+
+
+def _still_parses(path: str, data: bytes) -> bool:
+    """Whether a merged file reads as what its path holds."""
+    try:
+        if model.is_session_path(path):
+            model.parse_session(path, data)
+        elif model.is_decision_path(path):
+            model.parse_decision_file(path, data)
+        elif path.endswith(".json"):
+            json.loads(data)
+            return True
+        parts = fm.split(data.decode("utf-8"))
+        if parts is not None:
+            fm.parse(data.decode("utf-8"))
+            keys = [m.group(1) for line in parts[0] if (m := _HEADER_KEY.match(line))]
+            return len(keys) == len(set(keys))  # one field set twice: both sides added it, in two places
+    except (EnfError, ValueError):  # RecordError, FrontmatterError, JSONDecodeError
+        return False
+    return True
+
+
 def _blob(repo: store.Repo, oid: str | None) -> bytes:
     return store.blob_data(repo, oid) if oid else b""
+
+
+def _blob_or_none(repo: store.Repo, oid: str | None) -> bytes | None:
+    """The base's bytes; None when there is none, or it is gone from the object store."""
+    try:
+        return store.blob_data(repo, oid) if oid else None
+    except (KeyError, TypeError):
+        return None
 
 
 def union(base: bytes, theirs: bytes, ours: bytes) -> bytes:

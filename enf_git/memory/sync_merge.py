@@ -7,9 +7,14 @@ clones each ran init before either pushed) says which side changed what. Per pat
 - changed on one side only: that side's version;
 - changed on both sides to the same bytes: that version;
 - deleted on one side, unchanged on the other: deleted;
-- deleted on one side, edited on the other: the edit, reported in `kept`;
-- edited differently on both sides: a true conflict, both kept — the version with the
-  smaller blob id in place, the other at `conflicts/<path>.<kept8>-<moved8>`, reported;
+- deleted on one side, edited on the other: the edit, reported in `kept` (to the side
+  that deleted too: a fast-forward onto a teammate's merge that kept it says so);
+- edited on both sides in different lines of a text file: both edits, merged line by
+  line (merge.merge_lines: libgit2's three-way merge, made both ways and required to
+  agree, and to parse as the record it is);
+- edited on both sides in the same lines: a true conflict, both kept — the version
+  with the smaller blob id in place, the other at `conflicts/<path>.<kept8>-<moved8>`,
+  reported from the reader's side (whose version is where);
 - an append-only file (`log.md`) edited on both sides: the union of its lines.
 
 A path's rule is looked up in RULES, first match wins; the default is the list above.
@@ -39,7 +44,7 @@ from ..errors import ConcurrencyError, EnfError
 from ..plumbing import store
 from ..plumbing.workcopy import Manifest
 from ..pure import render
-from . import compress, fact_stores, merge, records, views
+from . import compress, fact_stores, merge, merge_notes, records, views
 
 MAX_ATTEMPTS = 50
 Outcome = Literal["up-to-date", "fast-forward", "merged"]
@@ -48,11 +53,12 @@ Outcome = Literal["up-to-date", "fast-forward", "merged"]
 class Sides:
     """One path's blob ids in the base and both tips (None: absent), and a blob reader."""
 
-    __slots__ = ("base", "ours", "path", "read", "theirs")
+    __slots__ = ("base", "ours", "path", "read", "repo", "theirs")
 
     def __init__(self, path: str, base: str | None, ours: str | None, theirs: str | None,
-                 read: Callable[[str | None], bytes]) -> None:
+                 read: Callable[[str | None], bytes], repo: store.Repo) -> None:
         self.path, self.base, self.ours, self.theirs, self.read = path, base, ours, theirs, read
+        self.repo = repo  # for the line merge's blobs
 
 
 class Plan:
@@ -60,8 +66,11 @@ class Plan:
 
     def __init__(self) -> None:
         self.changes: dict[str, bytes | None] = {}  # path -> bytes (None: delete), relative to ours
-        self.conflicts: list[tuple[str, str]] = []  # (path, where the other version went)
+        self.conflicts: list[tuple[str, str]] = []  # (path, where the version not in place went)
+        self.ours_in_place: set[str] = set()  # conflicts whose version in place is ours
         self.kept: list[str] = []  # deleted on one side, edited on the other: the edit stayed
+        self.deleted_here: set[str] = set()  # kept paths that ours deleted
+        self.line_merged: list[str] = []  # edited on both sides, in different lines: merged
         self.skipped: list[str] = []  # not a file on one side (a submodule): ours left as it is
 
 
@@ -73,7 +82,8 @@ class MergeResult:  # a plain class: see workspace.Settings
 
     def __init__(self, outcome: Outcome, tip: str, base: str | None = None, plan: Plan | None = None,
                  commit: store.CommitResult | None = None,
-                 problems: dict[str, EnfError] | None = None) -> None:
+                 problems: dict[str, EnfError] | None = None,
+                 notes: list[merge_notes.Note] | None = None, me: str = "") -> None:
         self.outcome = outcome
         self.tip = tip  # the branch's commit afterwards
         self.base = base  # the merge base (None: unrelated histories, or no merge made)
@@ -85,6 +95,12 @@ class MergeResult:  # a plain class: see workspace.Settings
         # path -> the bytes the merge commit put there: the working copy's refresh reuses them
         self.known: dict[str, bytes] = {p: d for p, d in plan.changes.items() if d is not None} if commit and plan else {}
         self.problems = problems or {}  # malformed records, left out of the views
+        self.notes = notes or []  # conflicts and kept edits, with whose version is where
+        self.me = me  # the name this clone commits with: "you" in what it reads
+
+    def lines(self) -> list[str]:
+        """What the conflicts and kept edits say to the person at this clone."""
+        return merge_notes.reader_lines(self.notes, self.me)
 
 
 def merge_tips(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, cache: records.Cache,
@@ -111,7 +127,10 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
         if ours is not None and ours.id == theirs.id:
             return MergeResult("up-to-date", str(ours.id))
         moved = store.move_branch(repo, ours, str(theirs.id), f"enf: fast-forward to {str(theirs.id)[:8]}")
-        return MergeResult("fast-forward", str(theirs.id)) if moved else None
+        if not moved:
+            return None
+        undone = merge_notes.undone_deletions(repo, ours, theirs) if ours is not None else []
+        return MergeResult("fast-forward", str(theirs.id), notes=undone, me=_me(repo) if undone else "")
     if store.descends_from(repo, ours, theirs):
         return MergeResult("up-to-date", str(ours.id))
     base = store.merge_base(repo, ours, theirs)
@@ -123,11 +142,17 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
                                       lambda: _plan(repo, base_tree, yours, mine).changes, cache, read)
     plan.changes.update(rendered)
     merge.refuse_markers(plan.changes)
-    done = store.commit_merge(repo, ours, theirs, plan.changes, merge_message(ours, theirs, plan), now)
+    notes = merge_notes.for_plan(repo, ours, theirs, plan.conflicts, plan.ours_in_place, plan.kept, plan.deleted_here)
+    done = store.commit_merge(repo, ours, theirs, plan.changes, merge_message(ours, theirs, plan, notes), now)
     cache.save()
     if done is None:
         return None
-    return MergeResult("merged", done.oid, str(base.id) if base else None, plan, done, problems)
+    return MergeResult("merged", done.oid, str(base.id) if base else None, plan, done, problems,
+                       notes, _me(repo) if notes else "")
+
+
+def _me(repo: store.Repo) -> str:
+    return str(store.signature(repo).name)
 
 
 def plan_merge(repo: store.Repo, base: store.Tree | None, ours: store.Tree, theirs: store.Tree) -> Plan:
@@ -151,7 +176,7 @@ def _plan(repo: store.Repo, base: store.Tree | None, mine: dict[str, str | None]
         if path not in mine:
             plan.changes[path] = read(yours[path]) if yours[path] else None
         elif mine[path] != yours[path]:
-            sides = Sides(path, store.blob_oid(repo, base, path), mine[path], yours[path], read)
+            sides = Sides(path, store.blob_oid(repo, base, path), mine[path], yours[path], read, repo)
             rule_for(path)(sides, plan)
     return plan
 
@@ -169,16 +194,27 @@ def _changed(repo: store.Repo, base: store.Tree | None, tree: store.Tree) -> dic
 
 
 def three_way(sides: Sides, plan: Plan) -> None:
-    """The default rule: a deletion yields to an edit; two edits are both kept."""
+    """The default rule: a deletion yields to an edit; edits of different lines merge;
+    edits of the same lines are both kept."""
     if sides.ours is None or sides.theirs is None:
         kept = sides.ours or sides.theirs
         if kept != sides.ours:
             plan.changes[sides.path] = sides.read(kept)
+            plan.deleted_here.add(sides.path)
         plan.kept.append(sides.path)
+        return
+    base = sides.read(sides.base) if sides.base is not None else None
+    merged = merge.merge_lines(sides.repo, sides.path, base, sides.read(sides.ours), sides.read(sides.theirs))
+    if merged is not None:
+        if store.hash_bytes(merged) != sides.ours:
+            plan.changes[sides.path] = merged
+        plan.line_merged.append(sides.path)
         return
     keep, move = sorted((sides.ours, sides.theirs))  # by blob id: the same in either direction
     if keep != sides.ours:
         plan.changes[sides.path] = sides.read(keep)
+    else:
+        plan.ours_in_place.add(sides.path)
     saved = f"{paths.CONFLICTS}{sides.path}.{keep[:8]}-{move[:8]}"
     plan.changes[saved] = sides.read(move)
     plan.conflicts.append((sides.path, saved))
@@ -263,11 +299,8 @@ def render_views(repo: store.Repo, tree: store.Tree, overlay: dict[str, bytes | 
     return out | fact_stores.memories_view(repo, tree, overlay), recs.problems
 
 
-def merge_message(ours: store.Commit, theirs: store.Commit, plan: Plan) -> str:
-    """`enf: merge <theirs> into <ours>`, then what needs a person's eye."""
-    lines = [f"enf: merge {str(theirs.id)[:8]} into {str(ours.id)[:8]}"]
-    notes = [f"conflict: {path} changed on both sides; the other version is at {saved}"
-             for path, saved in plan.conflicts]
-    notes += [f"kept: {path} was deleted on one side and edited on the other; the edit stays"
-              for path in plan.kept]
-    return "\n\n".join([lines[0], "\n".join(notes)]) + "\n" if notes else lines[0] + "\n"
+def merge_message(ours: store.Commit, theirs: store.Commit, plan: Plan, notes: list[merge_notes.Note]) -> str:
+    """`enf: merge <theirs> into <ours>`, then what needs a person's eye, naming whose version is where."""
+    head = f"enf: merge {str(theirs.id)[:8]} into {str(ours.id)[:8]}"
+    body = merge_notes.commit_lines(notes, plan.line_merged)
+    return f"{head}\n\n" + "\n".join(body) + "\n" if body else head + "\n"

@@ -900,3 +900,46 @@ def is_blob(repo: pygit2.Repository, oid: str) -> bool:
         return isinstance(repo.get(oid), pygit2.Blob)
     except (ValueError, pygit2.GitError):
         return False
+
+
+# --- merging one file's lines (a path both sides changed) -----------------------------
+
+def merge_text(repo: pygit2.Repository, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+    """libgit2's three-way merge of one file, line by line (git merge-file's rules: hunks
+    that overlap or touch conflict): the merged bytes, or None when a hunk conflicts.
+
+    The three versions are written as blobs (libgit2 merges blobs by id; most are on the
+    branch already). Whether the bytes are text the merge may touch is the caller's to
+    decide: the result comes back decoded as UTF-8 by pygit2.
+    """
+    try:
+        old, mine, yours = (pygit2.IndexEntry("file", repo.create_blob(data), pygit2.enums.FileMode.BLOB)
+                            for data in (base, ours, theirs))
+        result: object = repo.merge_file_from_index(old, mine, yours)
+    except (pygit2.GitError, OSError, UnicodeDecodeError):
+        return None
+    except RuntimeError:
+        return None  # an empty merge: pygit2 1.21 cannot read libgit2's NULL buffer (no record is empty)
+    if isinstance(result, str):  # pygit2 before 1.15 returns the text alone, markers and all
+        return None if "<<<<<<< " in result else result.encode("utf-8")
+    contents = getattr(result, "contents", None)
+    if getattr(result, "automergeable", False) is not True or not isinstance(contents, str):
+        return None
+    return contents.encode("utf-8")
+
+
+def author_of(repo: pygit2.Repository, tip: pygit2.Commit, path: str, hide: pygit2.Commit | None = None,
+              limit: int = 500) -> str | None:
+    """Who wrote `tip`'s version of `path` (or deleted it): the author's name on the newest
+    commit reachable from `tip` (not from `hide`) where `path` is as in `tip` and in no
+    parent. None when no such commit is within `limit` commits: the message then names
+    the side, not the person."""
+    want = blob_oid(repo, tip.tree, path)
+    for seen, commit in enumerate(walk(repo, tip, hide=hide)):
+        if seen >= limit:
+            break
+        if blob_oid(repo, commit.tree, path) != want or (want is None and not commit.parents):
+            continue
+        if all(blob_oid(repo, parent.tree, path) != want for parent in commit.parents):
+            return str(commit.author.name)
+    return None
