@@ -132,7 +132,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
 
     def build(tip: store.Commit | None) -> dict[str, bytes | None]:
         tree = tip.tree if tip is not None else None
-        merged, report.conflicts = merge.merge_onto(ctx.repo, tree, manifest.files, changes)
+        merged, report.conflicts, report.kept = merge.merge_onto(ctx.repo, tree, manifest.files, changes)
         rendered, problems = views.views_for(ctx.repo, tip, merged, cache, (ctx.root, manifest))
         # What this commit brought: a malformed file committed earlier is doctor's to name,
         # not every Stop hook's.
@@ -146,9 +146,23 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
     full = f"{message}\n\n{body}\n" if body and body != message else message
     report.commit = store.commit(ctx.repo, build, full, when=now)
     cache.save()
+    if report.conflicts or report.kept:
+        _name_authors(ctx, report, manifest.base)
     report.materialized = _refresh(ctx, manifest, report, found, written)
     report.restored = [p for p in report.materialized if p in lost]
     return report
+
+
+def _name_authors(ctx: Context, report: Report, base: str | None) -> None:
+    """Who wrote the branch's version of each conflicted or kept path (or deleted it): the
+    author of the commit since the working copy's base that made it so."""
+    parent = store.commit_at(ctx.repo, report.commit.parent) if report.commit else store.tip(ctx.repo)
+    if parent is None:
+        return
+    since = store.commit_at(ctx.repo, base)
+    for path in [p for p, _ in report.conflicts] + [p for p, _ in report.kept]:
+        report.authors[path] = store.author_of(ctx.repo, parent, path, hide=since) or ""
+    report.me = str(store.signature(ctx.repo).name)
 
 
 def _refresh(ctx: Context, manifest: Manifest, report: Report, found: Pending, written: dict[str, bytes]) -> list[str]:
@@ -159,7 +173,7 @@ def _refresh(ctx: Context, manifest: Manifest, report: Report, found: Pending, w
     _take_merged(ctx, manifest, found, written, conflicted)
     settled = {**found.views, **conflicted}
     manifest.files.update({p: store.hash_bytes(d) for p, d in settled.items() if d is not None})
-    also = [*settled, *found.vanished]
+    also = [*settled, *found.vanished, *(p for p, deleted_here in report.kept if deleted_here)]
     ours = store.commit_at(ctx.repo, report.commit.oid) if report.commit else None
     if ours is None or report.commit is None:
         return materialize(ctx, also=also, manifest=manifest)

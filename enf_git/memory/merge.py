@@ -28,11 +28,15 @@ from ..plumbing import store
 from ..pure import fm, model
 
 
-def merge_onto(repo: store.Repo, tree: store.Tree | None, bases: Mapping[str, str],
-               changes: Mapping[str, bytes | None]) -> tuple[dict[str, bytes | None], list[tuple[str, str]]]:
-    """(the change set to commit onto `tree`, conflicts as (path, where ours went))."""
+Kept = list[tuple[str, bool]]  # (path, deleted here): deleted on one side, edited on the other; the edit stays
+
+
+def merge_onto(repo: store.Repo, tree: store.Tree | None, bases: Mapping[str, str], changes: Mapping[str, bytes | None]
+               ) -> tuple[dict[str, bytes | None], list[tuple[str, str]], Kept]:
+    """(the change set to commit onto `tree`, conflicts as (path, where ours went), edits kept over a deletion)."""
     out: dict[str, bytes | None] = {}
     conflicts: list[tuple[str, str]] = []
+    kept: Kept = []
     for path, ours in changes.items():
         base, theirs = bases.get(path), store.blob_oid(repo, tree, path)
         ours_oid = store.hash_bytes(ours) if ours is not None else None
@@ -43,16 +47,18 @@ def merge_onto(repo: store.Repo, tree: store.Tree | None, bases: Mapping[str, st
             out[path] = union(_blob(repo, base), _blob(repo, theirs), ours)
         elif theirs == base or theirs == ours_oid:
             out[path] = ours
-        elif ours is None:
-            continue  # deleted here, changed there: keep their newer text
-        elif theirs is not None and (merged := merge_lines(repo, path, _blob_or_none(repo, base), ours,
-                                                          _blob(repo, theirs))) is not None:
+        elif ours is None or theirs is None:
+            # A deletion yields to an edit, as in a merge of tips, and the one who deleted is told.
+            if ours is not None:
+                out[path] = ours
+            kept.append((path, ours is None))
+        elif (merged := merge_lines(repo, path, _blob_or_none(repo, base), ours, _blob(repo, theirs))) is not None:
             out[path] = merged  # edits that do not overlap: both land
         else:
             saved = f"{paths.CONFLICTS}{path}.{ours_oid[:8]}" if ours_oid else f"{paths.CONFLICTS}{path}"
             out[saved] = ours
             conflicts.append((path, saved))
-    return out, conflicts
+    return out, conflicts, kept
 
 
 def merge_lines(repo: store.Repo, path: str, base: bytes | None, ours: bytes, theirs: bytes) -> bytes | None:

@@ -6,6 +6,7 @@ from the results of the steps it called; no step writes into it.
 
 from __future__ import annotations
 
+from .. import paths
 from ..errors import EnfError
 from ..plumbing import store
 
@@ -18,6 +19,9 @@ class Report:  # a plain class, not a dataclass: see workspace.Settings
         self.imported: list[str] = []
         self.rejected: list[tuple[str, str, str]] = []  # (view, saved copy, why)
         self.conflicts: list[tuple[str, str]] = []  # (path, where ours went)
+        self.kept: list[tuple[str, bool]] = []  # (path, deleted here): a deletion that yielded to an edit
+        self.authors: dict[str, str] = {}  # conflicted or kept path -> who wrote the branch's version
+        self.me = ""  # the name this clone commits with
         self.problems: dict[str, EnfError] = {}  # malformed records, committed as they are
         self.refused: list[tuple[str, str]] = []  # (path, why): left in the working copy, not committed
         self.redacted: list[tuple[str, int]] = []  # (path, spans masked in the working copy too)
@@ -50,8 +54,8 @@ def report_lines(report: Report) -> list[tuple[bool, str]]:
                    "(git enf scan; then remove them by hand, or git enf sync --allow)")
             for path, n in report.unredacted]
     out += [(True, f"not applied: {view}: {why}; your copy is saved at {saved}") for view, saved, why in report.rejected]
-    out += [(True, f"conflict: {path} changed on both sides; kept the branch's, yours is at {saved}")
-            for path, saved in report.conflicts]
+    out += [(True, _conflict_line(report, path, saved)) for path, saved in report.conflicts]
+    out += [(True, _kept_line(report, path, deleted_here)) for path, deleted_here in report.kept]
     out += [(True, f"committed as-is; left out of the views until fixed: {problem}".replace("\nhint: ", " (hint: ")
              + (")" if "\nhint: " in str(problem) else "")) for _, problem in sorted(report.problems.items())]
     out += [(True, f"not committed: {path}: {why}") for path, why in report.refused]
@@ -70,3 +74,29 @@ def report_lines(report: Report) -> list[tuple[bool, str]]:
         out.append((False, f"[{store.BRANCH} {c.oid[:12]}] {report.message}".rstrip()
                            + f" ({len(c.paths)} path{'s' if len(c.paths) != 1 else ''})"))
     return out
+
+
+
+def _branch_side(report: Report, path: str) -> tuple[str, str]:
+    """(whose version the branch has, who did it: the subject of a sentence), from the reader's side."""
+    name = report.authors.get(path, "")
+    if not name:
+        return "the branch's", "another commit"
+    if name == report.me:
+        return "the one you committed elsewhere", "you, elsewhere,"
+    return f"{name}'s", name
+
+
+def _conflict_line(report: Report, path: str, saved: str) -> str:
+    whose, _ = _branch_side(report, path)
+    return (f"conflict: {path} changed on both sides, in the same lines; your version is at {saved}; "
+            f"the working copy has {whose} (merge what you need into {paths.WC_DIR}/{path}, delete the copy, "
+            "then git enf commit)")
+
+
+def _kept_line(report: Report, path: str, deleted_here: bool) -> str:
+    _, who = _branch_side(report, path)
+    if deleted_here:
+        return (f"kept: {path}: you deleted it, but {who} edited it meanwhile, so the edit stays (back in the "
+                f"working copy); to delete it still: rm {paths.WC_DIR}/{path}, then git enf commit")
+    return f"kept: {path}: {who} deleted it, but you edited it meanwhile, so your edit stays"
