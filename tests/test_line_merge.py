@@ -161,7 +161,11 @@ def test_edits_of_the_same_line_keep_both_and_say_whose_is_where(team: tuple[Pat
     assert (bob / ".claude-sessions" / saved).read_text() == in_copy
     body = run_git(bob, "log", "-1", "--format=%B", "claude-memory")
     assert "conflict: " + S in body and "alice" in body and "bob" in body  # the commit names both
-    enf_as(alice, "sync")
+    out = enf_as(alice, "sync")  # alice fast-forwards onto bob's merge: told too, from her side
+    assert "fast-forwarded" in out
+    mirrored = ("bob's", "yours") if aside == "your" else ("your", "bob's")
+    assert (f"conflict: {S} changed on both sides, in the same lines; {mirrored[0]} version is at {saved}; "
+            f"the working copy has {mirrored[1]}") in _said(out, S)
     assert tree(alice) == tree(bob)
 
 

@@ -6,9 +6,10 @@ the author of the commit that wrote it (store.author_of), and said from the read
 side: the reader's own name (the identity this clone commits with) is "you". The merge
 commit is read by everyone, so its message names both people instead.
 
-The side that deleted a path learns that the edit stayed even when it never merges:
-when it pushed the deletion first, the teammate's clone merged, and this clone only
-fast-forwards onto that merge (`undone_deletions`).
+The side that deleted a path learns that the edit stayed even when it never merges
+(and the side whose edit conflicted, where its version went): when it pushed first,
+the teammate's clone merged, and this clone only fast-forwards onto that merge
+(`from_fast_forward`).
 """
 
 from __future__ import annotations
@@ -50,10 +51,11 @@ def for_plan(repo: store.Repo, ours: store.Commit, theirs: store.Commit, conflic
     return notes
 
 
-def undone_deletions(repo: store.Repo, ours: store.Commit, theirs: store.Commit) -> list[Note]:
-    """A fast-forward from `ours` to `theirs`: the paths ours deleted that a teammate's
-    merge (in between) kept, because they had edited them. Still absent in ours and
-    present in theirs, so the fast-forward brings them back."""
+def from_fast_forward(repo: store.Repo, ours: store.Commit, theirs: store.Commit) -> list[Note]:
+    """A fast-forward from `ours` to `theirs`: what a teammate's merge in between did to
+    ours' side, as if this clone had merged. Paths ours deleted and they had edited (still
+    absent in ours, present in theirs: the fast-forward brings them back), and conflict
+    copies of ours' edits against theirs."""
     notes: dict[str, Note] = {}
     merges = (c for c in store.walk(repo, theirs, hide=ours) if len(c.parents) == 2)
     for _, merge_commit in zip(range(MAX_MERGES), merges):
@@ -62,17 +64,37 @@ def undone_deletions(repo: store.Repo, ours: store.Commit, theirs: store.Commit)
             continue
         here = mine[0]
         there = next(p for p in merge_commit.parents if p.id != here.id)
-        base = store.merge_base(repo, here, there)
-        if base is None:
-            continue
         for path, oid in store.changed_paths(here.tree, merge_commit.tree).items():
-            if (oid is None or path in notes or render.is_view(path) or store.blob_oid(repo, here.tree, path)
-                    or store.blob_oid(repo, base.tree, path) is None or store.blob_oid(repo, ours.tree, path)
-                    or store.blob_oid(repo, theirs.tree, path) is None):
+            if oid is None or render.is_view(path) or store.blob_oid(repo, theirs.tree, path) is None:
                 continue
-            notes[path] = Note(path, None, store.author_of(repo, here, path, hide=there) or "",
-                               store.author_of(repo, there, path, hide=here) or "", deleted_here=True)
+            note = _conflict_copy(repo, path, here, there, merge_commit) or _undone(repo, path, here, there, ours)
+            if note is not None:
+                notes.setdefault(note.path, note)
     return [notes[p] for p in sorted(notes)]
+
+
+def _conflict_copy(repo: store.Repo, saved: str, here: store.Commit, there: store.Commit,
+                   merged: store.Commit) -> Note | None:
+    """The note of a conflict copy the merge `merged` of `here` and `there` made, or None."""
+    if not saved.startswith(paths.CONFLICTS) or store.blob_oid(repo, here.tree, saved):
+        return None
+    path = saved[len(paths.CONFLICTS):].rpartition(".")[0]  # conflicts/<path>.<kept8>-<moved8>
+    if not path or store.blob_oid(repo, merged.tree, path) is None:
+        return None
+    in_place = store.blob_oid(repo, merged.tree, path) == store.blob_oid(repo, here.tree, path)
+    return Note(path, saved, store.author_of(repo, here, path, hide=there) or "",
+                store.author_of(repo, there, path, hide=here) or "", ours_in_place=in_place)
+
+
+def _undone(repo: store.Repo, path: str, here: store.Commit, there: store.Commit, ours: store.Commit) -> Note | None:
+    """The note of a deletion on `here`'s side that the merge with `there` undid, or None."""
+    if store.blob_oid(repo, here.tree, path) or store.blob_oid(repo, ours.tree, path):
+        return None
+    base = store.merge_base(repo, here, there)
+    if base is None or store.blob_oid(repo, base.tree, path) is None:
+        return None
+    return Note(path, None, store.author_of(repo, here, path, hide=there) or "",
+                store.author_of(repo, there, path, hide=here) or "", deleted_here=True)
 
 
 def reader_lines(notes: list[Note], me: str) -> list[str]:

@@ -8,7 +8,8 @@ clones each ran init before either pushed) says which side changed what. Per pat
 - changed on both sides to the same bytes: that version;
 - deleted on one side, unchanged on the other: deleted;
 - deleted on one side, edited on the other: the edit, reported in `kept` (to the side
-  that deleted too: a fast-forward onto a teammate's merge that kept it says so);
+  that deleted too: a fast-forward onto a teammate's merge that kept it says so, as it
+  says where a conflict put this side's version);
 - edited on both sides in different lines of a text file: both edits, merged line by
   line (merge.merge_lines: libgit2's three-way merge, made both ways and required to
   agree, and to parse as the record it is);
@@ -129,8 +130,8 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
         moved = store.move_branch(repo, ours, str(theirs.id), f"enf: fast-forward to {str(theirs.id)[:8]}")
         if not moved:
             return None
-        undone = merge_notes.undone_deletions(repo, ours, theirs) if ours is not None else []
-        return MergeResult("fast-forward", str(theirs.id), notes=undone, me=_me(repo) if undone else "")
+        notes = merge_notes.from_fast_forward(repo, ours, theirs) if ours is not None else []
+        return MergeResult("fast-forward", str(theirs.id), notes=notes, me=_me(repo) if notes else "")
     if store.descends_from(repo, ours, theirs):
         return MergeResult("up-to-date", str(ours.id))
     base = store.merge_base(repo, ours, theirs)
