@@ -64,10 +64,11 @@ def from_fast_forward(repo: store.Repo, ours: store.Commit, theirs: store.Commit
             continue
         here = mine[0]
         there = next(p for p in merge_commit.parents if p.id != here.id)
+        base: list[store.Commit | None] = []  # asked once per merge, and only if a path needs it
         for path, oid in store.changed_paths(here.tree, merge_commit.tree).items():
             if oid is None or render.is_view(path) or store.blob_oid(repo, theirs.tree, path) is None:
                 continue
-            note = _conflict_copy(repo, path, here, there, merge_commit) or _undone(repo, path, here, there, ours)
+            note = _conflict_copy(repo, path, here, there, merge_commit) or _undone(repo, path, here, there, ours, base)
             if note is not None:
                 notes.setdefault(note.path, note)
     return [notes[p] for p in sorted(notes)]
@@ -86,11 +87,16 @@ def _conflict_copy(repo: store.Repo, saved: str, here: store.Commit, there: stor
                 store.author_of(repo, there, path, hide=here) or "", ours_in_place=in_place)
 
 
-def _undone(repo: store.Repo, path: str, here: store.Commit, there: store.Commit, ours: store.Commit) -> Note | None:
-    """The note of a deletion on `here`'s side that the merge with `there` undid, or None."""
+def _undone(repo: store.Repo, path: str, here: store.Commit, there: store.Commit, ours: store.Commit,
+           base_of: list[store.Commit | None]) -> Note | None:
+    """The note of a deletion on `here`'s side that the merge with `there` undid, or None.
+    `base_of`: the merge base of the two, once found (most paths a merge brings are new
+    sessions, which need it: one question per merge, not one per path)."""
     if store.blob_oid(repo, here.tree, path) or store.blob_oid(repo, ours.tree, path):
         return None
-    base = store.merge_base(repo, here, there)
+    if not base_of:
+        base_of.append(store.merge_base(repo, here, there))
+    base = base_of[0]
     if base is None or store.blob_oid(repo, base.tree, path) is None:
         return None
     return Note(path, None, store.author_of(repo, here, path, hide=there) or "",
