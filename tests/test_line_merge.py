@@ -8,6 +8,7 @@ a deletion is said to the side that deleted, even when that side only fast-forwa
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -190,8 +191,9 @@ def test_the_deleting_side_merging_second_is_told_too(team: tuple[Path, Path, Pa
     edit(bob, "- step 3: did thing 3\n", "- step 3: did thing 3, still needed\n")
     enf_as(bob, "sync")
     (alice / ".claude-sessions" / S).unlink()
-    out = enf_as(alice, "sync")  # alice merges bob's edit into her deletion
-    assert f"kept: {S}: you deleted it, but bob edited it meanwhile, so bob's edit stays" in out
+    doc = json.loads(enf_as(alice, "sync", "--json"))  # alice merges bob's edit into her deletion
+    assert doc["kept"] == [{"path": S, "deleted": "yours", "yours_by": "alice", "theirs_by": "bob"}]
+    assert f"kept: {S}: you deleted it, but bob edited it meanwhile, so bob's edit stays" in doc["notes"][0]
     assert "still needed" in (alice / ".claude-sessions" / S).read_text()
     out = enf_as(bob, "sync")
     assert "fast-forwarded" in out and "kept:" not in out  # bob deleted nothing

@@ -21,6 +21,7 @@ def payload(done: Synced) -> dict[str, object]:
         "kept": [{"path": n.path, "deleted": "yours" if n.deleted_here else "theirs",
                   "yours_by": n.ours_by, "theirs_by": n.theirs_by}
                  for m in done.merges for n in m.notes if n.saved is None],
+        "notes": [line for m in done.merges for line in m.lines()],  # what the text output says of them
         "pushed": done.pushed.outcome.value if done.pushed else None,
         "plan": None if plan is None else {"commit": done.would_commit, "fetch": plan.fetch, "push": plan.push,
                                            "ahead": plan.ahead, "behind": plan.behind,
