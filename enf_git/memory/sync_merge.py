@@ -204,8 +204,8 @@ def three_way(sides: Sides, plan: Plan) -> None:
             plan.deleted_here.add(sides.path)
         plan.kept.append(sides.path)
         return
-    base = sides.read(sides.base) if sides.base is not None else None
-    merged = merge.merge_lines(sides.repo, sides.path, base, sides.read(sides.ours), sides.read(sides.theirs))
+    merged = merge.merge_lines(sides.repo, sides.path, _base_bytes(sides), sides.read(sides.ours),
+                               sides.read(sides.theirs))
     if merged is not None:
         if store.hash_bytes(merged) != sides.ours:
             plan.changes[sides.path] = merged
@@ -219,6 +219,15 @@ def three_way(sides: Sides, plan: Plan) -> None:
     saved = f"{paths.CONFLICTS}{sides.path}.{keep[:8]}-{move[:8]}"
     plan.changes[saved] = sides.read(move)
     plan.conflicts.append((sides.path, saved))
+
+
+def _base_bytes(sides: Sides) -> bytes | None:
+    """The base's version; None when there is none, or a partial clone lacks its blob
+    (both versions are then kept: nothing to line them up against)."""
+    try:
+        return sides.read(sides.base) if sides.base is not None else None
+    except KeyError:
+        return None
 
 
 def append_only(sides: Sides, plan: Plan) -> None:
