@@ -130,10 +130,12 @@ def test_warm_is_the_anchored_summary_with_every_path_verbatim() -> None:
 def test_cold_keeps_the_summary_decisions_reversals_open_items_and_references() -> None:
     cold = tiers.compress(PATH, FULL.encode(), "cold").decode()
     body = cold.split("\n---\n", 1)[1]
-    assert [ln[3:] for ln in body.split("\n") if ln.startswith("## ")] == [*tiers.COLD_HEADINGS, "References"]
+    assert [ln[3:] for ln in body.split("\n") if ln.startswith("## ")] == \
+        [*tiers.COLD_HEADINGS[:3], tiers.ERRORS, *tiers.COLD_HEADINGS[3:], "References"]  # it has an error
     assert "## Summary\nAdded search\n" in body
     assert "REVERSED Algolia plan" in body and "decided Elasticsearch over Algolia" in body
-    assert "`src/services/search.ts`" in body and "`TypeError`" in body
+    assert "`src/services/search.ts`" in body
+    assert "- [14:15] Error: `TypeError: cannot read property 'hits' of undefined`. Fix: guard empty result" in body
     assert len(cold) < len(tiers.compress(PATH, FULL.encode(), "warm")) < len(FULL)
 
 

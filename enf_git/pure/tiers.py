@@ -7,16 +7,16 @@ Tiers, by the session's place among the newest and its frontmatter date on the a
   them has more than `fold_after` Interactions, the older ones *fold* into
   `## Summary of Earlier Work` (tier `fold`: one line per interaction);
 - warm: older than that, up to `cold_days` old: the anchored summary (WARM_HEADINGS);
-- cold: older still: the summary, decisions, reversals, unresolved open items and
-  every reference (COLD_HEADINGS).
+- cold: older still: the summary, decisions, reversals, Errors & Fixes, unresolved
+  open items and every reference (COLD_HEADINGS).
 
-Active, pinned and conflicted sessions are never compressed. What must never be
-compressed survives every tier verbatim: Y-statement and REVERSED lines (they stay
-records, with the same ids, so decisions.md does not change), unresolved open items,
-the header (session id, date, summary, tags), and every file path, error code, date
-and id the body names (`references`): whatever the tier drops is listed under
-`## References`. `guard` checks all of that on every output; a compression that would
-lose any of it is refused.
+Active, pinned and conflicted sessions are never compressed. What must
+never be compressed survives every tier verbatim: Y-statement and REVERSED lines (they
+stay records, with the same ids, so decisions.md does not change), unresolved open
+items, every line of Errors & Fixes, the header (session id, date, summary, tags), and
+every file path, error code, exact error text, date and id the body names
+(`references`): whatever the tier drops is listed under `## References`. `guard`
+checks all of that on every output; a compression that would lose any of it is refused.
 
 The output is a function of the input bytes, the tier and VERSION alone, so two
 clones compressing the same file write the same bytes, and compressing again changes
@@ -38,14 +38,15 @@ from . import fm
 from .model import Session, parse_session
 from .ystatement import SECTION, heading_name
 
-VERSION = "1"  # bump whenever the same input would compress to other bytes
+VERSION = "2"  # bump whenever the same input would compress to other bytes (2: cold keeps Errors & Fixes)
 TIERS = ("fold", "warm", "cold")
 RANK = {"": 0, "fold": 1, "warm": 2, "cold": 3}
 HOT_DEFAULT = 3
 COLD_DAYS_DEFAULT = 30
 FOLD_AFTER_DEFAULT = 20
 WARM_HEADINGS = ("Intent", "Changes Made", "Decisions Taken", "Reversals", "Errors & Fixes", "Next Steps")
-COLD_HEADINGS = ("Summary", "Decisions Taken", "Reversals", "Next Steps")
+COLD_HEADINGS = ("Summary", "Decisions Taken", "Reversals", "Next Steps")  # and Errors & Fixes, when it has any
+ERRORS = "Errors & Fixes"  # every tier keeps it whole: its error texts are exact by definition
 FOLD_HEADING = "Summary of Earlier Work"
 REFERENCES = "References"
 _OWN_KEYS = ("compressed_from:", "compressor:", "tier:")
@@ -231,8 +232,9 @@ def _anchored(body: str, s: Session, cold: bool) -> str:
     else:
         parts = [("Intent", intent), ("Changes Made", _join(sec.get("Files Touched", ""), sec.get("Changes Made", "")))]
     parts += [("Decisions Taken", decisions), ("Reversals", sec.get("Reversals", ""))]
-    if not cold:
-        parts.append(("Errors & Fixes", sec.get("Errors & Fixes", "")))
+    errors = sec.get(ERRORS, "")
+    if not cold or errors.strip("\n") not in ("", _NONE):  # cold(warm(x)) == cold(x): "None." is no error
+        parts.append((ERRORS, errors))
     parts.append(("Next Steps", nexts))
     return "\n".join(f"## {name}\n{text.strip(chr(10)) or _NONE}\n" for name, text in parts)
 
@@ -318,16 +320,71 @@ _EXTENSIONS = frozenset(
     "kts scala c h cc cpp hpp cs swift m mm php pl lua sql html htm css scss sass less vue svelte xml csv tsv lock "
     "env dockerfile gradle proto graphql gql tf hcl nix ex exs erl hs ml clj dart r jl zig ipynb log pem crt "
     "patch diff".split())
-_CODE = re.compile(r"\b(?:[A-Z][A-Z0-9]{0,7}-?[0-9]{2,6}|0x[0-9A-Fa-f]{4,16}|[A-Z][A-Za-z0-9]*(?:Error|Exception)"
-                   r"|E(?:NOENT|ACCES|EXIST|PERM|CONNREFUSED|CONNRESET|TIMEDOUT|ADDRINUSE|NOTDIR|ISDIR|NOSPC|PIPE"
-                   r"|AGAIN|BUSY|MFILE|NOTEMPTY|INVAL|NOMEM|ROFS|XDEV|NOTFOUND|HOSTUNREACH|NETUNREACH))\b")
+# Error codes: the seed's "exact file paths and error codes" are never compressed. Each
+# pattern finds a code standing alone too (between backticks, as References lists it),
+# so the guard finds again in the output whatever it found in the input.
+_HTTP_REASONS = sorted((
+    "Continue", "Switching Protocols", "OK", "Created", "Accepted", "Non-Authoritative Information", "No Content",
+    "Reset Content", "Partial Content", "Multiple Choices", "Moved Permanently", "Found", "See Other",
+    "Not Modified", "Temporary Redirect", "Permanent Redirect", "Bad Request", "Unauthorized", "Payment Required",
+    "Forbidden", "Not Found", "Method Not Allowed", "Not Acceptable", "Proxy Authentication Required",
+    "Request Timeout", "Conflict", "Gone", "Length Required", "Precondition Failed", "Payload Too Large",
+    "Content Too Large", "Request Entity Too Large", "URI Too Long", "Unsupported Media Type",
+    "Range Not Satisfiable", "Expectation Failed", "I'm a teapot", "Misdirected Request", "Unprocessable Entity",
+    "Unprocessable Content", "Locked", "Failed Dependency", "Too Early", "Upgrade Required",
+    "Precondition Required", "Too Many Requests", "Request Header Fields Too Large",
+    "Unavailable For Legal Reasons", "Internal Server Error", "Not Implemented", "Bad Gateway",
+    "Service Unavailable", "Gateway Timeout", "HTTP Version Not Supported", "Variant Also Negotiates",
+    "Insufficient Storage", "Loop Detected", "Not Extended", "Network Authentication Required"),
+    key=lambda r: (-len(r), r))  # the longest first: "Request Header Fields Too Large" before "Request"
+_EXCEPTION_SUFFIXES = ("Error", "Exception", "Exit", "Interrupt", "Iteration", "Warning", "Violation", "Timeout",
+                       "Failure", "Fault", "Panic", "Rejection", "Exceeded")
+# Each pattern starts with the character it needs (the lookbehinds come after it), so
+# that the regex engine skips ahead to it: scanning every position cost compressing
+# the bench corpus three times more.
+_END = r"(?!\w|-[A-Z0-9_])"  # a code ends at a hyphen only when a lower-case word follows ("ENOENT-style")
+_CODES = tuple(re.compile(p) for p in (
+    # An upper-case word (hyphen-joined parts allowed) with a digit or an underscore in it:
+    # E0308, TS2345, CS0246, ORA-00942, ERR_ZQ_4421, MODULE_NOT_FOUND, SQLITE_BUSY, HV000,
+    # or E-prefixed (errno and Node: EIO, EACCES, ECONNREFUSED, EZQFAIL).
+    r"[A-Z](?<!\w[A-Z])(?<![A-Z0-9_]-[A-Z])(?:(?=[A-Z0-9_-]*[0-9_])[A-Z0-9_]*(?:-[A-Z0-9_]+)*|(?<=E)[A-Z0-9_]{2,})"
+    + _END,
+    r"0(?<!\w0)[xX][0-9A-Fa-f]+\b",  # hex offsets and addresses, any length: 0x1f, 0x7ffd5e8c
+    r"[Ee](?<!\w[Ee])rrno[ =:]*[0-9]+\b",  # Python's [Errno 28], errno=13
+    r"S(?<!\wS)(?<![A-Z0-9_]-S)IG[A-Z0-9]{2,}" + _END,  # SIGSEGV, SIGKILL
+    # HTTP statuses with their text (404 Not Found), and HTTP 502, HTTP/1.1 503 without it.
+    r"[1-5](?<![\w.][1-5])[0-9]{2}[ -](?i:" + "|".join(re.escape(r) for r in _HTTP_REASONS) + r")(?!\w)",
+    r"H(?<!\wH)TTP(?:/[0-9.]+)? [1-5][0-9]{2}\b",
+    # SQLSTATEs: named as such (SQLSTATE 23505, SQLSTATE[23000]), in psql's verbose form
+    # (ERROR:  42P01: ...), or alone when letters make them no number (42P01, 0A000).
+    r"S(?<!\wS)QLSTATE(?:\[[0-9A-Z]{5}\]|[ :=]*[0-9A-Z]{5}" + _END + ")",
+    r"E(?<!\wE)RROR: +[0-9][0-9A-Z]{4}" + _END,
+    r"[0-9](?<!\w[0-9])(?<![A-Z0-9_]-[0-9])(?=[0-9A-Z]{0,3}[A-Z])[0-9A-Z]{4}" + _END,
+))
+# Exception and error class names (KeyboardInterrupt, Go's ErrNoRows), then the module
+# before one, if any (java.lang.NullPointerException, psycopg2.errors.UniqueViolation).
+_EXCEPTION = re.compile(r"[A-Z](?<!\w[A-Z])(?:[A-Za-z0-9]*(?:" + "|".join(_EXCEPTION_SUFFIXES)
+                        + r")|(?<=E)rr[A-Z][A-Za-z0-9]*)\b")
+_MODULE = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w*\.)+\Z")
+# An exact error text: an inline code span of more than one word that names a code or
+# reads as an error ("`panic: runtime error: index out of range [5] with length 3`").
+# One word alone is a path, a code or a name, which the other kinds cover.
+_SPAN = re.compile(r"`([^`\n]+)`")
+_ERROR_WORDS = re.compile(
+    r"(?i)\b(?:errors?|errno|exceptions?|traceback|panic(?:ked)?|fatal|fail(?:ed|ure|s)?|refused|denied|timed out|"
+    r"timeout|not found|no such|cannot|can't|could not|unable to|invalid|unexpected|undefined|segmentation fault|"
+    r"abort(?:ed)?|killed|violat\w*|does not exist|not allowed|unauthori[sz]ed|forbidden|overflow|deadlock\w*)\b")
 _DATE = re.compile(r"\b[0-9]{4}-[0-9]{2}-[0-9]{2}\b")
 _HEX_ID = re.compile(r"\b(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
 
 
+KINDS = ("paths", "codes", "errors", "dates", "ids")
+
+
 def references(text: str) -> dict[str, set[str]]:
-    """Every file path, error code, date and id `text` names, by kind: what no tier drops."""
-    out: dict[str, set[str]] = {"paths": set(), "codes": set(_CODE.findall(text)),
+    """Every file path, error code, exact error text, date and id `text` names, by
+    kind (KINDS): what no tier drops."""
+    out: dict[str, set[str]] = {"paths": set(), "codes": codes(text), "errors": error_texts(text),
                                 "dates": set(_DATE.findall(text)), "ids": set(_HEX_ID.findall(text))}
     for raw in _TOKEN.findall(text):
         if "/" in raw or "." in raw:  # most words have neither: skip them cheaply
@@ -335,6 +392,27 @@ def references(text: str) -> dict[str, set[str]]:
             if _is_path(token):
                 out["paths"].add(token)
     return out
+
+
+def codes(text: str) -> set[str]:
+    """Every error code `text` names (`_CODES`, `_EXCEPTION`), verbatim."""
+    out: set[str] = set()
+    for pattern in _CODES:
+        out.update(pattern.findall(text))
+    for m in _EXCEPTION.finditer(text):
+        start = m.start()
+        if start and text[start - 1] == ".":  # a module name before it: part of the name
+            module = _MODULE.search(text, max(0, start - 200), start)
+            if module is None:
+                continue  # "..Error", "1.Error": no name
+            start = module.start()
+        out.add(text[start: m.end()])
+    return out
+
+
+def error_texts(text: str) -> set[str]:
+    """The inline code spans of `text` that are exact error texts (`_SPAN`), verbatim."""
+    return {m for m in _SPAN.findall(text) if " " in m.strip() and (_ERROR_WORDS.search(m) or codes(m))}
 
 
 def _is_path(token: str) -> bool:
@@ -347,8 +425,16 @@ def _is_path(token: str) -> bool:
 def _with_references(before: str, body: str) -> str:
     """`body`, plus a References section naming whatever `before` named that it lost."""
     had, has = references(before), references(body)
-    lines = [f"- {kind}: " + ", ".join(f"`{t}`" for t in sorted(had[kind] - has[kind]))
-             for kind in had if had[kind] - has[kind]]
+    lost = {kind: had[kind] - has[kind] for kind in KINDS}
+    if lost["errors"]:  # the codes, paths and dates inside a listed error text are kept with it
+        inside = references("\n".join(f"`{t}`" for t in lost["errors"]))
+        lost = {kind: t if kind == "errors" else t - inside[kind] for kind, t in lost.items()}
+    lines = []
+    for kind in KINDS:
+        if kind == "errors" and lost[kind]:  # one a line: an error text may hold commas
+            lines += ["- errors:", *(f"  - `{t}`" for t in sorted(lost[kind]))]
+        elif lost[kind]:
+            lines.append(f"- {kind}: " + ", ".join(f"`{t}`" for t in sorted(lost[kind])))
     if not lines:
         return body
     return f"{body.rstrip(chr(10))}\n\n## {REFERENCES}\n" + "\n".join(lines) + "\n"
@@ -356,7 +442,8 @@ def _with_references(before: str, body: str) -> str:
 
 def guard(path: str, before: bytes, after: bytes, tier: str) -> None:
     """Refuse (CompressionRefused) an output that does not parse, lacks a required heading,
-    or loses a header field, a decision, a reversal link, an open item or a reference."""
+    or loses a header field, a decision, a reversal link, an open item, a line of Errors &
+    Fixes or a reference (a path, an error code, an exact error text, a date, an id)."""
     old, new = _parse(path, before, "the file"), _parse(path, after, f"its {tier} compression")
     lost: list[str] = []
     required = {"warm": WARM_HEADINGS, "cold": COLD_HEADINGS}.get(tier, tuple(old.sections))
@@ -369,8 +456,11 @@ def guard(path: str, before: bytes, after: bytes, tier: str) -> None:
     lost += [f"the reversal of {r.ref}" for r in old.reversals if (r.id, r.ref) not in links]
     items = set(_items(new))
     lost += [f"the open item {i!r}" for i in _items(old) if i not in items]
+    kept_errors = set(_error_lines(new))
+    lost += [f"the error line {e!r}" for e in _error_lines(old) if e not in kept_errors]
     had, has = references(_body(before)), references(_body(after))
-    lost += [f"{kind[:-1]} {t}" for kind in had for t in sorted(had[kind] - has[kind])]
+    lost += [f"{kind[:-1]} {t!r}" if kind == "errors" else f"{kind[:-1]} {t}"
+             for kind in KINDS for t in sorted(had[kind] - has[kind])]
     if lost:
         raise CompressionRefused(f"{path}: compressing it to {tier} would lose {', '.join(lost[:5])}"
                                  + (f" and {len(lost) - 5} more" if len(lost) > 5 else "") + "; left as it is",
@@ -381,6 +471,11 @@ def _items(s: Session) -> list[str]:
     """The unresolved open items of a session, each as its first line."""
     text = _join(*(_unresolved(s.sections.get(name, "")) for name in ("Open Items", "Next Steps")))
     return [ln.strip() for ln in text.split("\n") if ln.startswith(("- ", "* ", "-["))]
+
+
+def _error_lines(s: Session) -> list[str]:
+    """Every line of the Errors & Fixes section, as written (blank lines and "None." aside)."""
+    return [ln.rstrip() for ln in s.sections.get(ERRORS, "").split("\n") if ln.strip() not in ("", _NONE)]
 
 
 def _body(data: bytes) -> str:
