@@ -1,22 +1,32 @@
-"""Compression never loses an error code.
+"""Compression never loses an error code, and hot is the current sessions plus the last 3.
 
 Error codes (the seed: "exact file paths and error codes" are never compressed): every
 code and exact error text a session names survives every tier verbatim, checked here
 independently of the compressor's own extractor, over generated code shapes and over a
 corpus of real-shaped error lines (tests/data/errors/error_lines.tsv: Python, Node, Go,
 Rust, Java, PostgreSQL, HTTP, errno). The guard refuses an output that loses one.
+
+Hot: a session in progress (status active, or its `.claude-sessions/.active/` marker)
+is a current one, for SessionStart and for `git enf compress` from a shell alike, so the
+last 3 other sessions stay whole; on real repositories.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import random
 import re
 import string
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from enf_git import memory
+from enf_git.memory import compress
 from enf_git.pure import tiers
+from gitfixtures import Git
 
 CORPUS = Path(__file__).parent / "data" / "errors" / "error_lines.tsv"
 PATH = "sessions/2026-01-10-reader.md"
@@ -242,3 +252,94 @@ def test_the_guard_refuses_a_compression_that_loses_a_code_or_an_error_text() ->
             tiers.guard(PATH, data, text.encode(), "cold")
         assert what.replace("'", "") in refused.value.message.replace("'", ""), (what, refused.value.message)
     tiers.guard(PATH, data, cold.encode(), "cold")  # the real output passes
+
+
+# --- hot: the current sessions plus the last 3 --------------------------------------------
+
+AS_OF = dt.date(2026, 4, 13)
+NOW = int(dt.datetime(2026, 4, 13, 9, 0, tzinfo=dt.timezone.utc).timestamp())
+IN_PROGRESS = "2026-04-13-in-progress"
+LAST3 = ["2026-04-12-last-one", "2026-04-11-last-two", "2026-04-10-last-three"]  # the third is 3 days old
+OLDER = {"2026-04-01-older-warm": "warm", "2026-01-10-older-cold": "cold"}
+
+
+def long_session(stem: str, status: str = "completed") -> str:
+    sid = f"{sum(map(ord, stem)) % 10**8:08d}"
+    return session({"Intent": [f"Work on {stem[11:]}."],
+                    "Interactions": interactions([f"changed src/{stem[11:]}.py"], padding=3),
+                    "Errors & Fixes": ["- [10:15] Error: `EPIPE on the socket`. Fix: retried"]},
+                   sid=sid, date=stem[:10], status=status).decode()
+
+
+def sid_of(stem: str) -> str:
+    return f"{sum(map(ord, stem)) % 10**8:08d}"
+
+
+@pytest.fixture
+def ctx(repo_dir: Path) -> memory.Context:
+    c = memory.Context.open(repo_dir)
+    memory.init(c, now=NOW - 86400 * 200)
+    return c
+
+
+def put(ctx: memory.Context, in_progress_status: str) -> dict[str, str]:
+    texts = {IN_PROGRESS: long_session(IN_PROGRESS, in_progress_status),
+             **{stem: long_session(stem) for stem in [*LAST3, *OLDER]}}
+    for stem, text in texts.items():
+        (ctx.root / "sessions" / f"{stem}.md").write_text(text)
+    assert memory.commit(ctx, "sessions", now=NOW - 3600).commit is not None
+    return texts
+
+
+def mark(ctx: memory.Context, stem: str) -> Path:
+    marker = ctx.root / ".active" / sid_of(stem)
+    marker.parent.mkdir(exist_ok=True)
+    marker.write_text("")
+    return marker
+
+
+def on_branch(git: Git, stem: str) -> str:
+    return git("show", f"claude-memory:sessions/{stem}.md")
+
+
+@pytest.mark.parametrize("how", ["status", "marker"])
+def test_the_dry_run_from_a_shell_lists_no_active_session_nor_the_last_three(
+        ctx: memory.Context, git: Git, run_cli: Callable[..., str], how: str) -> None:
+    put(ctx, "active" if how == "status" else "completed")
+    if how == "marker":
+        mark(ctx, IN_PROGRESS)
+    got = json.loads(run_cli("compress", "--dry-run", "--as-of", AS_OF.isoformat(), "--json"))
+    assert [(s["session"], s["tier"]) for s in got["sessions"]] == \
+        [("2026-01-10-older-cold", "cold"), ("2026-04-01-older-warm", "warm")]
+    run_cli("compress", "--as-of", AS_OF.isoformat())
+    for stem in [IN_PROGRESS, *LAST3]:
+        assert "tier:" not in on_branch(git, stem), stem
+    assert "tier: warm" in on_branch(git, "2026-04-01-older-warm")
+
+
+def test_session_start_counts_another_active_session_as_current(ctx: memory.Context, git: Git) -> None:
+    put(ctx, "active")  # an interrupted session, and a new one starting (its file not written yet)
+    done = [s for k in range(3) for s in compress.scheduled(ctx, NOW + k * 60, current="f00dfeed").done]
+    assert [(s.stem, s.tier) for s in done] == [("2026-01-10-older-cold", "cold"), ("2026-04-01-older-warm", "warm")]
+    for stem in [IN_PROGRESS, *LAST3]:
+        assert "tier:" not in on_branch(git, stem), stem
+
+
+def test_a_marked_session_is_never_compressed_and_says_which_marker_keeps_it(
+        ctx: memory.Context, run_cli: Callable[..., str]) -> None:
+    put(ctx, "completed")
+    mark(ctx, "2026-01-10-older-cold")
+    out = run_cli("compress", "2026-01-10-older-cold", "--as-of", AS_OF.isoformat(), code=1)
+    assert out == (f"skipped 2026-01-10-older-cold: never compressed: active (its marker "
+                   f".claude-sessions/.active/{sid_of('2026-01-10-older-cold')} exists; delete the marker once "
+                   "that session has ended)\n")
+
+
+def test_removing_a_marker_lets_the_next_session_start_compress_what_is_due(ctx: memory.Context, git: Git) -> None:
+    put(ctx, "completed")
+    marker = mark(ctx, IN_PROGRESS)
+    while compress.scheduled(ctx, NOW).done:  # the older two; the last three and the marked one stay
+        pass
+    assert "tier:" not in on_branch(git, LAST3[2])
+    marker.unlink()  # that session ended: it is one of the last three now, the third of them is not
+    assert [(s.stem, s.tier) for s in compress.scheduled(ctx, NOW).done] == [(LAST3[2], "warm")]

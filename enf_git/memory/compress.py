@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -44,6 +45,7 @@ PER_START_DEFAULT = 20  # one session start compresses at most this many (each i
 CACHE_FILE = "tiers.json"
 DIRECT_PARSES = 20  # misses of tiers.json parsed directly before the records cache is loaded
 SAVE_AFTER = 8  # new facts in tiers.json worth rewriting it for (< DIRECT_PARSES)
+ACTIVE_DIR = ".active"  # under the working copy, local only: <session-id prefix> of a session in progress
 ORDER = ("cold", "warm", "fold")  # Elephants Never Forget: cold first this session, warm the next
 _FALSE = ("false", "no", "off", "0")
 
@@ -97,6 +99,15 @@ def _int(repo: store.Repo, key: str, default: int) -> int:
     return int(raw) if raw.isdigit() else default
 
 
+def active_markers(ctx: Context) -> frozenset[str]:
+    """The session-id prefixes of this working copy's `.active/` markers: sessions in
+    progress, which count as current whoever ranks (a shell has no session of its own)."""
+    try:
+        return tiers.marker_names(e.name for e in os.scandir(ctx.root / ACTIVE_DIR) if e.is_file())
+    except OSError:  # no folder (the markers are optional), or not readable: none
+        return frozenset()
+
+
 def as_of_day(now: int) -> dt.date:
     """The UTC day of `now`: every clone names the same day for the same moment."""
     return dt.datetime.fromtimestamp(now, dt.timezone.utc).date()
@@ -142,7 +153,7 @@ class _Idle:
         self.path = store.state_dir(ctx.repo) / IDLE_FILE
         self.key = [store.blob_oid(ctx.repo, tree, model.SESSIONS_DIR) or "", store.blob_oid(ctx.repo, tree, PINS_DIR) or "",
                     store.blob_oid(ctx.repo, tree, paths.CONFLICTS.rstrip("/")) or "", as_of.isoformat(),
-                    list(policy.tiers), policy.per_start, _cache_version()]
+                    list(policy.tiers), policy.per_start, _cache_version(), sorted(active_markers(ctx))]
 
     def known(self, current: str | None) -> bool:
         try:
@@ -203,6 +214,7 @@ class _Run:
         self._looked_up: dict[str, str | None] = {}
         self._manifest: Manifest | None = None
         self.todo: Iterable[tuple[str, str]] = ()  # (tier, path), in the order to run them
+        self.active = active_markers(ctx)
 
     @property
     def oids(self) -> dict[str, str]:
@@ -230,13 +242,14 @@ class _Run:
         if names and tier is not None:  # by hand, to a tier: no need to rank the other sessions
             self.remember = False
             wanted = [self._resolve(n) for n in names]
-            ranked = {s.path: tiers.Verdict(tier, tiers.never_compressed(s, pins, conflicted)) for s in wanted}
+            ranked = {s.path: tiers.Verdict(tier, tiers.never_compressed(s, pins, conflicted, self.active))
+                      for s in wanted}
         elif not names:  # the common case, on every session start: lazily, oldest first
             self.todo = self._due(tier, current, pins, conflicted)
             return
         else:
             every = [s for s in map(self._session, sorted(self.oids)) if s is not None]
-            ranked = tiers.assign(every, self.as_of, self.policy.tiers, pins, current, conflicted)
+            ranked = tiers.assign(every, self.as_of, self.policy.tiers, pins, current, conflicted, self.active)
             self.result.current_named = current is not None and any(
                 current in (s.stem, s.session_id, s.path) for s in every)
             wanted = [self._resolve(n) for n in names]
@@ -264,7 +277,7 @@ class _Run:
         if current is not None:
             self.result.current_named = any(current in (r[2], r[4][5], r[3]) for r in rows)
         newest = (_Ranked(r[3], r[2], str(r[4][5]), r[0], r[1], str(r[4][4])) for r in reversed(rows))
-        hot = tiers.hot_paths(newest, self.policy.tiers.hot, pins, current)
+        hot = tiers.hot_paths(newest, self.policy.tiers.hot, pins, current, self.active)
         for t in ORDER:
             if tier is not None and t != tier:
                 continue
@@ -273,7 +286,7 @@ class _Run:
                 if tiers.RANK.get(have, 0) >= tiers.RANK[t] or t == "fold" and path not in hot:
                     continue  # never due for t: skipped before building its verdict
                 s = _Ranked(path, stem, str(facts[5]), date, start, str(facts[4]))
-                verdict = tiers.verdict(s, self.as_of, self.policy.tiers, path in hot, pins, conflicted)
+                verdict = tiers.verdict(s, self.as_of, self.policy.tiers, path in hot, pins, conflicted, self.active)
                 if tiers.due_tier(verdict, have, int(facts[1]), self.policy.tiers) == t:
                     yield t, path
 

@@ -3,14 +3,15 @@ session is due for, and the compressor itself. Pure: records, bytes and a date i
 
 Tiers, by the session's place among the newest and its frontmatter date on the as-of day:
 
-- hot: the current session and the newest `hot` others keep full detail; when one of
-  them has more than `fold_after` Interactions, the older ones *fold* into
+- hot: the current sessions (the one starting, and every one in progress: status
+  active or an `.active/` marker) and the newest `hot` others keep full detail; when
+  one of them has more than `fold_after` Interactions, the older ones *fold* into
   `## Summary of Earlier Work` (tier `fold`: one line per interaction);
 - warm: older than that, up to `cold_days` old: the anchored summary (WARM_HEADINGS);
 - cold: older still: the summary, decisions, reversals, Errors & Fixes, unresolved
   open items and every reference (COLD_HEADINGS).
 
-Active, pinned and conflicted sessions are never compressed. What must
+Sessions in progress, pinned and conflicted sessions are never compressed. What must
 never be compressed survives every tier verbatim: Y-statement and REVERSED lines (they
 stay records, with the same ids, so decisions.md does not change), unresolved open
 items, every line of Errors & Fixes, the header (session id, date, summary, tags), and
@@ -49,6 +50,7 @@ COLD_HEADINGS = ("Summary", "Decisions Taken", "Reversals", "Next Steps")  # and
 ERRORS = "Errors & Fixes"  # every tier keeps it whole: its error texts are exact by definition
 FOLD_HEADING = "Summary of Earlier Work"
 REFERENCES = "References"
+ACTIVE_MARKERS = ".claude-sessions/.active"  # optional markers of sessions in progress, by session-id prefix
 _OWN_KEYS = ("compressed_from:", "compressor:", "tier:")
 _NONE = "None."  # an empty section: prose, so no parser takes it for a record
 
@@ -91,41 +93,58 @@ class Verdict(NamedTuple):
 
 def assign(sessions: Iterable[Dated], as_of: dt.date, policy: Policy = Policy(),
            pins: frozenset[str] = frozenset(), current: str | None = None,
-           conflicted: frozenset[str] = frozenset()) -> dict[str, Verdict]:
+           conflicted: frozenset[str] = frozenset(), active: frozenset[str] = frozenset()) -> dict[str, Verdict]:
     """Path -> the tier each session is due for on `as_of` (by its place and its date).
 
     `current` is this session's id or file stem; `pins` holds stems (or paths) never
-    to compress, which take no hot slot; `conflicted` the paths with a conflict copy still on the branch.
+    to compress, which take no hot slot; `conflicted` the paths with a conflict copy still on the branch;
+    `active` the names of the working copy's `.active/` markers (session-id prefixes).
     """
     ordered = sorted(sessions, key=lambda s: (s.date, s.start_time, s.stem), reverse=True)
-    hot = hot_paths(ordered, policy.hot, pins, current)
-    return {s.path: verdict(s, as_of, policy, s.path in hot, pins, conflicted) for s in ordered}
+    hot = hot_paths(ordered, policy.hot, pins, current, active)
+    return {s.path: verdict(s, as_of, policy, s.path in hot, pins, conflicted, active) for s in ordered}
 
 
 def hot_paths(newest_first: Iterable[Dated], hot: int, pins: frozenset[str] = frozenset(),
-              current: str | None = None) -> set[str]:
-    """The paths `assign` calls hot: the current session and the newest `hot` others
-    (`newest_first` sorted by date, start_time, stem, newest first). A pinned session is
-    kept whole anyway: it releases its hot slot (seed 001), so the hot tier holds `hot`
-    sessions besides the pinned ones. Stops reading once the slots are filled and the
-    current session (if any) is found, so a caller may pass a lazy iterator."""
+              current: str | None = None, active: frozenset[str] = frozenset()) -> set[str]:
+    """The paths `assign` calls hot: the current sessions and the newest `hot` others
+    (`newest_first` sorted by date, start_time, stem, newest first). A session in
+    progress (`is_active`: status active, or its `.active/` marker) is a current one,
+    whoever runs the ranking: SessionStart knows its own session, `git enf compress`
+    from a shell knows none, and both must keep the same last `hot` whole. A pinned
+    session is kept whole anyway: it releases its hot slot (seed 001), so the hot tier
+    holds `hot` sessions besides the pinned ones. Stops reading once the slots are
+    filled and the named current session (if any) is found, so a caller may pass a lazy
+    iterator: an active session past that point is never compressed all the same."""
     out: set[str] = set()
     hot_left, current_left = hot, current is not None
     for s in newest_first:
         if hot_left <= 0 and not current_left:
             break
-        is_current = current is not None and current in (s.stem, s.session_id, s.path)
-        current_left = current_left and not is_current
+        named = current is not None and current in (s.stem, s.session_id, s.path)
+        current_left = current_left and not named
+        is_current = named or is_active(s, active)
         if is_current or hot_left > 0:
             hot_left -= 0 if is_current or s.stem in pins or s.path in pins else 1
             out.add(s.path)
     return out
 
 
+def is_active(s: Dated, active: frozenset[str] = frozenset()) -> str:
+    """Why `s` is a session in progress ("" when it is not): its frontmatter says
+    `status: active`, or `.claude-sessions/.active/<its session-id prefix>` exists."""
+    if s.status == "active":
+        return "active (status: active)"
+    if active and s.session_id and s.session_id[:8] in active:
+        return (f"active (its marker {ACTIVE_MARKERS}/{s.session_id[:8]} exists; "
+                "delete the marker once that session has ended)")
+    return ""
+
+
 def verdict(s: Dated, as_of: dt.date, policy: Policy, hot: bool, pins: frozenset[str] = frozenset(),
-            conflicted: frozenset[str] = frozenset()) -> Verdict:
+            conflicted: frozenset[str] = frozenset(), active: frozenset[str] = frozenset()) -> Verdict:
     """Where one session stands, given whether it is hot (`hot_paths`)."""
-    never = never_compressed(s, pins, conflicted)
+    never = never_compressed(s, pins, conflicted, active)
     if hot:
         return Verdict("hot", never)
     age = _age(s.date, as_of)
@@ -134,15 +153,23 @@ def verdict(s: Dated, as_of: dt.date, policy: Policy, hot: bool, pins: frozenset
     return Verdict("cold" if age > policy.cold_days else "warm", never)
 
 
-def never_compressed(s: Dated, pins: frozenset[str], conflicted: frozenset[str]) -> str:
+def never_compressed(s: Dated, pins: frozenset[str], conflicted: frozenset[str],
+                     active: frozenset[str] = frozenset()) -> str:
     """Why `s` must never be compressed ("" when it may be)."""
-    if s.status == "active":
-        return "active (status: active)"
+    why = is_active(s, active)
+    if why:
+        return why
     if s.stem in pins or s.path in pins:
         return "pinned"
     if s.path in conflicted:
         return "it has an unresolved conflict copy under conflicts/"
     return ""
+
+
+def marker_names(names: Iterable[str]) -> frozenset[str]:
+    """The session-id prefixes that `.active/` file names stand for (the first 8
+    characters, as the gate matches ids; a full id works too; dot files are not markers)."""
+    return frozenset(n[:8] for n in names if n and not n.startswith("."))
 
 
 def _age(date: str, as_of: dt.date) -> int | None:
