@@ -221,6 +221,17 @@ def test_generated_code_shapes_survive_every_tier_verbatim(seed: int) -> None:
             assert [c for c in codes if not verbatim(c, body)] == [], (n, tier)
 
 
+@pytest.mark.parametrize("seed", range(0, 400, 100))
+def test_tiers_still_compose_over_generated_code_shapes(seed: int) -> None:
+    # Clones that compressed in other steps agree: what one tier lists under References
+    # the next reads back as the same kind (a code of several words stays a code).
+    for n in range(seed, seed + 100):
+        data, _ = generated_session(random.Random(n), n)
+        warm, cold, folded = (tiers.compress(PATH, data, tier) for tier in ("warm", "cold", "fold"))
+        assert tiers.compress(PATH, warm, "cold") == cold, n
+        assert tiers.compress(PATH, folded, "warm") == warm and tiers.compress(PATH, folded, "cold") == cold, n
+
+
 def test_every_code_found_is_found_again_where_references_lists_it() -> None:
     # What keeps the guard from refusing its own output: a code alone between backticks
     # is found as itself, whatever shape and context it was found in.

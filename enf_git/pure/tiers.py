@@ -438,8 +438,16 @@ def codes(text: str) -> set[str]:
 
 
 def error_texts(text: str) -> set[str]:
-    """The inline code spans of `text` that are exact error texts (`_SPAN`), verbatim."""
-    return {m for m in _SPAN.findall(text) if " " in m.strip() and (_ERROR_WORDS.search(m) or codes(m))}
+    """The inline code spans of `text` that are exact error texts (`_SPAN`), verbatim.
+    A span that is one code (`404 Not Found`, `SQLSTATE 23505`) is a code: References
+    lists it so, and the next tier must read it back as the same kind."""
+    out = set()
+    for span in _SPAN.findall(text):
+        if " " in span.strip():
+            named = codes(span)
+            if span not in named and (named or _ERROR_WORDS.search(span)):
+                out.add(span)
+    return out
 
 
 def _is_path(token: str) -> bool:
