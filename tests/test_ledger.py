@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import random
 
+import pytest
+
 from enf_git.pure import ledger, model
 
 
@@ -332,3 +334,99 @@ def test_a_reversal_that_saw_the_first_one_is_no_disagreement() -> None:
     later = session("2026-04-07-back-to-rest", "", f"- [09:00] REVERSED {gql.id}: Changed from GraphQL to REST "
                     "because caching got hard", sid="d00d0000")
     assert build(REST, alice, later).disagreements == ()
+
+
+# How a reversal names the decision it reverses: by id, by a phrase of it, by its session
+# (file name with or without the date, session id), or only by its "Changed from" clause.
+# Each is what the reversal names, never the head of the chain that decision is in.
+REFERENCES = {
+    "id": lambda d: d.id,
+    "phrase": lambda d: "REST",
+    "phrase-of-the-context": lambda d: "context of api",
+    "session-name": lambda d: "api-design",
+    "session-file": lambda d: "session 2026-04-01-api-design",
+    "session-file-and-words": lambda d: "2026-04-01-api-design.md (REST)",
+    "session-id": lambda d: "a1b2c3d4",
+    "changed-from-only": lambda d: "the way clients call us",
+}
+
+
+def _sides(ref: str, replacement_written: bool) -> tuple[model.Session, model.Session]:
+    def side(stem: str, new: str, at: str, sid: str) -> model.Session:
+        y = (f"- [{at}] Y: In the context of api, decided {new} over REST, to achieve speed. Confidence: medium"
+             if replacement_written else "")
+        return session(stem, y, f"- [{at}] REVERSED {ref}: Changed from REST to {new} because of load", sid=sid)
+
+    return (side("2026-04-05-graphql", "GraphQL", "10:01", "a11ce000"),
+            side("2026-04-06-grpc", "gRPC", "11:01", "b0b00000"))
+
+
+@pytest.mark.parametrize("written", [True, False], ids=["beside-a-y-statement", "reversal-line-alone"])
+@pytest.mark.parametrize("kind", list(REFERENCES))
+def test_two_reversals_of_one_decision_disagree_however_they_name_it(kind: str, written: bool) -> None:
+    (rest,) = REST.decisions
+    alice, bob = _sides(REFERENCES[kind](rest), written)
+    led = build(REST, SEARCH, alice, bob)
+    [dis] = led.disagreements
+    assert dis.open and dis.decision == rest
+    assert [r.source for r in dis.reversals] == [alice.path, bob.path]
+    assert [d.decided for d in dis.replacements] == ["GraphQL", "gRPC"]
+    assert sorted(shape(led)) == [("Elasticsearch", []), ("GraphQL", ["REST"]), ("gRPC", [])]  # both stand
+    assert led.unresolved == ()
+    # Whichever clone's sessions came first, the same ledger.
+    decisions = [d for s in (bob, SEARCH, alice, REST) for d in s.decisions]
+    assert ledger.build(decisions, [*bob.reversals, *alice.reversals]) == led
+
+
+@pytest.mark.parametrize("kind", ["phrase", "session-name", "changed-from-only"])
+def test_the_first_to_reverse_is_the_earlier_one_whichever_side_it_is(kind: str) -> None:
+    (rest,) = REST.decisions
+    alice, bob = _sides(REFERENCES[kind](rest), True)
+    early_bob = session("2026-04-04-grpc",
+                        "- [11:00] Y: In the context of api, decided gRPC over REST. Confidence: low",
+                        f"- [11:01] REVERSED {REFERENCES[kind](rest)}: Changed from REST to gRPC", sid="b0b00000")
+    [dis] = build(REST, alice, early_bob).disagreements
+    assert [d.decided for d in dis.replacements] == ["gRPC", "GraphQL"]
+    assert [r.source for r in dis.reversals] == [early_bob.path, alice.path]
+
+
+@pytest.mark.parametrize("ref", ["GraphQL", "2026-04-05-graphql", "graphql", "a11ce000", "context of api"])
+def test_a_reversal_that_names_the_first_replacement_is_a_chain(ref: str) -> None:
+    """However it names it (phrase, session, the context both share with "Changed from"
+    saying which), a reversal of the first replacement saw it: a chain, no disagreement."""
+    alice, _ = _sides("REST", True)
+    later = session("2026-04-07-back", reversals=f"- [09:00] REVERSED {ref}: Changed from GraphQL to gRPC because "
+                    "typed contracts", sid="c0c0c0c0")
+    led = build(REST, alice, later)
+    assert led.disagreements == ()
+    assert shape(led) == [("gRPC", ["GraphQL", "REST"])]
+
+
+def test_a_phrase_reversal_of_either_replacement_settles_it() -> None:
+    alice, bob = _sides("REST", True)
+    settle = session("2026-04-09-api-settled", reversals="- [09:00] REVERSED gRPC: Changed from gRPC to GraphQL "
+                     "because one API style is enough", sid="c0ffee00")
+    led = build(REST, alice, bob, settle)
+    [dis] = led.disagreements
+    assert dis.settled_by == settle.reversals[0] and led.open_disagreements == ()
+
+
+def test_a_standing_decision_named_exactly_wins_over_a_replaced_one_that_holds_the_phrase() -> None:
+    """"REVERSED Postgres" names the standing Postgres decision, not a newer, replaced
+    "Postgres FTS" whose decided clause merely holds the word: a chain, no disagreement."""
+    db = session("2026-04-01-db", "- [10:00] Y: In the context of db, decided Postgres over MySQL. Confidence: high")
+    fts = session("2026-04-02-search", "- [10:00] Y: In the context of search, decided Postgres FTS over Elasticsearch",
+                  "- [11:00] REVERSED Postgres FTS: Changed from Postgres FTS to Meilisearch because ranking")
+    move = session("2026-04-03-db-move", reversals="- [10:00] REVERSED Postgres: Changed from Postgres to SQLite")
+    led = build(db, fts, move)
+    assert led.disagreements == ()
+    assert sorted(shape(led)) == [("Meilisearch", ["Postgres FTS"]), ("SQLite", ["Postgres"])]
+
+
+def test_one_session_that_reverses_twice_is_a_chain_by_what_each_names() -> None:
+    flip = session("2026-04-06-db-flip",
+                   "- [10:00] Y: In the context of db, decided Postgres over MySQL. Confidence: high",
+                   "- [11:00] REVERSED 2026-04-06-db-flip: Changed from Postgres to MySQL because hosting\n"
+                   "- [12:00] REVERSED 2026-04-06-db-flip: Changed from MySQL to SQLite because hosting changed")
+    led = build(flip)
+    assert led.disagreements == () and shape(led) == [("SQLite", ["MySQL", "Postgres"])]

@@ -231,32 +231,42 @@ def test_a_server_hook_that_declines_is_no_push_rights(tmp_path: Path, origin: P
     assert sessions_on(a) == ["2026-04-13-alice-work.md"]
 
 
-def test_two_sides_reversing_one_decision_become_an_open_disagreement(tmp_path: Path, origin: Path) -> None:
+@pytest.mark.parametrize("first", ["alice", "bob"])
+@pytest.mark.parametrize("naming", ["id", "phrase", "session"])
+def test_two_sides_reversing_one_decision_become_an_open_disagreement(tmp_path: Path, origin: Path, naming: str,
+                                                                      first: str) -> None:
+    """However the two reversals name the decision (its id, a phrase of it, the session it
+    was made in) and whichever side syncs first, neither chains onto the other."""
     a, b = clone(tmp_path, origin, "alice"), clone(tmp_path, origin, "bob")
     rest = ("\n## Decisions\n- [10:00] Y: In the context of api, decided REST over GraphQL, to achieve simple "
             "clients. Confidence: high\n")
-    (a / ".claude-sessions" / "sessions" / "2026-04-01-api.md").write_text(
+    (a / ".claude-sessions" / "sessions" / "2026-04-01-api-style.md").write_text(
         session_text(session_id="a1a1a1a1", date="2026-04-01", summary="API style", body=rest))
     enf(a, "sync")
     enf(b, "sync")
     rid = json.loads(enf(a, "log", "--decisions", "--json"))["decisions"][0]["id"]
+    ref = {"id": rid, "phrase": "REST", "session": "api-style"}[naming]
     for who, new, day, sid in ((a, "GraphQL", "2026-04-05", "a2a2a2a2"), (b, "gRPC", "2026-04-06", "b2b2b2b2")):
         body = (f"\n## Decisions\n- [10:00] Y: In the context of api, decided {new} over REST, to achieve speed. "
-                f"Confidence: medium\n\n## Reversals\n- [10:01] REVERSED {rid}: Changed from REST to {new} "
+                f"Confidence: medium\n\n## Reversals\n- [10:01] REVERSED {ref}: Changed from REST to {new} "
                 "because of load\n")
         (who / ".claude-sessions" / "sessions" / f"{day}-to-{new.lower()}.md").write_text(
             session_text(session_id=sid, date=day, summary=f"To {new}", body=body))
         enf(who, "commit")  # each side reverses without having seen the other
-    enf(a, "sync")
-    enf(b, "sync")
-    enf(a, "sync")
+    one, other = (a, b) if first == "alice" else (b, a)
+    enf(one, "sync")
+    enf(other, "sync")
+    enf(one, "sync")
     status = json.loads(enf(a, "status", "--json"))
     [dis] = status["disagreements"]
     assert dis["decision"] == rid and [r["decided"] for r in dis["replacements"]] == ["GraphQL", "gRPC"]
+    assert json.loads(enf(b, "status", "--json"))["disagreements"] == status["disagreements"]
     assert f"open disagreement: {rid} (REST) was reversed twice" in enf(a, "status")
     log = enf(a, "log", "--decisions")
     assert f"DISAGREEMENT: {rid} (REST) was reversed on two sides that had not seen each other" in log
     assert "alice <alice@example.com>" in log and "bob <bob@example.com>" in log
+    decisions = json.loads(enf(b, "log", "--decisions", "--json"))["decisions"]
+    assert sorted(d["decided"] for d in decisions) == ["GraphQL", "gRPC"]  # both stand, neither replaced the other
     from enf_git import paths
     payload = json.dumps({"session_id": "c0c0c0c0-0000", "cwd": str(a), "hook_event_name": "SessionStart",
                           "source": "startup"})

@@ -21,7 +21,7 @@ from ..pure import briefing, model, render
 from . import records
 
 FILE = "startup.json"
-VERSION = 1  # bump whenever the Digest's fields or their meaning change
+VERSION = 2  # bump whenever the Digest's fields or their meaning change (2: reversals by phrase or session disagree)
 MAX_CHANGED = 200  # changed sessions folded in one by one; more (a big merge) rebuild it
 
 

@@ -1,22 +1,31 @@
 """The decision ledger: decisions plus reversals folded into chains.
 
-A reversal names the decision it reverses (by id, or by a phrase of its text) and
-what replaced it. The replacement is the decision in the reversing file whose
-decided clause matches the reversal's "to …" part; when the assistant wrote only
-the reversal line, a replacement record is synthesized from it, so the chain never
-has a hole. Nothing is dropped: superseded decisions stay in their chain, and a
-reversal that matches nothing is returned as unresolved for doctor and the views.
-Pure: records in, chains out.
+A reversal names the decision it reverses (by id, by a phrase of its text, by the
+session it was made in, or only by its "Changed from" clause) and what replaced it.
+The replacement is the decision in the reversing file whose decided clause matches
+the reversal's "to …" part; when the assistant wrote only the reversal line, a
+replacement record is synthesized from it, so the chain never has a hole. Nothing is
+dropped: superseded decisions stay in their chain, and a reversal that matches
+nothing is returned as unresolved for doctor and the views. Pure: records in, chains
+out.
+
+The decision a reversal reverses is the one it names, replaced already or not, never
+the head of the chain that one is in. A reversal that names the first replacement
+saw it, and continues the chain; one that names a decision an earlier reversal had
+already replaced was written without seeing that one (two teammates, each on their
+own clone): both replacements stand, and the ledger records a Disagreement. However
+the two name it, id, phrase or session alike, and in whatever order their sessions
+were merged: reversals are folded in time order.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right, insort
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from . import decision_pool
 from .model import Decision, Reversal, stable_id
 
 _Item = TypeVar("_Item", Decision, Reversal)
@@ -67,36 +76,33 @@ class Ledger:
         return None
 
 
-def _key(item: Decision | Reversal) -> tuple[str, str, str]:
-    return (item.date, item.time, item.id)
+_key = decision_pool.key
 
 
 def build(decisions: Iterable[Decision], reversals: Iterable[Reversal]) -> Ledger:
-    pool = _Pool(_dedupe(decisions))
+    pool = decision_pool.Pool(_dedupe(decisions))
     successor: dict[str, str] = {}  # superseded id -> the id that replaced it
     via: dict[str, Reversal] = {}
     unresolved = []
     split: list[tuple[Decision, Reversal, Reversal, Decision]] = []  # (decision, first, second, second's new)
     for rev in sorted(_dedupe(reversals), key=_key):
-        target = _target(rev, pool, successor)
-        if target is None:
-            twice = _reversed_already(rev, pool, successor)
-            if twice is None:
-                unresolved.append(rev)
-                continue
-            # A second reversal of the same decision: its replacement stands beside the
-            # first one's; which one wins is the team's call (a disagreement), not ours.
-            new = _replacement(rev, twice, (d for d in pool.by_source.get(rev.source, ()) if d.id not in successor))
-            pool.add(new)
-            split.append((twice, via[twice.id], rev, new))
+        named = _named(rev, pool, successor)
+        if named is None:
+            unresolved.append(rev)
             continue
         # Only a standing decision can replace: one already superseded would close a
         # cycle (A -> B -> A) and drop the whole chain from the views. Only one written
         # beside the reversal can (`_replaces`), hence the lookup by source file.
-        new = _replacement(rev, target, (d for d in pool.by_source.get(rev.source, ()) if d.id not in successor))
+        new = _replacement(rev, named, (d for d in pool.by_source.get(rev.source, ()) if d.id not in successor))
         pool.add(new)
-        successor[target.id] = new.id
-        via[target.id] = rev
+        if named.id in successor:
+            # It names a decision another reversal had already replaced, so it was written
+            # without seeing that one: its replacement stands beside the first one's, and
+            # which one wins is the team's call (a disagreement), not ours.
+            split.append((named, via[named.id], rev, new))
+            continue
+        successor[named.id] = new.id
+        via[named.id] = rev
     by_id = {d.id: d for d in pool.items}
     # One decision may replace several (two reversals naming the same new choice):
     # every one of them stays in its chain.
@@ -118,14 +124,6 @@ def build(decisions: Iterable[Decision], reversals: Iterable[Reversal]) -> Ledge
     return Ledger(tuple(chains), tuple(unresolved), _disagreements(split, successor, via, by_id))
 
 
-def _reversed_already(rev: Reversal, pool: _Pool, successor: dict[str, str]) -> Decision | None:
-    """The decision `rev` names by id when another reversal had already replaced it."""
-    ref = rev.ref.casefold().strip()
-    ids = {ref, *_ID.findall(ref)}
-    named = [d for i in ids for d in pool.by_id.get(i, []) if d.id in successor and _key(d) <= _key(rev)]
-    return max(named, key=_key) if named else None
-
-
 def _disagreements(split: list[tuple[Decision, Reversal, Reversal, Decision]], successor: dict[str, str],
                    via: dict[str, Reversal], by_id: dict[str, Decision]) -> tuple[Disagreement, ...]:
     out = []
@@ -135,48 +133,6 @@ def _disagreements(split: list[tuple[Decision, Reversal, Reversal, Decision]], s
         settled = [via[d.id] for d in (theirs, new) if d.id in successor]
         out.append(Disagreement(decision, (first, second), (theirs, new), min(settled, key=_key) if settled else None))
     return tuple(out)
-
-
-class _Pool:
-    """Every decision so far (given or synthesized), sorted by `_key`, with the lookups
-    `build` makes once per reversal.
-
-    Rebuilding the standing list, filtering it by time and scanning it for the
-    replacement at every reversal was O(reversals x decisions): seconds on a
-    10,000-session branch. Here each of those is a bisect or a dict lookup.
-    """
-
-    def __init__(self, decisions: Iterable[Decision]) -> None:
-        self.items = sorted(decisions, key=_key)
-        self.keys = [_key(d) for d in self.items]  # for bisect
-        self.folded = [_fold(d) for d in self.items]  # casefolded once, not per reversal
-        self._members = set(self.items)  # hashing, not a scan comparing every field
-        self.by_id: dict[str, list[Decision]] = {}  # a list: a synthesized id may collide
-        self.by_source: dict[str, list[Decision]] = {}  # each sorted by _key, like `items`
-        for d in self.items:
-            self.by_id.setdefault(d.id, []).append(d)
-            self.by_source.setdefault(d.source, []).append(d)
-
-    def add(self, d: Decision) -> None:
-        if d in self._members:
-            return
-        self._members.add(d)
-        # Right of equal keys: where append-then-stable-sort used to put it.
-        i = bisect_right(self.keys, _key(d))
-        self.keys.insert(i, _key(d))
-        self.folded.insert(i, _fold(d))
-        self.items.insert(i, d)
-        self.by_id.setdefault(d.id, []).append(d)
-        insort(self.by_source.setdefault(d.source, []), d, key=_key)
-
-    def made_by(self, item: Reversal) -> int:
-        """How many of `items` (a prefix) were decided no later than `item`."""
-        return bisect_right(self.keys, _key(item))
-
-
-def _fold(d: Decision) -> tuple[str, str]:
-    """`decided` and `text`, casefolded: what a reversal's phrase is looked for in, in that order."""
-    return d.decided.casefold(), d.text.casefold()
 
 
 def _dedupe(items: Iterable[_Item]) -> list[_Item]:
@@ -197,37 +153,69 @@ def _rank(item: Decision | Reversal) -> tuple[tuple[str, str, str], str, str]:
 _ID = re.compile(r"\bd[0-9a-f]{7}\b")
 
 
-def _target(rev: Reversal, pool: _Pool, successor: dict[str, str]) -> Decision | None:
-    """The newest standing decision, made no later than `rev`, that `rev` names."""
+def _named(rev: Reversal, pool: decision_pool.Pool, successor: Mapping[str, str]) -> Decision | None:
+    """The decision `rev` names, made no later than it, standing or already replaced:
+    what it names, never the head of the chain that decision is in, so that a reversal
+    written without seeing an earlier one of the same decision is told apart from one
+    that reverses that earlier replacement.
+
+    By id first; else by a phrase of the decided clause or the text; else by session
+    (its file name, with or without the date, or its session id); else by its
+    "Changed from" clause alone. Of several it names, `_rank_named` picks.
+    """
     key = _key(rev)
-    ref = rev.ref.casefold().strip()
+    ref, old = rev.ref.casefold().strip(), rev.old.casefold().strip()
     ids = {ref, *_ID.findall(ref)}  # "dabc1234", "(dabc1234)", "dabc1234 REST decision"
-    # By id first: the newest standing one made by then (of equal keys, the last added,
-    # which is the last of them in `items` too).
-    named = [d for i in ids for d in reversed(pool.by_id.get(i, [])) if d.id not in successor and _key(d) <= key]
-    if named:
-        return max(named, key=_key)
-    if any(pool.by_id.get(i) for i in ids):
-        # It names a known decision by id, one that was already replaced: not a phrase to
-        # look for elsewhere (that would chain it onto the replacement and hide that two
-        # people reversed the same decision); build() records the disagreement.
-        return None
-    cut = pool.made_by(rev)
-    for needle in (ref, rev.old.casefold().strip()):
-        if not needle:
-            continue
-        # The decided clause first: the replacement's own text often names the old
-        # choice ("decided GraphQL over REST") and must not win over it.
-        for field in (0, 1):  # _fold's decided, text
-            # Newest first, without copying the prefix; the cheap substring test first, as a
-            # phrase that matches nothing (an unresolved reversal) scans everything.
-            for k in range(cut - 1, -1, -1):
-                if needle in pool.folded[k][field]:
-                    d = pool.items[k]
-                    # Not a superseded one; and the replacement is never its own target.
-                    if d.id not in successor and not _replaces(rev, d):
-                        return d
+    by_id = [(d, 0) for i in ids for d in pool.by_id.get(i, []) if _key(d) <= key]
+    if not by_id and any(pool.by_id.get(i) for i in ids):
+        return None  # it names by id only decisions made after it
+    def standing(d: Decision) -> bool:
+        return d.id not in successor
+
+    def beside(d: Decision) -> bool:
+        return _replaces(rev, d)  # the replacement written beside it is never its own target
+
+    kinds: tuple[Callable[[], list[tuple[Decision, int]]], ...] = (
+        lambda: by_id, lambda: pool.phrase(ref, old, key, standing, beside),
+        lambda: [(d, how) for d, how in pool.in_session(_session_names(ref), key) if not beside(d)],
+        lambda: pool.phrase(old, old, key, standing, beside))
+    for kind in kinds:  # each only when the ones before it named nothing
+        found = kind()
+        if found:
+            return max(found, key=lambda pair: _rank_named(pair[0], pair[1], old, successor))[0]
     return None
+
+
+def _rank_named(d: Decision, how: int, old: str,
+                successor: Mapping[str, str]) -> tuple[int, int, bool, tuple[str, ...]]:
+    """Of the decisions a reversal names, the one it changed from first ("Changed from
+    REST" picks REST, not the replacement whose text says "over REST"); then how well
+    its reference matches (`Pool.phrase`); then a standing one; then the newest."""
+    return _old_match(d, old), how, d.id not in successor, _key(d)
+
+
+def _old_match(d: Decision, old: str) -> int:
+    """2: `d` decided exactly what the reversal changed from; 1: one holds the other; 0: neither."""
+    decided = d.decided.casefold().strip()
+    if not old or not decided:
+        return 0
+    return 2 if decided == old else 1 if old in decided or decided in old else 0
+
+
+_SESSION_WORDS = re.compile(r"^(?:the\s+)?(?:session[:\s]+)?|(?:\s+session)?$")
+_SESSION_SPLIT = re.compile(r"[\s()\[\],;:'\"`]+")
+
+
+def _session_names(ref: str) -> list[str]:
+    """What a reference may call a session by: all of it without "session" around it
+    (`session 2026-04-01-api-design`, `a1b2c3d4 session`), then each of its words
+    (`api-design (REST)`); a path's folder and `.md` dropped."""
+    whole = _SESSION_WORDS.sub("", ref).strip()
+    return [_bare(n) for n in (whole, *_SESSION_SPLIT.split(whole)) if n]
+
+
+def _bare(name: str) -> str:
+    return name.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def _replaces(rev: Reversal, d: Decision) -> bool:
