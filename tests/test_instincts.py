@@ -167,6 +167,81 @@ def test_real_lessons_still_count(calls: list[fixes.Call], rule: str) -> None:
     assert rules(calls) == [rule]
 
 
+TRACEBACK = 'Exit code 1\nTraceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+NO_ZORBLAXMOD = TRACEBACK + "ModuleNotFoundError: No module named 'zorblaxmod'"
+
+
+@pytest.mark.parametrize(("calls", "rule"), [
+    pytest.param([failed('python3 -c "import zorblaxmod"', NO_ZORBLAXMOD), ok('python3 -c "import zorblaxlib"')],
+                 "Bash `python3`: `python3 -c \"import zorblaxmod\"` failed (exit 1: ModuleNotFoundError: No module "
+                 "named 'zorblaxmod'); `python3 -c \"import zorblaxlib\"` worked", id="inside-a-quoted-c-script"),
+    pytest.param([failed('python3 -c "from zorblax.core import run; run()"',
+                         TRACEBACK + "ModuleNotFoundError: No module named 'zorblax.core'"),
+                  ok('python3 -c "from zorblax.engine import run; run()"')],
+                 "Bash `python3`: `python3 -c \"from zorblax.core import run; run()\"` failed (exit 1: "
+                 "ModuleNotFoundError: No module named 'zorblax.core'); `python3 -c \"from zorblax.engine import run; "
+                 "run()\"` worked", id="a-dotted-name-in-a-script"),
+    pytest.param([failed("python3 -c \"import json; json.parse('1')\"",
+                         TRACEBACK + "AttributeError: module 'json' has no attribute 'parse'"),
+                  ok("python3 -c \"import json; json.loads('1')\"")],
+                 "Bash `python3`: `python3 -c \"import json; json.parse('1')\"` failed (exit 1: AttributeError: "
+                 "module 'json' has no attribute 'parse'); `python3 -c \"import json; json.loads('1')\"` worked",
+                 id="an-attribute-in-a-script"),
+    pytest.param([failed("node -e \"require('zorblaxmod')\"", "Exit code 1\nError: Cannot find module 'zorblaxmod'\n"
+                         "Require stack:\n- /p/[eval]"), ok("node -e \"require('zorblaxlib')\"")],
+                 "Bash `node`: `node -e \"require('zorblaxmod')\"` failed (exit 1: Error: Cannot find module "
+                 "'zorblaxmod'); `node -e \"require('zorblaxlib')\"` worked", id="inside-a-node-e-script"),
+    pytest.param([failed("git clone https://github.com/acme/zorblaxmod.git", "Exit code 128\nremote: Repository "
+                         "not found.\nfatal: repository 'https://github.com/acme/zorblaxmod.git/' not found"),
+                  ok("git clone https://github.com/acme/zorblaxlib.git")],
+                 "Bash `git clone`: `git clone https://github.com/acme/zorblaxmod.git` failed (exit 128: fatal: "
+                 "repository 'https://github.com/acme/zorblaxmod.git/' not found); `git clone "
+                 "https://github.com/acme/zorblaxlib.git` worked", id="inside-a-url"),
+    pytest.param([failed("python3 scripts/zorblaxmod.py", "Exit code 2\npython3: can't open file "
+                         "'/p/scripts/zorblaxmod.py': [Errno 2] No such file or directory"),
+                  ok("python3 scripts/zorblaxlib.py")],
+                 "Bash `python3`: `python3 scripts/zorblaxmod.py` failed (exit 2: python3: can't open file "
+                 "'/p/scripts/zorblaxmod.py': [Errno 2] No such file or directory); `python3 scripts/zorblaxlib.py` "
+                 "worked", id="inside-a-path"),
+])
+def test_a_word_the_error_names_counts_wherever_it_sits_in_the_command(calls: list[fixes.Call], rule: str) -> None:
+    assert rules(calls) == [rule]
+
+
+IMPORT_ERROR = ("Exit code 2\n==================================== ERRORS ====================================\n"
+                "ImportError while importing test module '/p/tests/test_a.py'.\n"
+                "Hint: make sure your test modules/packages have valid Python names.\n"
+                "E   ModuleNotFoundError: No module named 'requests'")
+
+
+@pytest.mark.parametrize("calls", [
+    pytest.param([failed('python3 -c "import zorblaxmod"', NO_ZORBLAXMOD), ok("setup.py", tool="Edit"),
+                  ok('python3 -c "import zorblaxlib"')], id="an-edit-in-between"),
+    pytest.param([failed("pytest -q tests/test_a.py", IMPORT_ERROR), ok("pytest -q tests/test_b.py")],
+                 id="another-test-file-whose-error-quotes-the-first"),
+    pytest.param([failed("pytest -q tests/test_a.py", IMPORT_ERROR), ok("src/a.py", tool="Edit"),
+                  ok("pytest -q tests/test_a.py")], id="red-green-of-an-import-error"),
+    pytest.param([failed("python3 tools/zorblaxmod.py", 'Exit code 1\nTraceback (most recent call last):\n  File '
+                         '"/p/tools/zorblaxmod.py", line 3, in <module>\nValueError: bad input'),
+                  ok("python3 tools/zorblaxlib.py")], id="another-script-that-ran-and-failed"),
+    pytest.param([failed('python3 -c "import yaml"', TRACEBACK + "ModuleNotFoundError: No module named 'yaml'"),
+                  ok('python3 -c "print(1 + 1)"')], id="another-script-altogether"),
+    pytest.param([failed('python3 -c "import m3; m3.run()"', TRACEBACK + "AttributeError: module 'm3' has no "
+                         "attribute 'run'"), ok('python3 -c "import m4; print(m4.VERSION)"')],
+                 id="another-script-that-dropped-the-named-word"),
+    pytest.param([failed('python3 -c "print(x)"', TRACEBACK + "NameError: name 'x' is not defined"),
+                  ok('python3 -c "x = 1; print(x)"')], id="the-named-word-is-still-there"),
+    pytest.param([failed("python3 -c \"import json; json.loads('{')\"", TRACEBACK + "json.decoder.JSONDecodeError: "
+                         "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+                  ok("python3 -c \"import json; json.loads('{}')\"")], id="another-script-no-word-named"),
+    pytest.param([failed("curl -fsS https://api.example.com/v1/zorblaxmod", "Exit code 22\ncurl: (22) The requested "
+                         "URL returned error: 404"), ok("curl -fsS https://api.example.com/v1/zorblaxlib")],
+                 id="another-url-the-error-does-not-quote"),
+])
+def test_a_changed_argument_the_error_does_not_name_teaches_nothing(calls: list[fixes.Call]) -> None:
+    assert rules(calls, top="/p") == []
+
+
 def test_one_lesson_per_session_and_only_what_is_new() -> None:
     calls = [failed("pytest tests", PYTEST_ERROR), ok("python -m pytest tests"),
              failed("pytest tests", PYTEST_ERROR), ok("python -m pytest tests")]
@@ -359,6 +434,19 @@ def test_stop_learns_a_fixed_failure_and_the_next_session_is_told(project: Path,
     assert "## Learned instincts (1)" in text and PYTEST_RULE in text
     call("Stop", project)
     assert git("log", "--format=%s", "claude-memory").count("enf: instincts") == 1  # nothing new: no commit
+
+
+def test_a_module_name_fixed_inside_a_c_script_is_learned_and_told(project: Path, git: Git) -> None:
+    """The hook log's own shapes, end to end: the failing -c script and the working one
+    are one lesson on the branch, offered to the next session."""
+    bash(project, 'python3 -c "import zorblaxmod"', NO_ZORBLAXMOD)
+    bash(project, "git status")
+    bash(project, 'python3 -c "import zorblaxlib"')
+    call("Stop", project)
+    [found] = on_branch(git).values()
+    assert found.program == "python3" and "No module named 'zorblaxmod'" in found.rule
+    assert found.rule.endswith("`python3 -c \"import zorblaxlib\"` worked")
+    assert found.rule in context(project)
 
 
 def test_a_fix_split_across_turns_is_still_one_session(project: Path, git: Git) -> None:

@@ -16,7 +16,12 @@ fails, the code is edited, the test passes), so:
   words hold the other's or they share at least half their words, and they differ in
   more than their positional arguments: a flag, an env assignment, the invocation
   (`python -m pytest` for `pytest`), a step chained in front, or a word the error
-  rejects by name (`No such command 'lgo'`). So `pytest tests/a.py` failing and
+  rejects by name (`No such command 'lgo'`), wherever the word sits in the command:
+  inside a quoted script (`python3 -c "import zorblaxmod"`: `No module named
+  'zorblaxmod'`), a URL or a path (`repository 'https://…/zorblaxmod.git/' not found`,
+  `can't open file '…/zorblaxmod.py'`: a quoted path or URL names its words only on a
+  line that says it is not there), when the words around it are alike too (two
+  unrelated `python3 -c` scripts are not one lesson). So `pytest tests/a.py` failing and
   `pytest tests/b.py` passing, or two greps for two patterns, teach nothing. A command
   that works unchanged after a Bash step (not a look such as `ls` or `git status`)
   names that step; one that just worked on a retry teaches nothing;
@@ -89,6 +94,16 @@ _TAGS = _Lazy(r"</?tool_use_error>")
 # A file tool's error when its path was wrong (Read: "File does not exist.").
 _MISSING = _Lazy(r"does not exist|no such file|file not found|ENOENT", re.IGNORECASE)
 _QUOTED = _Lazy(r"""['"`\u2018\u201c]([A-Za-z][A-Za-z0-9_-]*)['"`\u2019\u201d]""")  # 'lgo' in an error
+# A quoted path, URL or dotted name in an error ('/p/x.py', 'https://h/x.git/', 'a.b'), and
+# the words in it and in a command (`python3 -c "import a.b"`: python3, c, import, a, b).
+_QUOTED_SPAN = _Lazy(r"""['"`\u2018\u201c]([^'"`\u2018\u2019\u201c\u201d\s]+)['"`\u2019\u201d]""")
+_PIECE = _Lazy(r"[A-Za-z][A-Za-z0-9_-]*")
+# What an error line says of a quoted path or URL when it is not there, so that a line
+# naming a file that is there (pytest's "ImportError while importing test module
+# '/p/tests/test_a.py'") does not make the test file's name the lesson.
+_NOT_THERE = _Lazy(r"no such|not found|no module|does not exist|doesn't exist|did not match|unknown|unrecogni[sz]ed|"
+                   r"not recogni[sz]ed|invalid|cannot|can't|could not|couldn't|unable to|no matching|has no attribute",
+                   re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -199,7 +214,11 @@ def _similar(failed: Call, worked: Call) -> bool:
     a, b = _shape(failed.summary), _shape(worked.summary)
     if program not in b.programs:
         return False
-    return _related(a.words, b.words) and (a.form != b.form or _rejected(failed.error, a.words, b.words))
+    if _related(a.words, b.words) and (a.form != b.form or _rejected_word(failed.error, a, b)):
+        return True
+    # A word inside one of its words (`"import zorblaxmod"`, `scripts/zorblaxmod.py`): the
+    # words around it must be alike too, or any two `python3 -c` scripts would be related.
+    return _rejected_piece(failed.error, a, b) and _related(a.pieces, b.pieces)
 
 
 @dataclass(frozen=True)
@@ -208,6 +227,7 @@ class _Shape:
 
     programs: tuple[str, ...]
     words: frozenset[str]
+    pieces: frozenset[str]  # the words inside its words: `"import a.b"` holds import, a, b
     form: tuple[object, ...]
 
 
@@ -215,7 +235,7 @@ class _Shape:
 def _shape(command: str) -> _Shape:
     # Cached: a scan compares each success with up to MAX_PENDING failures.
     tokens = words(command)
-    return _Shape(tuple(programs(command)), frozenset(tokens), _form(tokens))
+    return _Shape(tuple(programs(command)), frozenset(tokens), frozenset(_PIECE.findall(command)), _form(tokens))
 
 
 def _related(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -224,11 +244,36 @@ def _related(a: frozenset[str], b: frozenset[str]) -> bool:
     return a <= b or b <= a or len(a & b) >= MIN_SHARED * len(a | b)
 
 
-def _rejected(error: str, a: frozenset[str], b: frozenset[str]) -> bool:
+def _rejected_word(error: str, a: _Shape, b: _Shape) -> bool:
     """The error names, quoted, a plain word of the failed command that the working one
     dropped: `No such command 'lgo'`, `pathspec 'main' did not match`. A positional
     argument is then the lesson, unlike `pytest tests/a.py` then `pytest tests/b.py`."""
-    return bool(set(_QUOTED.findall(error)) & (a - b))
+    return bool(set(_QUOTED.findall(error)) & (a.words - b.words))
+
+
+def _rejected_piece(error: str, a: _Shape, b: _Shape) -> bool:
+    """The error names, quoted, a word that the working command changed, inside a quoted
+    script, a URL or a path: `No module named 'zorblaxmod'` for `python3 -c "import
+    zorblaxmod"` then `python3 -c "import zorblaxlib"`."""
+    named = _named(error)
+    return bool(named) and not named.isdisjoint(a.pieces - b.pieces)
+
+
+@functools.lru_cache(maxsize=256)
+def _named(error: str) -> frozenset[str]:
+    """The words an error names, quoted: a quoted word ('zorblaxmod'); the words of a
+    quoted path, URL or dotted name ('/p/scripts/zorblaxmod.py') on a line that says it
+    is not there (`can't open file`, `not found`, `No module named`)."""
+    if not any(q in error for q in "'\"`\u2018\u201c"):
+        return frozenset()  # the common case: no quote, nothing named
+    out: set[str] = set()
+    for line in error.splitlines():
+        for span in _QUOTED_SPAN.findall(line):
+            if _PIECE.fullmatch(span):
+                out.add(span)
+            elif _NOT_THERE.search(line):
+                out.update(_PIECE.findall(span))
+    return frozenset(out)  # cached: a failure is compared with every success after it
 
 
 def _fix(failed: Call, worked: Call, between: Sequence[Call]) -> Fix | None:
