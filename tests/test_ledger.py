@@ -430,3 +430,21 @@ def test_one_session_that_reverses_twice_is_a_chain_by_what_each_names() -> None
                    "- [12:00] REVERSED 2026-04-06-db-flip: Changed from MySQL to SQLite because hosting changed")
     led = build(flip)
     assert led.disagreements == () and shape(led) == [("SQLite", ["MySQL", "Postgres"])]
+
+
+def test_a_side_that_moved_on_before_the_other_reversed_is_still_in_disagreement() -> None:
+    """Alice reversed REST to GraphQL, then GraphQL to gRPC; Bob, who had seen neither,
+    reversed REST to SOAP afterwards. Her second step came before his reversal, so it
+    settled nothing: the disagreement is between where her side stood then and his."""
+    alice, _ = _sides("REST", True)
+    onward = session("2026-04-05-grpc", reversals="- [15:00] REVERSED GraphQL: Changed from GraphQL to gRPC",
+                     sid="a11ce001")
+    bob = session("2026-04-07-soap", reversals="- [09:00] REVERSED REST: Changed from REST to SOAP", sid="b0b00000")
+    led = build(REST, alice, onward, bob)
+    [dis] = led.disagreements
+    assert dis.open and dis.decision == REST.decisions[0]
+    assert [d.decided for d in dis.replacements] == ["gRPC", "SOAP"]
+    assert [r.source for r in dis.reversals] == [alice.path, bob.path]
+    later = session("2026-04-09-settle", reversals="- [09:00] REVERSED SOAP: Changed from SOAP to gRPC", sid="c0c0c0c0")
+    [dis] = build(REST, alice, onward, bob, later).disagreements
+    assert dis.settled_by == later.reversals[0]

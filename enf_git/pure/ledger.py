@@ -46,7 +46,7 @@ class Disagreement:
 
     decision: Decision  # the decision both reversed
     reversals: tuple[Reversal, Reversal]  # the first and the second, by time
-    replacements: tuple[Decision, Decision]  # what each put in its place
+    replacements: tuple[Decision, Decision]  # what each side stood on when the second was made
     settled_by: Reversal | None = None  # a later reversal of one of the replacements
 
     @property
@@ -129,6 +129,10 @@ def _disagreements(split: list[tuple[Decision, Reversal, Reversal, Decision]], s
     out = []
     for decision, first, second, new in split:
         theirs = by_id[successor[decision.id]]
+        # Where the first side stood when the second reversal was written: a step it took
+        # before then (GraphQL on to gRPC) settled nothing, as the second had not seen it.
+        while theirs.id in successor and _key(via[theirs.id]) < _key(second):
+            theirs = by_id[successor[theirs.id]]
         # Settled once either replacement was itself reversed later.
         settled = [via[d.id] for d in (theirs, new) if d.id in successor]
         out.append(Disagreement(decision, (first, second), (theirs, new), min(settled, key=_key) if settled else None))
