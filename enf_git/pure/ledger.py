@@ -206,16 +206,18 @@ def _old_match(d: Decision, old: str) -> int:
     return 2 if decided == old else 1 if old in decided or decided in old else 0
 
 
-_SESSION_WORDS = re.compile(r"^(?:the\s+)?(?:session[:\s]+)?|(?:\s+session)?$")
-_SESSION_SPLIT = re.compile(r"[\s()\[\],;:'\"`]+")
+# Patterns, not compiled ones: re compiles them at the first reversal by session, not at
+# every SessionStart that imports this module.
+_SESSION_WORDS = r"^(?:the\s+)?(?:session[:\s]+)?|(?:\s+session)?$"
+_SESSION_SPLIT = r"[\s()\[\],;:'\"`]+"
 
 
 def _session_names(ref: str) -> list[str]:
     """What a reference may call a session by: all of it without "session" around it
     (`session 2026-04-01-api-design`, `a1b2c3d4 session`), then each of its words
     (`api-design (REST)`); a path's folder and `.md` dropped."""
-    whole = _SESSION_WORDS.sub("", ref).strip()
-    return [_bare(n) for n in (whole, *_SESSION_SPLIT.split(whole)) if n]
+    whole = re.sub(_SESSION_WORDS, "", ref).strip()
+    return [_bare(n) for n in (whole, *re.split(_SESSION_SPLIT, whole)) if n]
 
 
 def _bare(name: str) -> str:
