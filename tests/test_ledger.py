@@ -448,3 +448,14 @@ def test_a_side_that_moved_on_before_the_other_reversed_is_still_in_disagreement
     later = session("2026-04-09-settle", reversals="- [09:00] REVERSED SOAP: Changed from SOAP to gRPC", sid="c0c0c0c0")
     [dis] = build(REST, alice, onward, bob, later).disagreements
     assert dis.settled_by == later.reversals[0]
+
+
+def test_of_two_standing_decisions_named_exactly_the_newest_is_reversed() -> None:
+    """One synthesized from a reversal line (Apr 2), one written later (Apr 3): "REVERSED
+    GraphQL" on Apr 4 reverses the Apr 3 one, as it did before replaced decisions could be named."""
+    alone = session("2026-04-02-api", reversals="- [09:00] REVERSED REST: Changed from REST to GraphQL")
+    later = session("2026-04-03-gateway", "- [09:00] Y: In the context of gateway, decided GraphQL over SOAP")
+    move = session("2026-04-04-grpc", reversals="- [09:00] REVERSED GraphQL: Changed from GraphQL to gRPC")
+    led = build(REST, alone, later, move)
+    assert sorted(shape(led)) == [("GraphQL", ["REST"]), ("gRPC", ["GraphQL"])]
+    assert led.find(later.decisions[0].id)[0].current.decided == "gRPC"  # type: ignore[index]

@@ -90,28 +90,32 @@ class Pool:
         Changed from REST to …"), found in the last few texts."""
         if not needle:
             return []
-        decided: list[tuple[Decision, int]] = []
-        for d in self._holding(needle, by, text=False):
+        decided = [(d, 2 if needle == d.decided.casefold() else 1)
+                   for d in self._holding(needle, by, text=False, given=False) if not skip(d)]
+        for d in self._holding(needle, by, text=False, given=True):
             if skip(d):
                 continue
             exact = needle == d.decided.casefold()
             decided.append((d, 2 if exact else 1))
             if exact and needle == old and standing(d):
-                return decided
+                return decided  # every one added later is in already: none is left out
         if decided:
-            texts = [d for d in self._holding(old, by, text=False) if d.decided.casefold() == old
-                     and needle in d.text.casefold()] if old else []
+            texts = [d for given in (False, True) for d in self._holding(old, by, text=False, given=given)
+                     if d.decided.casefold() == old and needle in d.text.casefold()] if old else []
         else:
-            texts = list(self._holding(needle, by, text=True))
+            texts = [d for given in (False, True) for d in self._holding(needle, by, text=True, given=given)]
         named = {d for d, _ in decided}
         return decided + [(d, 0) for d in texts if d not in named and not skip(d)]
 
-    def _holding(self, needle: str, by: tuple[str, str, str], text: bool) -> Iterator[Decision]:
+    def _holding(self, needle: str, by: tuple[str, str, str], text: bool, given: bool) -> Iterator[Decision]:
         """The decisions made no later than `by` whose decided clause (or text) holds
-        `needle`: those added later first (all of them), then the given ones, newest first."""
-        given, added = (self._text, self._added_text) if text else (self._decided, self._added_decided)
-        yield from (d for d in (self._added[k] for k in added.holding(needle)) if key(d) <= by)
-        yield from (self._given[k] for k in given.holding(needle, bisect_right(self._given_keys, by)))
+        `needle`: of the given ones, newest first; or of those added later."""
+        if given:
+            joined = self._text if text else self._decided
+            yield from (self._given[k] for k in joined.holding(needle, bisect_right(self._given_keys, by)))
+        else:
+            joined = self._added_text if text else self._added_decided
+            yield from (d for d in (self._added[k] for k in joined.holding(needle)) if key(d) <= by)
 
 
 class _Joined:
