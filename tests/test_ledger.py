@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 
 import pytest
 
-from enf_git.pure import ledger, model
+from enf_git.pure import decision_pool, ledger, model
 
 
 def session(stem: str, decisions: str = "", reversals: str = "", sid: str = "") -> model.Session:
@@ -459,3 +460,57 @@ def test_of_two_standing_decisions_named_exactly_the_newest_is_reversed() -> Non
     led = build(REST, alone, later, move)
     assert sorted(shape(led)) == [("GraphQL", ["REST"]), ("gRPC", ["GraphQL"])]
     assert led.find(later.decisions[0].id)[0].current.decided == "gRPC"  # type: ignore[index]
+
+
+def _every_match(self: decision_pool.Pool, needle: str, old: str, by: tuple[str, str, str],
+                 standing: object, skip: Callable[[model.Decision], bool]) -> list[tuple[model.Decision, int]]:
+    """Pool.phrase's contract by brute force: every decision looked at, no joined texts, no early stop."""
+    if not needle:
+        return []
+    made = [d for d in self.items if decision_pool.key(d) <= by and not skip(d)]
+    decided = [(d, 2 if needle == d.decided.casefold() else 1) for d in made if needle in d.decided.casefold()]
+    if decided:
+        texts = [d for d in made if old and d.decided.casefold() == old and needle in d.text.casefold()]
+    else:
+        texts = [d for d in made if needle in d.text.casefold()]
+    named = {d for d, _ in decided}
+    return decided + [(d, 0) for d in texts if d not in named]
+
+
+def test_the_phrase_lookup_finds_what_looking_at_every_decision_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random small ledgers whose phrases overlap ("REST", "REST API", a session named
+    like a choice), built with Pool.phrase and with a brute-force lookup: the same ledger."""
+    r = random.Random(11)
+    words = ["REST", "GraphQL", "gRPC", "REST API", "SOAP", "rest-api"]
+    cases = []
+    for _ in range(150):
+        sessions = []
+        for n in range(r.randrange(2, 7)):
+            day = f"2026-04-{r.randrange(1, 9):02d}"
+            name = f"{day}-{r.choice(['api', 'rest-api', 'grpc', 'misc'])}-{n}"
+            ys = "\n".join(f"- [{r.randrange(9, 12)}:{r.choice(['00', '30'])}] Y: In the context of "
+                           f"{r.choice(['api', 'rest api'])}, decided {r.choice(words)} over {r.choice(words)}"
+                           for _ in range(r.randrange(0, 3)))
+            revs = "\n".join(f"- [{r.randrange(9, 12)}:{r.choice(['05', '35'])}] REVERSED "
+                             f"{r.choice([*words, 'api-3', 'rest api', 'thing'])}: Changed from "
+                             f"{r.choice([*words, 'nothing'])} to {r.choice([*words, 'Thrift'])}"
+                             for _ in range(r.randrange(0, 3)))
+            sessions.append(session(name, ys, revs, sid=f"{n:08x}"))
+        cases.append(sessions)
+    fast = [build(*c) for c in cases]
+    monkeypatch.setattr(decision_pool.Pool, "phrase", _every_match)
+    assert [build(*c) for c in cases] == fast
+    assert sum(len(led.disagreements) for led in fast) > 10 and sum(len(led.unresolved) for led in fast) > 10
+
+
+def test_of_two_decisions_named_exactly_a_standing_one_wins_over_a_newer_replaced_one() -> None:
+    """Two services both decided REST; the newer one's was replaced already. "REVERSED REST:
+    Changed from REST to SOAP" then reverses the REST that still stands: a chain."""
+    billing = session("2026-04-01-billing", "- [10:00] Y: In the context of billing, decided REST over SOAP")
+    users = session("2026-04-02-users", "- [10:00] Y: In the context of users, decided REST over SOAP")
+    users_move = session("2026-04-03-users-grpc", reversals=f"- [10:00] REVERSED {users.decisions[0].id}: "
+                         "Changed from REST to gRPC")
+    soap = session("2026-04-04-soap", reversals="- [10:00] REVERSED REST: Changed from REST to SOAP")
+    led = build(billing, users, users_move, soap)
+    assert led.disagreements == ()
+    assert led.find(billing.decisions[0].id)[0].current.decided == "SOAP"  # type: ignore[index]
