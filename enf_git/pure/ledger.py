@@ -21,8 +21,9 @@ were merged: reversals are folded in time order.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TypeVar
 
 from . import decision_pool
@@ -170,24 +171,15 @@ def _named(rev: Reversal, pool: decision_pool.Pool, successor: Mapping[str, str]
     key = _key(rev)
     ref, old = rev.ref.casefold().strip(), rev.old.casefold().strip()
     ids = {ref, *_ID.findall(ref)}  # "dabc1234", "(dabc1234)", "dabc1234 REST decision"
-    by_id = [(d, 0) for i in ids for d in pool.by_id.get(i, []) if _key(d) <= key]
-    if not by_id and any(pool.by_id.get(i) for i in ids):
+    found = [(d, 0) for i in ids for d in pool.by_id.get(i, []) if _key(d) <= key]
+    if not found and any(pool.by_id.get(i) for i in ids):
         return None  # it names by id only decisions made after it
-    def standing(d: Decision) -> bool:
-        return d.id not in successor
-
-    def beside(d: Decision) -> bool:
-        return _replaces(rev, d)  # the replacement written beside it is never its own target
-
-    kinds: tuple[Callable[[], list[tuple[Decision, int]]], ...] = (
-        lambda: by_id, lambda: pool.phrase(ref, old, key, standing, beside),
-        lambda: [(d, how) for d, how in pool.in_session(_session_names(ref), key) if not beside(d)],
-        lambda: pool.phrase(old, old, key, standing, beside))
-    for kind in kinds:  # each only when the ones before it named nothing
-        found = kind()
-        if found:
-            return max(found, key=lambda pair: _rank_named(pair[0], pair[1], old, successor))[0]
-    return None
+    beside = partial(_replaces, rev)  # the replacement written beside it is never its own target
+    # Each kind only when the ones before it named nothing.
+    found = found or pool.phrase(ref, old, key, successor, beside)
+    found = found or [(d, how) for d, how in pool.in_session(_session_names(ref), key) if not beside(d)]
+    found = found or pool.phrase(old, old, key, successor, beside)
+    return max(found, key=lambda pair: _rank_named(pair[0], pair[1], old, successor))[0] if found else None
 
 
 def _rank_named(d: Decision, how: int, old: str,
