@@ -14,6 +14,7 @@ times what the joined search does. Pure.
 from __future__ import annotations
 
 from bisect import bisect_right, insort
+from itertools import accumulate
 from collections.abc import Callable, Container, Iterable, Iterator
 
 from .model import Decision, Reversal
@@ -43,7 +44,7 @@ class Pool:
         # added later (replacements, at most one per reversal) in the order they came.
         self._given, self._given_keys = list(self.items), list(self.keys)
         self._decided = _Joined([d.decided.casefold() for d in self._given])
-        self._text = _Joined([d.text.casefold() for d in self._given])
+        self._text: _Joined | None = None  # joined at the first phrase no decided clause holds
         self._added: list[Decision] = []
         self._added_decided, self._added_text = _Joined([]), _Joined([])
 
@@ -113,7 +114,9 @@ class Pool:
         """The decisions made no later than `by` whose decided clause (or text) holds
         `needle`: of the given ones, newest first; or of those added later."""
         if given:
-            joined = self._text if text else self._decided
+            if text and self._text is None:
+                self._text = _Joined([d.text.casefold() for d in self._given])
+            joined = self._text if text and self._text is not None else self._decided
             yield from (self._given[k] for k in joined.holding(needle, bisect_right(self._given_keys, by)))
         else:
             joined = self._added_text if text else self._added_decided
@@ -125,10 +128,8 @@ class _Joined:
     `str.rfind` calls rather than a Python loop over all of them."""
 
     def __init__(self, texts: list[str]) -> None:
-        self.texts, self.starts, at = texts, [], 0
-        for t in texts:
-            self.starts.append(at)
-            at += len(t) + len(_SEP)
+        self.texts = texts
+        self.starts = [0, *accumulate(len(t) + len(_SEP) for t in texts)][:-1]
         self.hay = _SEP.join(texts) + _SEP
 
     def append(self, text: str) -> None:
