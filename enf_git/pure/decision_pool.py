@@ -44,9 +44,11 @@ class Pool:
         # added later (replacements, at most one per reversal) in the order they came.
         self._given, self._given_keys = list(self.items), list(self.keys)
         self._decided = _Joined([d.decided.casefold() for d in self._given])
-        self._text: _Joined | None = None  # joined at the first phrase no decided clause holds
         self._added: list[Decision] = []
-        self._added_decided, self._added_text = _Joined([]), _Joined([])
+        self._added_decided = _Joined([])
+        # The texts, joined at the first phrase that no decided clause holds.
+        self._text: _Joined | None = None
+        self._added_text: _Joined | None = None
 
     def add(self, d: Decision) -> None:
         if d in self._members:
@@ -63,7 +65,8 @@ class Pool:
                 self._by_session.setdefault(alias, []).append(d.source)
         self._added.append(d)
         self._added_decided.append(d.decided.casefold())
-        self._added_text.append(d.text.casefold())
+        if self._added_text is not None:
+            self._added_text.append(d.text.casefold())
 
     def in_session(self, names: Iterable[str], by: tuple[str, str, str]) -> list[tuple[Decision, int]]:
         """The decisions, made no later than `by`, of the session called by the first of
@@ -114,12 +117,14 @@ class Pool:
         """The decisions made no later than `by` whose decided clause (or text) holds
         `needle`: of the given ones, newest first; or of those added later."""
         if given:
-            if text and self._text is None:
-                self._text = _Joined([d.text.casefold() for d in self._given])
-            joined = self._text if text and self._text is not None else self._decided
+            joined = self._decided
+            if text:
+                joined = self._text = self._text or _Joined([d.text.casefold() for d in self._given])
             yield from (self._given[k] for k in joined.holding(needle, bisect_right(self._given_keys, by)))
         else:
-            joined = self._added_text if text else self._added_decided
+            joined = self._added_decided
+            if text:
+                joined = self._added_text = self._added_text or _Joined([d.text.casefold() for d in self._added])
             yield from (d for d in (self._added[k] for k in joined.holding(needle)) if key(d) <= by)
 
 
