@@ -144,7 +144,7 @@ def _fast_recall(args: list[str]) -> bool:
             return False
         db_file = os.path.join(paths.state_dir(dirs[2]), paths.SEARCH_DB)
         tip = gitdirs.read_ref(dirs[2], paths.REF)
-        if tip is None or not os.path.isfile(db_file):
+        if tip is None or not os.path.isfile(db_file) or _fetched_since(dirs[2]):
             return False
         db = search.connect(db_file)
         if search.indexed_tip(db) != tip:
@@ -158,6 +158,22 @@ def _fast_recall(args: list[str]) -> bool:
         return False
     sys.stdout.write(out + "\n")
     return True
+
+
+def _fetched_since(common: str) -> bool:
+    """Whether the memory remote's tracking ref moved since the last read caught up (or no
+    read noted it yet): then the full path merges it first (memory.fetched.catch_up)."""
+    from . import paths
+    from .plumbing import gitdirs
+
+    try:
+        with open(os.path.join(paths.state_dir(common), paths.FETCHED_SEEN), encoding="utf-8") as f:
+            ref, _, oid = f.read().strip().partition(" ")
+    except (OSError, UnicodeDecodeError):
+        return True
+    if ref == "-":
+        return False  # not shared when last read (a new enf.remote: the next full command notes it)
+    return (gitdirs.read_ref(common, ref) or "-") != oid
 
 
 def _commit_message(args: list[str]) -> tuple[bool, str | None]:

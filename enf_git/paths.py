@@ -51,6 +51,7 @@ WORKTREE_LOCK = "manifest.lock"  # per worktree: one commit or materialize at a 
 WRITE_LOCK = "write.lock"  # per repository: writers of the branch queue here
 RECORDS_CACHE = "records.json"  # parsed records by blob OID
 SEARCH_DB = "search.db"  # the recall index
+FETCHED_SEEN = "fetched.seen"  # "<tracking ref> <oid>" as the last read's merge of fetched memory left it
 SEARCH_LOCK = "search.lock"  # one update of it at a time
 POINTERS = "pointers.bin"  # the recall index laid out for the per-prompt hook (plumbing/pointers.py)
 POINTERS_LOCK = "pointers.lock"  # one background refresh of it at a time

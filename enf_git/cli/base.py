@@ -28,6 +28,17 @@ def workspace() -> Context:
     return Context.open(Path.cwd())
 
 
+def reading() -> Context:
+    """workspace(), with what git fetched since the last read merged first: a teammate's
+    memory that `git fetch` or a no-op `git pull` brought is in this read's answer."""
+    from ..memory import fetched
+
+    ctx = workspace()
+    for line in fetched.said(fetched.catch_up(ctx)):
+        click.echo(line, err=True)
+    return ctx
+
+
 def emit(ctx: Context | None, out: str, *, pageable: bool = False) -> None:
     """Print `out`, through git's pager when it is long output on a terminal."""
     options = click.get_current_context().find_object(Options)

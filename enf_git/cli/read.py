@@ -10,7 +10,7 @@ from .. import paths
 from ..memory import answers
 from ..memory.workspace import Context
 from ..pure import model
-from .base import CONTEXT, JSON_OPTION, emit, parse_date, style, workspace
+from .base import CONTEXT, JSON_OPTION, emit, parse_date, reading, style
 from .text import envelope, plural, recall_json
 
 if TYPE_CHECKING:  # annotations only: the ledger is imported when a command builds one
@@ -39,7 +39,7 @@ def log(since: str | None, until: str | None, tags: tuple[str, ...], status: str
         raise click.UsageError(f"--status filters sessions, and decisions have none; drop it, "
                                f"or list sessions: git enf log --status {status}")
     since, until = parse_date(since, "--since"), parse_date(until, "--until")
-    ctx = workspace()
+    ctx = reading()
     tip = memory.require_branch(ctx)
     recs = queries.load(ctx.repo, tip, ctx.cache())
     authors = queries.first_authors(ctx.repo, tip) if author or as_json else None
@@ -126,7 +126,7 @@ def show(target: str, rev: str | None, history: bool, full: bool, as_json: bool)
     from ..memory import queries
     from ..plumbing import store
 
-    ctx = workspace()
+    ctx = reading()
     tip = memory.require_branch(ctx)
     at = store.resolve(ctx.repo, rev or paths.REF)
     recs = queries.load(ctx.repo, at, ctx.cache())
@@ -197,7 +197,7 @@ def recall(query: tuple[str, ...], limit: int, as_json: bool) -> None:
     text = " ".join(query)
     if not search.terms(text):
         raise click.UsageError("the query has no words to search for; try: git enf recall postgres migration")
-    ctx = workspace()
+    ctx = reading()
     tip = memory.require_branch(ctx)
     db = indexer.ensure(ctx.repo, ctx.cache())
     answer = search.query(db, text, limit)

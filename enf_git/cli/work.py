@@ -9,7 +9,7 @@ import click
 
 from .. import paths
 from ..memory.workspace import Context
-from .base import CONTEXT, JSON_OPTION, emit, workspace
+from .base import CONTEXT, JSON_OPTION, emit, reading, workspace
 from .text import envelope, plural
 
 
@@ -21,7 +21,7 @@ def status(as_json: bool) -> None:
     from ..memory import working_set
     from ..plumbing import store
 
-    ctx = workspace()
+    ctx = reading()
     tip = memory.require_branch(ctx)
     found = memory.pending(ctx, tip=tip)
     manifest = ctx.manifest()
@@ -68,7 +68,10 @@ def _remote_state(ctx: Context, tip: str) -> dict[str, Any] | None:
     if theirs is None:
         return {"name": remote.label, "fetched": False, "ahead": None, "behind": None}
     ahead, behind = store.ahead_behind(ctx.repo, tip, theirs)
-    return {"name": remote.label, "fetched": True, "ahead": ahead, "behind": behind}
+    state: dict[str, Any] = {"name": remote.label, "fetched": True, "ahead": ahead, "behind": behind}
+    if behind:  # the read's catch-up could not merge it (it said why): name what will
+        state["unmerged"] = theirs
+    return state
 
 
 def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
@@ -79,6 +82,9 @@ def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
     if remote is not None and remote["fetched"]:
         lines.append(f"{remote['ahead']} ahead, {remote['behind']} behind {remote['name']}/{paths.BRANCH} "
                      "(as last fetched)")
+        if remote.get("unmerged"):
+            lines.append(f"fetched memory not merged yet: {plural(remote['behind'], 'commit')} of {remote['name']}'s "
+                         f"(at {remote['unmerged'][:12]}): git enf sync merges them")
     elif remote is not None and remote.get("error"):
         lines.append(f"memory remote: {remote['error']}")
     elif remote is not None:

@@ -210,10 +210,9 @@ def merge_fetched() -> None:
         materialize(ctx)
     if merged is None:
         return
-    label, result = merged
-    verb = "fast-forwarded to" if result.outcome == "fast-forward" else "merged"
-    say(f"{paths.BRANCH} {verb} {label}'s memory; {paths.WC_DIR}/ refreshed")
-    for line in result.lines():
+    from ..memory import fetched
+
+    for line in fetched.merge_lines(*merged):
         say(line)
 
 

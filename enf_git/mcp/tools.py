@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 from .. import paths
 from ..errors import EnfError, NotFound
-from ..memory import answers, queries
+from ..memory import answers, fetched, queries
 from ..memory.workspace import Context, require_branch
 from ..plumbing import store
 from ..pure import facts as pf
@@ -55,7 +55,12 @@ class Where:
         self._lock = threading.Lock()
 
     def open(self) -> Context:
-        return Context.open(self.start)
+        """The repository afresh, with what git fetched since the last call merged first
+        (a teammate's memory that a `git fetch` brought is in this call's answer)."""
+        ctx = Context.open(self.start)
+        for line in fetched.said(fetched.catch_up(ctx)):  # the server's log: the answer is JSON
+            print(f"enf-git: {line}", file=sys.stderr)
+        return ctx
 
     def _of(self, ctx: Context, tip: store.Commit) -> _Memo:
         if self._memo.tip != str(tip.id):

@@ -2,7 +2,15 @@
 
 `git pull`, `git fetch` and `git enf sync` leave the remote's branch in
 `refs/remotes/<remote>/claude-memory`. The git hooks (post-merge, post-checkout,
-post-rewrite) and SessionStart merge that ref into `claude-memory` with no network.
+post-rewrite) and SessionStart merge that ref into `claude-memory` with no network,
+and so does every read (`catch_up`: log, show, recall, status, each MCP call): a fetch
+that runs no hook (a no-op `git pull`, `git fetch`, an editor's background fetch) is
+merged by whoever reads next. Its no-op path is two ref reads and one small file
+(SEEN: the tracking ref as the last read left it), so a read pays for a merge only
+when something new was fetched; entry.py's warm recall checks the same file without
+pygit2. A git hook on every ref update (reference-transaction) was weighed instead and
+measured (bench/fetched_reads.py): a shell start on every commit, checkout and ref
+move of the user's git, for a fetch that usually did not touch memory.
 
 SessionStart also starts a detached `git fetch` of that one ref, so the next session
 (or the next git hook) finds what teammates pushed since. It never delays the session:
@@ -21,8 +29,10 @@ import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import EnfError
+from .. import paths
 from ..plumbing import detached, gitcli, store
 from . import sync_merge
 from .workspace import Context
@@ -32,6 +42,7 @@ CI_KEY = "enf.ci"
 FETCH_INTERVAL = 60  # seconds: several sessions starting at once fetch once
 BACKGROUND_TIMEOUT = 30.0  # seconds: a hung transport ends here, never in the user's way
 STAMP = "fetch.stamp"  # in .git/enf/: when the last background fetch started
+SEEN = paths.FETCHED_SEEN  # in .git/enf/: "<tracking ref> <oid>" as the last read left it ("- -": not shared)
 _FALSE = ("false", "no", "off", "0")
 
 
@@ -63,6 +74,117 @@ def merge_fetched(ctx: Context, now: int | None = None,
         return None
     merged = sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), now)
     return None if merged.outcome == "up-to-date" else (remote.label, merged)
+
+
+class Unmerged(NamedTuple):
+    """Fetched memory the branch does not hold yet, and why it stays so."""
+
+    label: str  # the remote's label
+    theirs: str  # the fetched commit
+    reason: str  # what stopped the merge ("" when nothing tried yet)
+
+
+class CaughtUp(NamedTuple):
+    """What a read's catch-up did: merged (label, result), or left unmerged and why."""
+
+    merged: tuple[str, sync_merge.MergeResult] | None = None
+    unmerged: Unmerged | None = None
+
+
+def catch_up(ctx: Context, now: int | None = None) -> CaughtUp:
+    """Before a read: merge what git fetched since the last read, refresh the working copy.
+
+    Local only (a partial clone's missing blobs wait for a sync). The no-op path reads the
+    tip, the tracking ref and SEEN; nothing is written. A merge that cannot be made (a
+    read-only .git, a malformed remote setting, a lock held too long) never stops the
+    read: it is returned as `unmerged`, for the edge to say, and tried again next read.
+    """
+    ref = _tracking_ref(ctx)
+    theirs = store.ref_target(ctx.repo, ref) if ref else None
+    seen = f"{ref or '-'} {theirs or '-'}"
+    if _read_seen(ctx) == seen:
+        return CaughtUp()
+    tip = store.tip(ctx.repo)
+    if tip is None:
+        return CaughtUp()  # init adopts or merges it; nothing is noted before the branch exists
+    if theirs is None or str(tip.id) == theirs:
+        _write_seen(ctx, seen)
+        return CaughtUp()
+    label = gitcli.Remote(ctx.settings.remote or "", gitcli.looks_like_url(ctx.settings.remote or "")).label
+    try:
+        remote = gitcli.resolve_remote(str(ctx.top), ctx.settings.remote or "")
+        if _blobs_missing(ctx, remote):
+            return CaughtUp(unmerged=Unmerged(label, theirs, "a partial clone: some of its objects are not here yet"))
+        merged = merge_fetched(ctx, now)
+        if merged is not None:
+            _refresh(ctx)
+    except (EnfError, OSError) as exc:
+        return CaughtUp(unmerged=Unmerged(label, theirs, str(exc)))
+    except Exception as exc:
+        if not store.is_git_error(exc):
+            raise
+        return CaughtUp(unmerged=Unmerged(label, theirs, str(exc)))
+    _write_seen(ctx, seen)
+    return CaughtUp(merged=merged)
+
+
+def merge_lines(label: str, result: sync_merge.MergeResult) -> list[str]:
+    """What a merge of `label`'s fetched memory did, in the git hooks' words."""
+    verb = "fast-forwarded to" if result.outcome == "fast-forward" else "merged"
+    return [f"{paths.BRANCH} {verb} {label}'s memory; {paths.WC_DIR}/ refreshed", *result.lines()]
+
+
+def said(done: CaughtUp) -> list[str]:
+    """The lines a read prints (on stderr) for its catch-up."""
+    lines = merge_lines(*done.merged) if done.merged else []
+    return lines + ([unmerged_line(done.unmerged)] if done.unmerged else [])
+
+
+def unmerged_line(left: Unmerged) -> str:
+    why = f" ({left.reason})" if left.reason else ""
+    return f"{left.label}'s fetched memory ({left.theirs[:12]}) is not merged yet{why}: git enf sync merges it"
+
+
+def _refresh(ctx: Context) -> None:
+    from .working_set import materialize
+
+    with ctx.lock() as locked:
+        if locked:  # else a commit runs here now, and refreshes the working copy itself
+            materialize(ctx)
+
+
+def _tracking_ref(ctx: Context) -> str | None:
+    """The configured remote's tracking ref, read in-process (gitcli.resolve_remote asks
+    `git config`: a process start on every read); None when memory is not shared."""
+    configured = ctx.settings.remote
+    if not configured:
+        return None
+    if configured in store.remote_names(ctx.repo) or not gitcli.looks_like_url(configured):
+        return gitcli.tracking_ref(configured)
+    return gitcli.tracking_ref(paths.URL_REMOTE_NAME)
+
+
+def _seen_file(ctx: Context) -> Path:
+    return store.state_dir(ctx.repo) / SEEN
+
+
+def _read_seen(ctx: Context) -> str:
+    try:
+        return _seen_file(ctx).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _write_seen(ctx: Context, seen: str) -> None:
+    """Best effort: a read-only .git only means the next read checks again."""
+    path = _seen_file(ctx)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{SEEN}.{os.getpid()}.tmp")
+        tmp.write_text(seen + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def _blobs_missing(ctx: Context, remote: gitcli.Remote) -> bool:
