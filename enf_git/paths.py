@@ -58,6 +58,7 @@ POINTERS_LOCK = "pointers.lock"  # one background refresh of it at a time
 SKILLS_INDEX = "skills.bin"  # per worktree: the installed skills' index for suggestions (plumbing/skill_index.py)
 HOOK_ERRORS = "hook-errors.log"  # where hooks write what they could not say to the model
 SCANNED_DIR = "pushed"  # <id> per remote: memory went there once, its history scanned first
+SEEN_DIR = "remotes"  # <remote's tracking name>: "<its oid|absent> <tracking oid|-> <push URL>" at our last look
 SPOOL_DIR = "spool"  # how far each raw event log was flushed into log.md
 HOOK_STATE_DIR = "sessions"  # per-session gate and heartbeat state
 HANDOFF = "handoff.json"  # per worktree: what the last Stop saw, shown by the next SessionStart

@@ -65,6 +65,14 @@ def _remote_state(ctx: Context, tip: str) -> dict[str, Any] | None:
     except EnfError as exc:
         return {"name": configured, "fetched": False, "ahead": None, "behind": None, "error": exc.message}
     theirs = store.ref_target(ctx.repo, remote.tracking_ref)
+    seen = gitcli.seen(str(ctx.top), remote)
+    if seen is not None:  # the tracking ref speaks for the URL we last talked to: is it still this one?
+        now = gitcli.push_url(str(ctx.top), remote)
+        if now and now != seen.url:
+            return {"name": remote.label, "fetched": False, "ahead": None, "behind": None,
+                    "moved": {"from": gitcli.masked(seen.url), "to": gitcli.masked(now)}}
+        if seen.remote is None and theirs == seen.tracking:
+            return {"name": remote.label, "fetched": False, "ahead": None, "behind": None, "absent": True}
     if theirs is None:
         return {"name": remote.label, "fetched": False, "ahead": None, "behind": None}
     ahead, behind = store.ahead_behind(ctx.repo, tip, theirs)
@@ -87,6 +95,14 @@ def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
                          f"(at {remote['unmerged'][:12]}): git enf sync merges them")
     elif remote is not None and remote.get("error"):
         lines.append(f"memory remote: {remote['error']}")
+    elif remote is not None and remote.get("moved"):
+        moved = remote["moved"]
+        lines.append(f"{remote['name']} is now {moved['to']}; memory was last fetched from or pushed to "
+                     f"{moved['from']}, so where {moved['to']} stands is not known yet: the next git push "
+                     "or git enf sync sends memory there")
+    elif remote is not None and remote.get("absent"):
+        lines.append(f"{remote['name']} has no {paths.BRANCH} yet (as last fetched): the next git push or "
+                     "git enf sync creates it there")
     elif remote is not None:
         lines.append(f"{remote['name']} has no {paths.BRANCH} fetched yet")
     floor = state["working_set_floor"]

@@ -119,7 +119,7 @@ def pre_push(name: str, url: str) -> None:
     if mode and mode not in PUSH_MODES:
         say(f"enf.pushMemory is {mode!r}, not one of {', '.join(PUSH_MODES)}; pushing memory alongside "
             "(git config enf.pushMemory alongside)")
-    if fast_push(name, os.environ.get(PUSH_ENV, "")):
+    if fast_push(name, os.environ.get(PUSH_ENV, ""), url):
         return
     from ..memory.sync import sync
     from ..memory.workspace import Context
@@ -149,7 +149,7 @@ def _configured_mode() -> str:
     return proc.stdout if proc.returncode == 0 else ""
 
 
-def fast_push(name: str, facts: str) -> bool:
+def fast_push(name: str, facts: str, url: str = "") -> bool:
     """The usual pre-push: memory is ahead of what the remote had when we last saw it.
 
     Pushed as a fast-forward of that (the lease is a compare-and-swap, never a force)
@@ -158,6 +158,7 @@ def fast_push(name: str, facts: str) -> bool:
     remote, or an older shim), memory never went there (the first push scans the history
     for secrets), or the remote moved or the histories diverged (a merge is needed).
     What is pushed is what is committed: the Claude Code hooks commit at Stop and PreCompact.
+    `url`: where git pushes (the hook's $2), noted with what the remote now has (gitcli.note_seen).
     """
     parts = facts.split()
     if len(parts) != 3 or parts[0] != name:
@@ -168,10 +169,12 @@ def fast_push(name: str, facts: str) -> bool:
     remote = gitcli.Remote(remote_name, is_url=False)
     if not _scanned_before(remote.label):
         return False
-    pushed = gitcli.push(".", remote, ours, expect=theirs, no_verify=True)
+    pushed = gitcli.push(".", remote, ours, expect=theirs, no_verify=True, url=url or None)
     if pushed.outcome is gitcli.Outcome.NON_FAST_FORWARD:
         return False
-    if pushed.ok:
+    if pushed.outcome is gitcli.Outcome.UP_TO_DATE:
+        pass  # it was there (our part ran only to note where "there" is now): nothing to say
+    elif pushed.ok:
         said(f"memory pushed to {remote.label}")
     else:
         say(f"memory not pushed: {pushed.message}")

@@ -67,33 +67,38 @@ if [ $hook = pre-push ]; then
   # of ours first would move the remote's ref under it ("failed to update ref").
   case $input in *" {ref} "*) exit $status ;; esac
   # The usual push, to a named remote $1 (a URL is checked below): memory is where it was when
-  # it last went to (or came from) there. Two loose refs that agree settle it without starting
-  # a process; else one git call.
+  # it last went to (or came from) there, and "there" is still this URL ($2; the remote's
+  # URL changes with `git remote set-url`: .git/{state}/{seen}/$1 names the one we last saw).
+  # Loose refs and that file settle it without starting a process; else one git call.
   if [ "$1" != "$2" ]; then
-    if [ -z "${{GIT_DIR:-}}" ] && [ -d .git ] &&
-       {{ read -r ours <.git/{ref} && read -r theirs <".git/refs/remotes/$1/{branch}"; }} 2>/dev/null; then
-      [ "$ours" = "$theirs" ] && exit $status
+    common=.git; ours=; theirs=
+    [ -z "${{GIT_DIR:-}}" ] && [ -d .git ] &&
+      {{ read -r ours <.git/{ref} && read -r theirs <".git/refs/remotes/$1/{branch}"; }} 2>/dev/null
+    if [ -z "$ours" ] || [ "$ours" != "$theirs" ]; then  # packed refs, a worktree, GIT_DIR
+      refs=$(git rev-parse --git-common-dir {ref} "refs/remotes/$1/{branch}" 2>/dev/null) &&
+        common=${{refs%%"$nl"*}} && refs=${{refs#*"$nl"}} && ours=${{refs%%"$nl"*}} && theirs=${{refs#*"$nl"}}
     fi
-    refs=$(git for-each-ref --format='%(objectname)' {ref} "refs/remotes/$1/{branch}" 2>/dev/null)
-    first=${{refs%%"$nl"*}}
-    [ "$first" != "$refs" ] && [ "$first" = "${{refs#*"$nl"}}" ] && exit $status
+    was=; {{ read -r there then was <"$common/{state}/{seen}/$1"; }} 2>/dev/null
+    [ -n "$ours" ] && [ "$ours" = "$theirs" ] && [ "$was" = "$2" ] && exit $status
   fi
 fi
 remote=$(git config --get enf.remote 2>/dev/null)
 [ -n "$remote" ] || [ "$hook" != pre-push ] || exit $status  # not shared: nothing to push
 if git config --get "remote.$remote.url" >/dev/null 2>&1; then
-  tracking="refs/remotes/$remote/{branch}"; named=1
+  tracking="refs/remotes/$remote/{branch}"; named=1; seen_as=$remote
 else
-  tracking="refs/remotes/{url_remote}/{branch}"; named=
+  tracking="refs/remotes/{url_remote}/{branch}"; named=; seen_as={url_remote}
 fi
-ours=$(git rev-parse -q --verify {ref} 2>/dev/null) || exit $status
+ours=$(git rev-parse --git-common-dir -q --verify {ref} 2>/dev/null) || exit $status
+common=${{ours%%"$nl"*}}; ours=${{ours#*"$nl"}}
 theirs=$(git rev-parse -q --verify "$tracking" 2>/dev/null)
 case $hook in
 pre-push)
   # only the elected remote gets memory, never a fork or a mirror
   if [ -n "$named" ]; then [ "$1" = "$remote" ] || exit $status
   else [ "$1" = "$remote" ] || [ "$2" = "$remote" ] || exit $status; fi
-  [ "$ours" = "$theirs" ] && exit $status  # nothing to push: Python is not started
+  was=; {{ read -r there then was <"$common/{state}/{seen}/$seen_as"; }} 2>/dev/null
+  [ "$ours" = "$theirs" ] && [ "$was" = "$2" ] && exit $status  # nothing to push: Python is not started
   mode=$(git config --get {mode_key} 2>/dev/null)
   case $mode in  # git's spellings, in any case
     [Ff][Aa][Ll][Ss][Ee]|[Oo][Ff][Ff]|[Nn][Oo]|0) exit $status ;;  # memory goes with `git enf sync` only
@@ -156,7 +161,7 @@ def render(hook: str, python: str) -> str:
     return _TEMPLATE.format(marker=MARKER, hook=hook, python=_quote(python), chained=CHAINED,
                             limit=PUSH_TIMEOUT if hook == "pre-push" else MERGE_TIMEOUT,
                             branch=paths.BRANCH, ref=paths.REF, url_remote=paths.URL_REMOTE_NAME,
-                            state=paths.STATE_DIR, materialized=paths.MATERIALIZED, launch=LAUNCH,
+                            state=paths.STATE_DIR, materialized=paths.MATERIALIZED, launch=LAUNCH, seen=paths.SEEN_DIR,
                             mode_key=PUSH_MODE_KEY)
 
 

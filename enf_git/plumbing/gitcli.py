@@ -89,7 +89,9 @@ NOT_LOCAL_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE", "GIT_
 # and the remotes' names (whether enf.remote is one). Asked of `git config` itself, so
 # every source git reads counts (`git -c`, GIT_CONFIG_GLOBAL, includes), as it would for
 # the fetch; section and key names come back lowercased.
-_CONFIG_KEYS = r"^(core\.sshcommand|remote\..+\.[^.]+|extensions\.partialclone|enf\.remote)$"
+# and url.<base>.insteadOf / pushInsteadOf, to know a remote's push URL as git does
+_CONFIG_KEYS = (r"^(core\.sshcommand|remote\..+\.[^.]+|extensions\.partialclone|enf\.remote"
+                r"|url\..+\.(insteadof|pushinsteadof))$")
 
 
 class Outcome(str, Enum):
@@ -249,12 +251,14 @@ class GitEnv(dict[str, str]):
     """
 
     def __init__(self, repo_dir: str, env: Mapping[str, str], remotes: tuple[str, ...],
-                 partial: bool = False, memory_remote: str | None = None) -> None:
+                 partial: bool = False, memory_remote: str | None = None,
+                 push_urls: Mapping[str, str] | None = None) -> None:
         super().__init__(env)
         self.repo_dir = repo_dir
         self.remotes = remotes
         self.partial = partial  # a promisor remote or extensions.partialClone: a `--filter` clone
         self.memory_remote = memory_remote  # enf.remote, as git reads it
+        self.push_urls = dict(push_urls or {})  # remote name -> where git pushes (the pre-push hook's $2)
 
 
 def prepare(repo_dir: str, env: Mapping[str, str] | None = None) -> GitEnv:
@@ -272,7 +276,33 @@ def prepare(repo_dir: str, env: Mapping[str, str] | None = None) -> GitEnv:
     partial = any(_is_partial_key(item[0], item[1] if len(item) > 1 else "") for item in items)
     memory = [item[1] if len(item) > 1 else "" for item in items if item[0] == "enf.remote"]
     return GitEnv(repo_dir, env_for_git(base, ssh_configured="core.sshcommand" in keys), remotes, partial,
-                  memory[-1] if memory else None)
+                  memory[-1] if memory else None, _push_urls(remotes, [(i[0], i[1] if len(i) > 1 else "") for i in items]))
+
+
+def _push_urls(remotes: tuple[str, ...], items: list[tuple[str, str]]) -> dict[str, str]:
+    """Each remote's push URL as git computes it (remote.c): its first pushurl rewritten by
+    insteadOf, else its first url rewritten by pushInsteadOf, else by insteadOf; the
+    longest matching prefix wins."""
+    fetch_alias: dict[str, str] = {}
+    push_alias: dict[str, str] = {}
+    for key, value in items:
+        if key.startswith("url.") and key.endswith((".insteadof", ".pushinsteadof")):
+            base, _, kind = key[len("url."):].rpartition(".")
+            (push_alias if kind == "pushinsteadof" else fetch_alias)[value] = base
+    out: dict[str, str] = {}
+    for name in remotes:
+        pushurl = next((v for k, v in items if k == f"remote.{name}.pushurl"), None)
+        url = next((v for k, v in items if k == f"remote.{name}.url"), None)
+        if pushurl is not None:
+            out[name] = _alias(pushurl, fetch_alias)
+        elif url is not None:
+            out[name] = _alias(url, push_alias) if _alias(url, push_alias) != url else _alias(url, fetch_alias)
+    return out
+
+
+def _alias(url: str, aliases: Mapping[str, str]) -> str:
+    prefix = max((p for p in aliases if url.startswith(p)), key=len, default=None)
+    return url if prefix is None else aliases[prefix] + url[len(prefix):]
 
 
 def _is_partial_key(key: str, value: str) -> bool:
@@ -560,11 +590,13 @@ class Fetching:
                                    self.timeout)
             if not filled.ok:
                 return FetchResult(filled.outcome, ref, before, after, filled.message, filled.stderr)
+            note_seen(repo_dir, remote, after, after, env=self.env)
             outcome = Outcome.UP_TO_DATE if after == before else Outcome.OK
             text = (f"{remote.label}: {self.branch} is unchanged" if outcome is Outcome.UP_TO_DATE
                     else f"fetched {self.branch} from {remote.label} into {ref}")
             return FetchResult(outcome, ref, before, after, text, run.err)
         if "couldn't find remote ref" in run.err and not run.timed_out:
+            note_seen(repo_dir, remote, None, after, env=self.env)
             return FetchResult(Outcome.ABSENT, ref, before, after, f"{remote.label} has no {self.branch} yet", run.err)
         lock = _lock_named(run.err, ref)
         if lock is not None:
@@ -788,11 +820,83 @@ def untrack(repo_dir: str, remote_name: str, branch: str = paths.BRANCH,
     return run.code == 0
 
 
+# --- which remote the tracking ref speaks for --------------------------------------------
+#
+# refs/remotes/<name>/claude-memory says what the remote had when we last looked, but not
+# where "the remote" was then: after `git remote set-url`, or a new enf.remote URL, it still
+# holds the old server's state, and "memory is already there" would be read from it. So
+# every fetch and push of ours notes, in .git/enf/remotes/<tracking name>, the push URL it
+# talked to (what git hands the pre-push hook as $2, `git remote get-url --push`), what
+# the remote had there, and where the tracking ref pointed. The pre-push shim takes its
+# "nothing to push" exit only when that URL is the one being pushed to; status reports
+# ahead/behind only when it is the remote's URL now.
+
+class Seen(NamedTuple):
+    remote: str | None  # what the remote had (None: no claude-memory there)
+    tracking: str | None  # the tracking ref then
+    url: str  # the push URL we talked to
+
+
+def push_url(repo_dir: str, remote: Remote, env: Mapping[str, str] | None = None) -> str:
+    """Where a push to `remote` goes: the URL itself, or what `git remote get-url --push`
+    prints (pushurl, insteadOf and pushInsteadOf applied, as git does for the pre-push hook)."""
+    if remote.is_url:
+        return remote.arg
+    return prepare(repo_dir, env).push_urls.get(remote.arg, "")  # read with the rest: no process of its own
+
+
+def _seen_file(repo_dir: str, remote: Remote, env: Mapping[str, str] | None) -> str | None:
+    from . import gitdirs
+
+    dirs = gitdirs.find(repo_dir)
+    if dirs is not None:
+        common = dirs[2]
+    else:
+        run = _run(repo_dir, ["rev-parse", "--git-common-dir"], env_for_git(os.environ if env is None else env),
+                   LOCAL_TIMEOUT)
+        if run.code != 0 or not run.out.strip():
+            return None
+        common = os.path.join(repo_dir, run.out.strip())
+    name = paths.URL_REMOTE_NAME if remote.is_url else remote.arg
+    return os.path.join(paths.state_dir(common), paths.SEEN_DIR, name)
+
+
+def note_seen(repo_dir: str, remote: Remote, there: str | None, tracking: str | None, url: str | None = None,
+              env: Mapping[str, str] | None = None) -> None:
+    """Record what we just saw at `remote` (see above). Best effort: without the record the
+    next push only takes the longer way (our part runs, and writes it)."""
+    where = url if url is not None else push_url(repo_dir, remote, env)
+    path = _seen_file(repo_dir, remote, env)
+    if not where or "\n" in where or path is None:
+        return
+    line = f"{there or 'absent'} {tracking or '-'} {where}\n"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(line)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def seen(repo_dir: str, remote: Remote, env: Mapping[str, str] | None = None) -> Seen | None:
+    """What note_seen recorded for `remote` (None: nothing yet, from an older enf-git or only
+    git's own fetches)."""
+    path = _seen_file(repo_dir, remote, env)
+    try:
+        with open(path or "", encoding="utf-8") as f:
+            there, tracking, url = f.readline().rstrip("\n").split(" ", 2)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return Seen(None if there == "absent" else there, None if tracking == "-" else tracking, url)
+
+
 # --- push ------------------------------------------------------------------------------
 
 def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = None, no_verify: bool = False,
          env: Mapping[str, str] | None = None, progress: IO[str] | None = None,
-         timeout: float = PUSH_TIMEOUT) -> PushResult:
+         timeout: float = PUSH_TIMEOUT, url: str | None = None) -> PushResult:
     """Push `oid_or_ref` to the remote's claude-memory, never forced.
 
     `expect`: what we last saw there. "" = absent: the push only creates the branch and
@@ -801,10 +905,12 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     compare-and-swap of a fast-forward, never an overwrite. None: a plain push, which
     the remote refuses unless it is a fast-forward.
     `no_verify`: skip the user's pre-push hook (set when called from inside it).
+    `url`: the remote's push URL when the caller knows it (the pre-push hook's $2).
     The user's hook runs otherwise; our own part of it never does (HOOK_GUARD): it
     would sync underneath this push and move the remote's ref before this one lands.
     """
-    full_env = {**_env(repo_dir, env), HOOK_GUARD: "1"}
+    git_env = _env(repo_dir, env)
+    full_env = {**git_env, HOOK_GUARD: "1"}
     if expect:
         ancestor = _descends(repo_dir, oid_or_ref, expect, full_env)
         if ancestor is False:
@@ -821,6 +927,7 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     result = _push_result(run, remote)
     if result.outcome in (Outcome.OK, Outcome.UP_TO_DATE):
         _note_pushed(repo_dir, remote, oid_or_ref, full_env)
+        note_seen(repo_dir, remote, oid_or_ref, oid_or_ref, url, git_env)
     return result
 
 
@@ -976,6 +1083,11 @@ def _first_line(text: str) -> str:
 
 def _short(ref: str) -> str:
     return ref.removeprefix("refs/heads/")
+
+
+def masked(text: str) -> str:
+    """`text` with every URL's user-info (user:token@) masked, for messages."""
+    return _redact_url(text)
 
 
 def _redact_url(text: str) -> str:
