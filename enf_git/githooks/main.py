@@ -89,7 +89,10 @@ def main(argv: list[str] | None = None) -> None:
         if args:
             run(args[0], args[1:])
     except OutOfTime:
-        say(f"gave up after {limit} s; memory stays committed here: git enf sync")
+        if args[:1] == ["pre-push"]:
+            say(f"gave up after {limit} s (ENF_GIT_HOOK_TIMEOUT): memory not pushed; {AGAIN}")
+        else:
+            say(f"gave up after {limit} s; memory stays committed here: git enf sync")
     except Exception as exc:  # fail-open: a hook never breaks the user's git
         from ..errors import EnfError
 
@@ -129,13 +132,23 @@ def pre_push(name: str, url: str) -> None:
         return
     done = sync(ctx, in_hook=True, now=int(time.time()))
     if not done.ok:
-        for line in done.messages:  # a message that says so itself is not prefixed twice
-            say(line if line.startswith("memory was not pushed") else f"memory not pushed: {line}")
-        say("your code push is not affected; memory stays committed here, for the next push or git enf sync")
+        not_pushed(done.messages)
     elif done.pushed is not None:
         said(f"memory pushed to {done.remote}")
     elif done.waiting:
         say(done.waiting)
+
+
+AGAIN = "your code push is not affected, and the next git push tries again (or now: git enf sync)"
+
+
+def not_pushed(causes: list[str]) -> None:
+    """A push that did not carry memory says so: once, with the cause and what to type.
+    Nothing is remembered as "refused": every push to the remote makes one attempt."""
+    lines = [c if c.startswith("memory was not pushed") else f"memory not pushed: {c}" for c in causes if c]
+    for line in lines[:-1]:
+        say(line)
+    say(f"{lines[-1] if lines else 'memory not pushed'}; {AGAIN}")
 
 
 def _configured_mode() -> str:
@@ -177,8 +190,7 @@ def fast_push(name: str, facts: str, url: str = "") -> bool:
     elif pushed.ok:
         said(f"memory pushed to {remote.label}")
     else:
-        say(f"memory not pushed: {pushed.message}")
-        say("your code push is not affected; memory stays committed here, for the next push or git enf sync")
+        not_pushed([pushed.message])
     return True
 
 

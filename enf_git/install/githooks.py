@@ -101,7 +101,9 @@ pre-push)
   [ "$ours" = "$theirs" ] && [ "$was" = "$2" ] && exit $status  # nothing to push: Python is not started
   mode=$(git config --get {mode_key} 2>/dev/null)
   case $mode in  # git's spellings, in any case
-    [Ff][Aa][Ll][Ss][Ee]|[Oo][Ff][Ff]|[Nn][Oo]|0) exit $status ;;  # memory goes with `git enf sync` only
+    [Ff][Aa][Ll][Ss][Ee]|[Oo][Ff][Ff]|[Nn][Oo]|0)  # memory goes with `git enf sync` only: say so, every push
+      echo "enf-git: memory not pushed: {mode_key} is $mode, so only git enf sync shares it (git enf sync now; git config --unset {mode_key}: it goes with every push)" >&2
+      exit $status ;;
     [Ff][Ii][Rr][Ss][Tt]) mode=first ;;
   esac
   ENF_GIT_PUSH_MODE=$mode; export ENF_GIT_PUSH_MODE
