@@ -163,13 +163,18 @@ def _uninstall_git_hooks(ctx: Context) -> list[str]:
 
 
 def _untrack(ctx: Context) -> list[str]:
-    """The fetch refspec init added in a single-branch or shallow clone (memory.setup)."""
+    """The fetch refspecs init added in a single-branch or shallow clone (memory.setup): to
+    every remote it noted, whatever enf.remote says now, and to enf.remote's (an init from
+    before the note)."""
+    from ..memory import setup
     from ..plumbing import gitcli
 
-    name, top = ctx.settings.remote, str(ctx.top)
-    if not name or not gitcli.remote_exists(top, name) or not gitcli.untrack(top, name):
-        return []
-    return [f"removed {gitcli.memory_refspec(name)} from remote.{name}.fetch"]
+    top = str(ctx.top)
+    names = dict.fromkeys([*setup.tracked(ctx), *([ctx.settings.remote] if ctx.settings.remote else [])])
+    done = [f"removed {gitcli.memory_refspec(name)} from remote.{name}.fetch" for name in names
+            if gitcli.remote_exists(top, name) and gitcli.untrack(top, name)]
+    setup.forget_tracked(ctx)
+    return done
 
 
 def _elsewhere(ctx: Context) -> str:

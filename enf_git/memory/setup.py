@@ -102,8 +102,39 @@ def _track(ctx: Context, report: Report) -> None:
     if not name or not gitcli.remote_exists(str(ctx.top), name) or gitcli.tracks(str(ctx.top), name):
         return
     spec = gitcli.track(str(ctx.top), name)
+    _note_tracked(ctx, name)
     report.warnings.append(f"{name} fetches only some branches (a single-branch or shallow clone): added {spec} "
                            f"to remote.{name}.fetch, so git fetch and git pull bring memory too")
+
+
+TRACKED = "fetch-refspecs"  # in .git/enf/: the remotes whose remote.<name>.fetch got our refspec
+
+
+def _note_tracked(ctx: Context, name: str) -> None:
+    """Remember which remote's fetch refspecs we added to, so that uninstall takes it back
+    even after enf.remote names another remote."""
+    path = store.state_dir(ctx.repo) / TRACKED
+    names = tracked(ctx)
+    if name in names:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{n}\n" for n in [*names, name]), encoding="utf-8")
+
+
+def tracked(ctx: Context) -> list[str]:
+    """The remotes `git enf init` added the memory refspec to (uninstall's list)."""
+    try:
+        text = (store.state_dir(ctx.repo) / TRACKED).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def forget_tracked(ctx: Context) -> None:
+    try:
+        (store.state_dir(ctx.repo) / TRACKED).unlink()
+    except OSError:
+        pass
 
 
 def _create(ctx: Context, now: int | None) -> store.CommitResult | None:
