@@ -73,6 +73,7 @@ def merge_fetched(ctx: Context, now: int | None = None,
     if theirs is None or ours is None or (not fill_missing and _blobs_missing(ctx, remote)):
         return None
     merged = sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), now)
+    _write_seen(ctx, f"{remote.tracking_ref} {theirs.id}")  # the next read has nothing to check
     return None if merged.outcome == "up-to-date" else (remote.label, merged)
 
 
