@@ -50,8 +50,8 @@ class BlobsUnavailable(EnfError):
     """A partial clone's missing memory blobs could not be fetched: nothing was merged."""
 
 
-def merge_fetched(ctx: Context, now: int | None = None,
-                  fill_missing: bool = False) -> tuple[str, sync_merge.MergeResult] | None:
+def merge_fetched(ctx: Context, now: int | None = None, fill_missing: bool = False,
+                  env: gitcli.GitEnv | None = None) -> tuple[str, sync_merge.MergeResult] | None:
     """Merge the fetched remote branch into claude-memory: (remote label, what the merge
     did), or None when memory is not shared, nothing was fetched yet, or nothing moved.
 
@@ -59,18 +59,20 @@ def merge_fetched(ctx: Context, now: int | None = None,
     them: `fill_missing` (a git hook, after a pull) fetches them first, the one network
     call here; without it (SessionStart, offline) the merge waits for the background
     fetch to bring them. The caller refreshes the working copy when the branch moved.
+    `env`: the git config already read (gitcli.prepare), so that no `git config` runs again.
     """
     configured = ctx.settings.remote
     if not configured:
         return None
-    remote = gitcli.resolve_remote(str(ctx.top), configured)
+    env = env or gitcli.prepare(str(ctx.top))
+    remote = gitcli.resolve_remote(str(ctx.top), configured, env)
     if fill_missing:
-        filled = gitcli.fetch_missing(str(ctx.top), remote, [remote.tracking_ref])
+        filled = gitcli.fetch_missing(str(ctx.top), remote, [remote.tracking_ref], env)
         if not filled.ok:
             raise BlobsUnavailable(f"memory not merged: {filled.message}")
     theirs = store.commit_at(ctx.repo, store.ref_target(ctx.repo, remote.tracking_ref))
     ours = store.tip(ctx.repo)
-    if theirs is None or ours is None or (not fill_missing and _blobs_missing(ctx, remote)):
+    if theirs is None or ours is None or (not fill_missing and _blobs_missing(ctx, remote, env)):
         return None
     merged = sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), now)
     _write_seen(ctx, f"{remote.tracking_ref} {theirs.id}")  # the next read has nothing to check
@@ -96,7 +98,8 @@ def catch_up(ctx: Context, now: int | None = None) -> CaughtUp:
     """Before a read: merge what git fetched since the last read, refresh the working copy.
 
     Local only (a partial clone's missing blobs wait for a sync). The no-op path reads the
-    tip, the tracking ref and SEEN; nothing is written. A merge that cannot be made (a
+    tip, the tracking ref and SEEN (written only when what it says changed); the merge
+    path reads git's config once (one process), then merges in-process. A merge that cannot be made (a
     read-only .git, a malformed remote setting, a lock held too long) never stops the
     read: it is returned as `unmerged`, for the edge to say, and tried again next read.
     """
@@ -113,10 +116,11 @@ def catch_up(ctx: Context, now: int | None = None) -> CaughtUp:
         return CaughtUp()
     label = gitcli.Remote(ctx.settings.remote or "", gitcli.looks_like_url(ctx.settings.remote or "")).label
     try:
-        remote = gitcli.resolve_remote(str(ctx.top), ctx.settings.remote or "")
-        if _blobs_missing(ctx, remote):
+        env = gitcli.prepare(str(ctx.top))
+        remote = gitcli.resolve_remote(str(ctx.top), ctx.settings.remote or "", env)
+        if _blobs_missing(ctx, remote, env):
             return CaughtUp(unmerged=Unmerged(label, theirs, "a partial clone: some of its objects are not here yet"))
-        merged = merge_fetched(ctx, now)
+        merged = merge_fetched(ctx, now, env=env)
         if merged is not None:
             _refresh(ctx)
     except (EnfError, OSError) as exc:
@@ -188,12 +192,12 @@ def _write_seen(ctx: Context, seen: str) -> None:
         pass
 
 
-def _blobs_missing(ctx: Context, remote: gitcli.Remote) -> bool:
+def _blobs_missing(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv) -> bool:
     """Whether a partial clone lacks blobs the fetched branch needs (only there are objects listed)."""
     top = str(ctx.top)
-    if not gitcli.is_partial_clone(top):
+    if not gitcli.is_partial_clone(top, env):
         return False
-    return gitcli.missing_objects(top, [remote.tracking_ref]) != []
+    return gitcli.missing_objects(top, [remote.tracking_ref], env) != []
 
 
 def wanted(ctx: Context, environ: Mapping[str, str]) -> bool:
