@@ -10,7 +10,9 @@ that his read makes a real merge commit; `--fast-forward`: he does not) and runs
 interleaved (the order alternating):
 
 (a) bob's `git enf log`, which merges the fetched memory first     goal <= 2.0
-    baseline: carol's `git enf log` (nothing to merge, same branch but bob's session)
+    baseline: carol's `git enf log` (nothing to merge, same branch but bob's session);
+    `--limit N`: both run `git enf log -n N`, where printing the list costs little and
+    the merge is most of the difference
 (b) the alternative, a `reference-transaction` hook (git >= 2.28, run at every ref
     update: commit, checkout, fetch, update-ref, ...), on its cheapest no-op path: a sh
     shim that reads the updated refs with the shell's own `read` and finds no
@@ -20,7 +22,7 @@ interleaved (the order alternating):
 (c) the read's no-op path in-process: `catch_up` when nothing new was fetched, against
     opening the repository (`Context.open`), which every read does anyway   reported
 
-Run: .venv/bin/python bench/fetched_reads.py [--quick] [--reps N] [--sessions N] [--fast-forward] [--keep]
+Run: .venv/bin/python bench/fetched_reads.py [--quick] [--reps N] [--sessions N] [--fast-forward] [--limit N] [--keep]
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ def main() -> int:
 
     def extra(ap: argparse.ArgumentParser) -> None:
         ap.add_argument("--fast-forward", action="store_true", help="bob has no commits of his own")
+        ap.add_argument("--limit", type=int, help="git enf log -n LIMIT on both sides")
 
     return common.fixture_main("fetched", __doc__, 15, run, extra)
 
@@ -70,7 +73,7 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     common.header("fetched_reads", sessions=n, repetitions=reps, enf_git=common.CHECKOUT,
                   bob="fast-forwards" if args.fast_forward else "merges (a session of his own each time)")
     alice, bob, carol = setup(work, n)
-    reads(alice, bob, carol, reps, not args.fast_forward)
+    reads(alice, bob, carol, reps, not args.fast_forward, ["-n", str(args.limit)] if args.limit else [])
     hook(work, alice, reps)
     in_process(bob, reps)
     return 0
@@ -103,7 +106,7 @@ def write_session(repo: Path, who: str, k: int) -> None:
     common.run_enf(repo, "commit")
 
 
-def reads(alice: Path, bob: Path, carol: Path, reps: int, bob_commits: bool) -> None:
+def reads(alice: Path, bob: Path, carol: Path, reps: int, bob_commits: bool, limit: list[str]) -> None:
     subject: list[float] = []
     baseline: list[float] = []
     for k in range(reps):
@@ -116,21 +119,23 @@ def reads(alice: Path, bob: Path, carol: Path, reps: int, bob_commits: bool) -> 
         common.run_enf(carol, "log")  # carol merges now, untimed
 
         def merging() -> None:
-            dt, out = common.timed_run([common.GIT_ENF, "log"], bob)
+            dt, out = common.timed_run([common.GIT_ENF, "log", *limit], bob)
             check("origin's memory" in out.stderr, f"bob's log merged nothing: {out.stderr}")
             check(f"alice bench session {k}" in out.stdout.lower(), "bob's log lacks alice's new session")
             subject.append(dt)
 
         def plain() -> None:
-            dt, out = common.timed_run([common.GIT_ENF, "log"], carol)
+            dt, out = common.timed_run([common.GIT_ENF, "log", *limit], carol)
             check("origin's memory" not in out.stderr, f"carol's log merged: {out.stderr}")
             baseline.append(dt)
 
         for step in ((merging, plain) if k % 2 == 0 else (plain, merging)):
             step()
-    print(f"(a) bob's git enf log, merging first  N={reps}: {common.spread_ms(subject)}")
-    print(f"    carol's plain git enf log         N={reps}: {common.spread_ms(baseline)}")
-    common.ratio_report("log-with-fetched-memory/log", subject, baseline, goal=2.0)
+    shown = " ".join(["git enf log", *limit])
+    print(f"(a) bob's {shown}, merging first  N={reps}: {common.spread_ms(subject)}")
+    print(f"    carol's plain {shown}         N={reps}: {common.spread_ms(baseline)}")
+    common.ratio_report(f"{shown.replace(' ', '-')}-with-fetched-memory/{shown.replace(' ', '-')}", subject, baseline,
+                        goal=2.0)
 
 
 def hook(work: Path, repo: Path, reps: int) -> None:

@@ -131,3 +131,23 @@ def test_a_remote_without_memory_is_not_reported_from_a_stale_tracking_ref(tmp_p
     assert tip(empty) == ""
     out = enf(repo_dir, "status")
     assert "origin has no claude-memory yet (as last fetched)" in out and "ahead" not in out
+
+
+@pytest.mark.parametrize("config", [
+    {},
+    {"remote.origin.pushurl": "ssh://push.example/team.git"},
+    {"url.https://mirror.example/.insteadOf": "https://code.example/"},
+    {"url.ssh://push.example/.pushInsteadOf": "https://code.example/",
+     "url.https://other.example/.insteadOf": "https://code.example/"},
+    {"url.https://mirror.example/.insteadOf": "https://code.example/",
+     "remote.origin.pushurl": "https://code.example/push.git"},
+    {"url.https://short.example/.insteadOf": "https://code.", "url.https://long.example/.insteadOf": "https://code.example/"},
+])
+def test_the_push_url_noted_is_the_one_git_hands_the_pre_push_hook(repo_dir: Path, config: dict[str, str]) -> None:
+    from enf_git.plumbing import gitcli
+
+    run_git(repo_dir, "remote", "add", "origin", "https://code.example/team.git")
+    for key, value in config.items():
+        run_git(repo_dir, "config", key, value)
+    expected = run_git(repo_dir, "remote", "get-url", "--push", "origin").strip()
+    assert gitcli.push_url(str(repo_dir), gitcli.Remote("origin", is_url=False)) == expected

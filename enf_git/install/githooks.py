@@ -78,7 +78,7 @@ if [ $hook = pre-push ]; then
       refs=$(git rev-parse --git-common-dir {ref} "refs/remotes/$1/{branch}" 2>/dev/null) &&
         common=${{refs%%"$nl"*}} && refs=${{refs#*"$nl"}} && ours=${{refs%%"$nl"*}} && theirs=${{refs#*"$nl"}}
     fi
-    was=; {{ read -r there then was <"$common/{state}/{seen}/$1"; }} 2>/dev/null
+    was=; {{ read -r at tracked was <"$common/{state}/{seen}/$1"; }} 2>/dev/null
     [ -n "$ours" ] && [ "$ours" = "$theirs" ] && [ "$was" = "$2" ] && exit $status
   fi
 fi
@@ -97,7 +97,7 @@ pre-push)
   # only the elected remote gets memory, never a fork or a mirror
   if [ -n "$named" ]; then [ "$1" = "$remote" ] || exit $status
   else [ "$1" = "$remote" ] || [ "$2" = "$remote" ] || exit $status; fi
-  was=; {{ read -r there then was <"$common/{state}/{seen}/$seen_as"; }} 2>/dev/null
+  was=; {{ read -r at tracked was <"$common/{state}/{seen}/$seen_as"; }} 2>/dev/null
   [ "$ours" = "$theirs" ] && [ "$was" = "$2" ] && exit $status  # nothing to push: Python is not started
   mode=$(git config --get {mode_key} 2>/dev/null)
   case $mode in  # git's spellings, in any case

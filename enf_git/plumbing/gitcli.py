@@ -275,8 +275,9 @@ def prepare(repo_dir: str, env: Mapping[str, str] | None = None) -> GitEnv:
     remotes = tuple(dict.fromkeys(k[len("remote."):k.rindex(".")] for k in keys if k.startswith("remote.")))
     partial = any(_is_partial_key(item[0], item[1] if len(item) > 1 else "") for item in items)
     memory = [item[1] if len(item) > 1 else "" for item in items if item[0] == "enf.remote"]
+    pairs = [(item[0], item[1] if len(item) > 1 else "") for item in items]
     return GitEnv(repo_dir, env_for_git(base, ssh_configured="core.sshcommand" in keys), remotes, partial,
-                  memory[-1] if memory else None, _push_urls(remotes, [(i[0], i[1] if len(i) > 1 else "") for i in items]))
+                  memory[-1] if memory else None, _push_urls(remotes, pairs))
 
 
 def _push_urls(remotes: tuple[str, ...], items: list[tuple[str, str]]) -> dict[str, str]:
@@ -294,15 +295,16 @@ def _push_urls(remotes: tuple[str, ...], items: list[tuple[str, str]]) -> dict[s
         pushurl = next((v for k, v in items if k == f"remote.{name}.pushurl"), None)
         url = next((v for k, v in items if k == f"remote.{name}.url"), None)
         if pushurl is not None:
-            out[name] = _alias(pushurl, fetch_alias)
+            out[name] = _alias(pushurl, fetch_alias) or pushurl
         elif url is not None:
-            out[name] = _alias(url, push_alias) if _alias(url, push_alias) != url else _alias(url, fetch_alias)
+            out[name] = _alias(url, push_alias) or _alias(url, fetch_alias) or url
     return out
 
 
-def _alias(url: str, aliases: Mapping[str, str]) -> str:
+def _alias(url: str, aliases: Mapping[str, str]) -> str | None:
+    """`url` rewritten by its longest matching prefix in `aliases`; None when none matches."""
     prefix = max((p for p in aliases if url.startswith(p)), key=len, default=None)
-    return url if prefix is None else aliases[prefix] + url[len(prefix):]
+    return None if prefix is None else aliases[prefix] + url[len(prefix):]
 
 
 def _is_partial_key(key: str, value: str) -> bool:
