@@ -92,6 +92,63 @@ def test_reversal_queries_name_a_reversal_the_ledger_resolves(
         assert new in replaced_by.get(old, set()), (q["id"], old, new)
 
 
+@pytest.fixture(scope="module")
+def held_out() -> list[dict[str, object]]:
+    data = yaml.safe_load((SET_DIR / "held_out.yaml").read_text(encoding="utf-8"))
+    assert data["schema"] == 1
+    return list(data["queries"])
+
+
+def test_the_held_out_set_has_150_queries_of_every_kind(held_out: list[dict[str, object]],
+                                                         queries: list[dict[str, object]]) -> None:
+    assert len(held_out) >= 150
+    ids = [q["id"] for q in [*queries, *held_out]]
+    assert len(set(ids)) == len(ids)  # one id space: a query is in one set only
+    assert all(str(q["id"]).startswith("ho-") for q in held_out)
+    counts = Counter(str(q["kind"]) for q in held_out)
+    assert set(counts) == {*MINIMUM, "status", "abbreviation"}
+    assert counts["status"] >= 30 and counts["abbreviation"] >= 15 and counts["none"] >= 30
+
+
+def test_held_out_labels_agree_with_the_ledger(held_out: list[dict[str, object]],
+                                               sessions: dict[str, model.Session]) -> None:
+    # "Do we still use X?" is labelled with whether X's decision stands: the ledger is the judge.
+    ledger = render.build_ledger(sessions.values(), [])
+    replaced_by: dict[str, set[str]] = {}
+    for chain in ledger.chains:
+        for old in chain.superseded:
+            replaced_by.setdefault(_stem(old.source), set()).add(_stem(chain.current.source))
+    for q in held_out:
+        relevant = list(q["relevant"] or [])  # type: ignore[call-overload]
+        assert (q["kind"] == "none") == (not relevant), q["id"]
+        assert all(stem in sessions for stem in relevant), q["id"]
+        assert ("stands" in q) == (q["kind"] == "status"), q["id"]
+        if q["kind"] == "status":
+            first = relevant[0]
+            if q["stands"]:
+                assert first not in replaced_by and len(relevant) == 1, q["id"]
+            else:
+                assert set(relevant[1:]) <= replaced_by.get(first, set()) and len(relevant) == 2, q["id"]
+        if q["kind"] == "reversal":
+            old, new = relevant
+            assert new in replaced_by.get(old, set()), q["id"]
+
+
+def test_abbreviation_queries_spell_what_the_sessions_define(held_out: list[dict[str, object]]) -> None:
+    # The pair must be defined somewhere in memory ("Elasticsearch (ES)", "SOPS (Secrets
+    # OPerationS)"), never only in a query: the query spells one side of a defined pair.
+    text = " ".join(p.read_text(encoding="utf-8") for p in SESSIONS)
+    short = set(re.findall(r"\(([A-Z][A-Za-z]{1,9})\)", text)) | set(re.findall(r"\b([A-Z]{2,9}) \([A-Z]", text))
+    long = [" ".join(m.split()[-2:]).lower() for m in re.findall(r"((?:[\w-]+ ){1,2})\([A-Z][A-Za-z]{1,9}\)", text)]
+    long += [" ".join(m.split()[:2]).lower() for m in re.findall(r"\b[A-Z]{2,9} \(([A-Z][\w ]+)\)", text)]
+    assert {"ES", "EKS", "ECR", "SOPS"} <= short
+    for q in held_out:
+        if q["kind"] == "abbreviation":
+            words = str(q["text"])
+            assert any(re.search(rf"\b{re.escape(a)}\b", words) for a in short) or any(
+                f.strip() in words.lower() for f in long), q["id"]
+
+
 def test_sources_lists_every_session_file_once() -> None:
     text = (SET_DIR / "SOURCES.md").read_text(encoding="utf-8")
     rows = [line for line in text.splitlines() if line.startswith("| `")]
