@@ -102,6 +102,22 @@ def test_a_superseded_decision_is_labelled_so(corpus: memory.Context) -> None:
     assert "SUPERSEDED by " + first.superseded_by in brainfirst.line(first)
 
 
+@pytest.mark.parametrize("prompt", ["do we still use Elasticsearch?", "why did we drop Elasticsearch?"])
+def test_a_status_question_points_at_the_decision_as_recall_does(corpus: memory.Context, repo_dir: Path,
+                                                                  prompt: str) -> None:
+    # Memory never wrote "still", "use" or "drop": as the question's rarest words they made
+    # it weak, and no pointer was shown although memory holds the answer.
+    write(repo_dir, "2026-05-03-log-shipping", session_text(
+        session_id="e4f5a6b7", date="2026-05-03", summary="Shipped the importer's logs to Elasticsearch",
+        tags="[logging]"))
+    memory.commit(corpus, "logs")
+    indexer.refresh_pointers(corpus.repo, corpus.cache())
+    found = pointers.query(index_of(corpus), prompt)
+    assert found and (found[0].status, found[0].path) == ("superseded", "sessions/2026-04-13-search-api.md")
+    db = indexer.ensure(corpus.repo, corpus.cache())
+    assert search.query(db, prompt, limit=1).hits[0].path == found[0].path
+
+
 @pytest.mark.parametrize("prompt", ["yes", "Yes, go ahead.", "continue", "42", "3.14", "/remember x", "thanks!",
                                     "ok", "  ", "hello there"])
 def test_trivial_prompts_are_not_searched(prompt: str) -> None:

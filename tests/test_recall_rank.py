@@ -409,3 +409,69 @@ def test_doctor_does_not_report_an_index_being_built(enf, repo_dir: Path) -> Non
     with locks.file_lock(state / paths.SEARCH_LOCK, wait=0) as held:
         assert held
         assert state_checks.recall_index(ctx) == []  # a build holds the lock: nothing to report
+
+
+# --- questions about a decision's standing ----------------------------------------------
+
+def test_the_frame_of_a_status_question_is_not_its_topic() -> None:
+    for word, term in (("still", "still"), ("anymore", "anymor"), ("nowadays", "nowaday"), ("currently", "current"),
+                       ("dropped", "drop"), ("stopped", "stop"), ("removed", "remov"), ("retired", "retir"),
+                       ("replaced", "replac"), ("using", "use"), ("running", "run"), ("relying", "reli")):
+        assert stem.stem(word) == term and term in stem.STATUS_MARKERS | stem.FRAME_VERBS, word
+    cases = {
+        "do we still use Elasticsearch?": {"still", "use"},
+        "why did we drop Elasticsearch?": {"drop"},
+        "Why did we move away from node-fetch": {"move", "away"},
+        "are platform pipelines still on Concourse?": {"still"},
+        "is Kafka still running anymore?": {"still", "run", "anymor"},
+        "use case exceptions": set(),  # not a question: "use" is its topic
+        "drop the old indices": set(),  # an order, not a question
+        "what did we use for search": set(),  # no marker of standing
+        "do we still?": set(),  # nothing else: the words are all there is
+    }
+    for text, expected in cases.items():
+        assert stem.frame(text, stem.analyze(text)) == expected, text
+
+
+def logs_session(repo_dir: Path) -> None:
+    """A session that names Elasticsearch without deciding anything about it, and says "still"."""
+    write(repo_dir, "2026-04-25-log-shipping", session_text(
+        session_id="e5f6a7b8", date="2026-04-25", summary="Shipped the importer's logs to Elasticsearch",
+        tags="[logging]", body="\n## Notes\n- The importer still logs twice on retries\n"))
+
+
+@pytest.mark.parametrize("question", ["do we still use Elasticsearch?", "why did we drop Elasticsearch?",
+                                      "are we still on Elasticsearch", "Why did we stop using Elasticsearch?"])
+def test_a_status_question_finds_the_decision_and_says_it_no_longer_stands(
+        enf, repo_dir: Path, question: str) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    logs_session(repo_dir)
+    enf("commit", "-m", "logs")
+    data = json.loads(enf("recall", *question.split(), "--json"))
+    # Memory never wrote "use", "drop" or "stop" (and "still" once): they were the question's
+    # rarest words, so it was called weak, and the session saying "still" came first.
+    assert data["weak"] is False
+    first, second = data["results"][:2]
+    assert (first["kind"], first["status"], first["path"]) == ("decision", "superseded",
+                                                               "sessions/2026-04-13-search-api.md")
+    assert (second["status"], second["path"]) == ("standing", "sessions/2026-04-20-postgres-fts.md")
+    out = enf("recall", *question.split())
+    assert out.startswith("decision 2026-04-13  sessions/2026-04-13-search-api.md  SUPERSEDED by ")
+
+
+def test_a_status_question_about_a_standing_decision_says_it_stands(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    logs_session(repo_dir)
+    enf("commit", "-m", "logs")
+    data = json.loads(enf("recall", "do", "we", "still", "use", "Postgres", "FTS?", "--json"))
+    assert data["weak"] is False
+    assert (data["results"][0]["status"], data["results"][0]["path"]) == ("standing",
+                                                                          "sessions/2026-04-20-postgres-fts.md")
+
+
+def test_a_status_question_about_what_memory_never_held_stays_weak(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    logs_session(repo_dir)
+    enf("commit", "-m", "logs")
+    for question in ("do we still use Kafka?", "why did we drop RabbitMQ?"):
+        assert json.loads(enf("recall", *question.split(), "--json"))["weak"] is True, question

@@ -229,30 +229,36 @@ def query(index: Index | Layered, prompt: str, seen: frozenset[str] | set[str] =
     n = index.n
     if not q or n <= 0:
         return []
+    frame = analysis.frame(text, q, scan=True)  # a status question's frame: as search.py weighs it
     concepts = _concepts([*q, *(t for t in analysis.analyze(text, parts=True, scan=True) if t not in q)], index.syn)
     postings = index.postings({t for c in concepts for t in c})
-    idf_q = {t: _idf(n, postings[t][0] if t in postings else 0) for t in q}
-    unseen = {t for t in q if t not in postings}
+    idf_q = {t: _idf(n, postings[t][0] if t in postings else 0) for t in q if t not in frame}
+    unseen = {t for t in idf_q if t not in postings}
     # A concept's idf from the records holding any member: their df summed (capped at n)
     # stands in for the union, which the truncated postings cannot count.
+    cap = max(idf_q.values()) if frame else float("inf")  # the frame never outweighs the topic (search.py)
     idf_c = [(c, _idf(n, min(n, sum(postings[t][0] for t in c if t in postings)))) for c in concepts]
+    idf_c = [(c, min(w, cap) if c[0] in frame else w) for c, w in idf_c]
     idf_c = [(c, w) for c, w in idf_c if any(t in postings for t in c)]
     docs = _candidates(idf_c, postings)
     if not docs:
         return []
     details = index.records(docs)
     scored = sorted(((_exact(details[d], idf_c), d) for d in docs), reverse=True)
-    held = {d: [t for t in q if t in details[d][7]] for d in docs}
+    held = {d: [t for t in idf_q if t in details[d][7]] for d in docs}
     matched = max(len(held[d]) for _, d in scored[:3])
     total = sum(idf_q.values()) or 1.0
     share = sum(idf_q[t] for t in unseen) / total
     if not matched or share > (NAME_SHARE if _unknown_name(text, unseen) else WEAK_SHARE):
         return []  # search.py's weak rule: memory most likely does not hold the answer
     seen_idf = (total - sum(idf_q[t] for t in unseen)) if SEEN_ONLY else total
+    status = bool(frame) and any(set(idf_q).intersection(d[1]) for _, doc in scored for d in details[doc][5])
+    if status:  # a status question asks about a decision: records that decided nothing last (as search.py)
+        scored.sort(key=lambda s: not details[s[1]][5])
     best = scored[0][0]
     strong = [(d, score, held[d]) for score, d in scored
               if score >= RELATIVE * best and sum(idf_q[t] for t in held[d]) >= COVERAGE * seen_idf]
-    return _present(details, strong, q, text, index.pins, seen, limit)
+    return _present(details, strong, q, text, index.pins, seen, limit, status)
 
 
 def _concepts(terms: list[str], syn: dict[str, tuple[str, ...]]) -> list[tuple[str, ...]]:
@@ -303,7 +309,8 @@ def _unknown_name(text: str, unseen: set[str]) -> bool:
 
 
 def _present(details: dict[int, Record], strong: list[tuple[int, float, list[str]]], q: list[str], text: str,
-             pins: set[str], seen: frozenset[str] | set[str], limit: int) -> list[Pointer]:
+             pins: set[str], seen: frozenset[str] | set[str], limit: int, status: bool = False) -> list[Pointer]:
+    """The pointers, pinned ones first, then (for a status question) those of records that decided something."""
     words = _surface(text, q)
     out = []
     for doc, score, terms in strong:
@@ -311,7 +318,8 @@ def _present(details: dict[int, Record], strong: list[tuple[int, float, list[str
         stem = path.rsplit("/", 1)[-1].removesuffix(".md")
         out.append(_pointer(kind, ref, path, date, summary, decisions, terms, [words[t] for t in terms], score,
                             stem in pins))
-    out.sort(key=lambda p: (not p.pinned, -p.score))
+    decided = {details[doc][2] for doc, _, _ in strong if details[doc][5]}
+    out.sort(key=lambda p: (not p.pinned, status and p.path not in decided, -p.score))
     return [p for p in out if p.key not in seen][:limit]
 
 

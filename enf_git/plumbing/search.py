@@ -38,7 +38,12 @@ the CMS specs use hand-written doubles instead of recorded responses") the name 
 small part, often an acronym of the trade (CMS, CDN) that the sessions spell out.
 A rule on how much of the query the first results hold (the one before this) flagged
 paraphrases above all: their answer shares few words with them by nature.
-Chosen on the dev queries of bench/recall_quality.py, checked on its held-out blocks.
+A status question ("do we still use Elasticsearch?", "why did we drop it?", stem.frame)
+asks whether a decision stands: its frame words count for nothing in that share, and
+never weigh more than its heaviest topic word in the ranking; results that decided
+nothing come after those that did, when one holds a decision on the topic, so the first
+hit is the decision, marked SUPERSEDED (and followed by its replacement) or standing.
+Chosen on the dev queries of bench/recall_quality.py; its held-out set judges them.
 
 This module is stdlib-only so a warm `git enf recall` (index tip == branch tip) never
 imports pygit2 or click; indexer.py builds and updates the index.
@@ -191,12 +196,21 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
     q = list(dict.fromkeys(analysis.analyze(text)))  # unique, in the query's order
     if not q:
         return Answer([], 0, 0, 0)
+    # A status question's frame ("do we still use", "why did we drop") asks whether its
+    # topic stands: each hit on the topic's decision says so. The frame's words count for
+    # nothing in the weak rule and never weigh more than the topic's lightest word (stem.py).
+    frame = analysis.frame(text, q)
     idf, unseen = _idf(db, q)
+    topic = [t for t in q if t not in frame]
+    cap = max(idf[t] for t in topic) if frame else math.inf
     # The pieces of the query's compounds ("copy-pasting" is also "copy" and "pasting")
     # widen the candidates, as the index holds the pieces of the documents' compounds.
     pieces = [t for t in analysis.analyze(text, parts=True) if t not in idf]
-    groups = _rank(db, q, _concepts([*q, *pieces]))
-    names = _unknown_names(text, unseen)
+    groups = _rank(db, q, _concepts([*q, *pieces]), frame, cap)
+    if frame:
+        groups = _decisions_first(db, groups, set(topic))
+    names = _unknown_names(text, unseen - frame)
+    weights = {t: min(w, cap) if t in frame else w for t, w in idf.items()}
     hits: list[Hit] = []
     placed: set[str] = set()
     for group in groups:
@@ -204,16 +218,34 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
             break
         if group.path in placed:
             continue
-        hit = _present(db, group, q, idf)
+        hit = _present(db, group, q, weights)
         hits.append(hit)
         placed.add(group.path)
         replacement = _replacement(db, hit, groups, placed)
         if replacement is not None and len(hits) < limit:
             hits.append(replacement)
             placed.add(replacement.path)
-    matched = max((len(g.matched()) for g in groups[:WEAK_TOP]), default=0)
-    share = sum(idf[t] for t in unseen) / (sum(idf[t] for t in q) or 1.0)
-    return Answer(hits, len(q), matched, len(unseen), share, names)
+    matched = max((len(g.matched() - frame) for g in groups[:WEAK_TOP]), default=0)
+    share = sum(idf[t] for t in unseen - frame) / (sum(idf[t] for t in topic) or 1.0)
+    return Answer(hits, len(topic), matched, len(unseen - frame), share, names)
+
+
+def _decisions_first(db: sqlite3.Connection, groups: list[_Group], q: set[str]) -> list[_Group]:
+    """A status question's results, those that decided nothing after those that did.
+
+    "Do we still use X?" asks about X's decision: when a result holds a decision on the
+    question's terms, a session that only mentions X (the logs it shipped to X) must
+    not come before it, whose hit then says whether it stands. Only sessions without
+    any decision move: one whose decision is worded otherwise ("why does the server
+    still keep its own database") may be the answer. The order is otherwise kept.
+    """
+    top = groups[:_CANDIDATES]
+    marks = ",".join("?" * len(top))
+    rows = db.execute(f"SELECT path, terms FROM decisions WHERE path IN ({marks})", [g.path for g in top]).fetchall()
+    if not any(q.intersection(terms.split()) for _, terms in rows):
+        return groups
+    decided = {path for path, _ in rows}
+    return sorted(top, key=lambda g: g.path not in decided) + groups[_CANDIDATES:]
 
 
 def _unknown_names(text: str, unseen: set[str]) -> list[str]:
@@ -302,14 +334,15 @@ _ROW = "d.id, d.kind, d.ref, d.path, d.date, d.rev"
 _COLS = "d.decided, d.summary, d.tags, d.body, d.length"
 
 
-def _rank(db: sqlite3.Connection, q: list[str], concepts: list[tuple[str, ...]]) -> list[_Group]:
+def _rank(db: sqlite3.Connection, q: list[str], concepts: list[tuple[str, ...]],
+          frame: frozenset[str] = frozenset(), cap: float = math.inf) -> list[_Group]:
     # Candidates match the query, the pieces of its compounds, or a synonym of its
     # terms; what a result holds (the weak rule, the best line) is still counted in the
     # query's own terms.
     members = list(dict.fromkeys(t for c in concepts for t in c))
     found = _fts(db, members) if has_fts(db) else _scan(db, members)
     qset = set(q)
-    _score(db, found, concepts, qset)
+    _score(db, found, concepts, qset, frame, cap)
     groups: dict[str, _Group] = {}
     for row, _ in found:
         group = groups.setdefault(row.path, _Group(row.path))
@@ -370,7 +403,8 @@ def lines_of(text: str) -> list[tuple[str, str]]:
 
 
 def _score(db: sqlite3.Connection, found: list[tuple[_Row, tuple[str, str, str, str, int]]],
-           concepts: list[tuple[str, ...]], qset: set[str]) -> None:
+           concepts: list[tuple[str, ...]], qset: set[str], frame: frozenset[str] = frozenset(),
+           cap: float = math.inf) -> None:
     """BM25F over concepts, as Lucene's SynonymQuery scores: a concept's frequency in a
     row is the sum of its members' (weighted by column), its idf that of the rows
     holding any member. Scored term by term (FTS5's bm25()), a row holding "error",
@@ -380,7 +414,8 @@ def _score(db: sqlite3.Connection, found: list[tuple[_Row, tuple[str, str, str, 
     if not found:
         return
     n = _doc_count(db)
-    idf = {c: _idf_of(n, df) for c, df in _concept_df(db, concepts).items()}
+    idf = {c: min(_idf_of(n, df), cap) if c[0] in frame else _idf_of(n, df)
+           for c, df in _concept_df(db, concepts).items()}
     avg = _avg_length(db)
     members = {t for c in concepts for t in c}
     for row, (*cols, length) in found:

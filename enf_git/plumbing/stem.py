@@ -38,6 +38,45 @@ yourselves
 """.split())
 
 
+# The frame of a question about whether a decision still holds: "do we still use X?",
+# "are we still on X?", "why did we drop X?", "why did we move away from X?". These words
+# ask about X's standing; they are not X. In a memory that never wrote "still" or
+# "drop", they were its rarest terms: the question was called weak (unseen words
+# carried most of its weight) and a session that happened to say "still" ranked first.
+# They count for nothing in the weak rule, and in the ranking never weigh more than the
+# question's heaviest topic word (search.py, pointers.py). Dropped outright, "why did the
+# service stop having its own Redis" lost the "stop" its answer was written with; and
+# "keep" and "switch" are not here: "why does the server still keep its own database",
+# "why is the firewall only switched on for some routers" are about keeping, switching.
+# Stems, as analyze() makes them (a test checks each against stem()).
+STATUS_MARKERS = frozenset(("still", "anymor", "nowaday", "current", "longer", "away", "rid"))
+CHANGE_VERBS = frozenset(("drop", "stop", "ditch", "abandon", "remov", "quit", "retir", "leav", "left",
+                          "replac"))
+FRAME_VERBS = CHANGE_VERBS | frozenset(("use", "run", "move", "get", "reli"))
+_QUESTION_OPENERS = frozenset(("do", "does", "did", "are", "is", "was", "were", "why", "when", "have", "has",
+                               "can", "should"))
+
+
+def frame(text: str, terms: list[str], scan: bool = False) -> frozenset[str]:
+    """The terms of `terms` (analyze(text)) that are the frame of a status question, if `text` is one.
+
+    A status question is a question (it opens with a question word or ends with "?")
+    that holds a marker of standing ("still", "anymore", "no longer", "move away") or,
+    opened by "why" or "when", a verb of giving something up ("drop", "stop",
+    "remove"). Its frame is those words and the verbs of using ("use", "run", "keep");
+    none when nothing else would be left ("do we still?"), or when it is no question:
+    "use case exceptions" is about use cases.
+    """
+    raw = words(text, scan)
+    if not raw or not (raw[0] in _QUESTION_OPENERS or text.rstrip().endswith("?")):
+        return frozenset()
+    held = set(terms)
+    if not (held & STATUS_MARKERS or (raw[0] in ("why", "when") and held & CHANGE_VERBS)):
+        return frozenset()
+    found = frozenset(t for t in held if t in STATUS_MARKERS or t in FRAME_VERBS)
+    return found if held - found else frozenset()
+
+
 def words(text: str, scan: bool = False) -> list[str]:
     """The words of `text`, lower-cased, without trailing punctuation."""
     out = []
