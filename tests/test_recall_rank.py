@@ -475,3 +475,75 @@ def test_a_status_question_about_what_memory_never_held_stays_weak(enf, repo_dir
     enf("commit", "-m", "logs")
     for question in ("do we still use Kafka?", "why did we drop RabbitMQ?"):
         assert json.loads(enf("recall", *question.split(), "--json"))["weak"] is True, question
+
+
+# --- abbreviations memory defines ---------------------------------------------------------
+
+def test_definitions_are_found_both_ways_and_nothing_else_is() -> None:
+    from enf_git.plumbing import abbrev
+
+    text = ("Logs went to Elasticsearch (ES) first. Pull images from ECR (Elastic Container Registry). "
+            "The Elastic Kubernetes Service (EKS) nodes; role-based access control (RBAC); the identity provider (IdP). "
+            "Anything but HTTPS (SSH to GitHub, say); the server (Unauthorized); PaaS (Cloud Foundry); "
+            "Razzle (SSR only, any framework); version (2.1); the cluster (EKS).")
+    assert abbrev.pairs(text) == [("ES", "Elasticsearch"), ("ECR", "Elastic Container Registry"),
+                                  ("EKS", "Elastic Kubernetes Service"), ("RBAC", "role-based access control"),
+                                  ("IdP", "identity provider")]
+    assert abbrev.analyzed(("EKS", "Elastic Kubernetes Service")) == ("ek", "elast kubernet servic")
+
+
+def abbreviation_sessions(repo_dir: Path) -> None:
+    """One session defines each pair once; the others use one spelling only."""
+    write(repo_dir, "2026-05-01-audit-logs", session_text(
+        session_id="f1a2b3c4", date="2026-05-01", summary="Kept audit logs in CloudWatch", tags="[logging]",
+        body="\n## Notes\n- The first target was our own Elasticsearch (ES) cluster\n"
+             "- Images come from ECR (Elastic Container Registry) only\n"))
+    write(repo_dir, "2026-05-02-search-costs", session_text(
+        session_id="f2a3b4c5", date="2026-05-02", summary="Priced the Elasticsearch domain", tags="[search]",
+        body="\n## Notes\n- The Elasticsearch domain costs more each month than the app servers\n"))
+    write(repo_dir, "2026-05-03-image-expiry", session_text(
+        session_id="f3a4b5c6", date="2026-05-03", summary="Expired old container images", tags="[containers]",
+        body="\n## Notes\n- Only the ten newest ECR images are kept\n"))
+
+
+def test_an_abbreviation_memory_defines_is_searched_both_ways(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    abbreviation_sessions(repo_dir)
+    enf("commit", "-m", "abbreviations")
+    # "ES" asks about Elasticsearch, which the session on costs never abbreviates.
+    short = json.loads(enf("recall", "ES", "domain", "costs", "--json"))
+    assert short["results"][0]["path"] == "sessions/2026-05-02-search-costs.md" and short["weak"] is False
+    assert "Elasticsearch domain" in short["results"][0]["snippet"]  # a line that says it, in its own words
+    # "Elastic Container Registry" asks about ECR, which the expiry session never spells out.
+    long = json.loads(enf("recall", "Elastic", "Container", "Registry", "newest", "images", "--json"))
+    assert long["results"][0]["path"] == "sessions/2026-05-03-image-expiry.md"
+    assert "ten newest ECR images" in long["results"][0]["snippet"]
+    # The fast path and the full one agree (the table is read by both).
+    probe = "from enf_git.entry import main; main()"
+    proc = subprocess.run([sys.executable, "-c", probe, "recall", "ES", "domain", "costs"], cwd=repo_dir,
+                          capture_output=True, text=True)
+    assert proc.stdout == enf("recall", "ES", "domain", "costs")
+
+
+def test_only_what_memory_defines_is_expanded(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    write(repo_dir, "2026-05-02-search-costs", session_text(
+        session_id="f2a3b4c5", date="2026-05-02", summary="Priced the Elasticsearch domain", tags="[search]"))
+    enf("commit", "-m", "no definition anywhere")
+    db = search.connect(repo_dir / ".git" / "enf" / "search.db")
+    enf("recall", "ES", "domain")  # brings the index to the tip
+    assert db.execute("SELECT count(*) FROM abbrevs").fetchone() == (0,)
+    assert search._abbreviations(db, ["es", "domain"]) == []  # a query's words teach nothing
+    abbreviation_sessions(repo_dir)
+    enf("commit", "-m", "abbreviations")
+    enf("recall", "ES", "domain")
+    assert sorted(db.execute("SELECT short, long FROM abbrevs")) == [("ecr", "elast contain registri"),
+                                                                   ("es", "elasticsearch")]
+    # The defining session deleted: its tip row and that row's pairs go; its history keeps them
+    # (memory still holds the text, and recall still finds it there).
+    (repo_dir / ".claude-sessions" / "sessions" / "2026-05-01-audit-logs.md").unlink()
+    enf("commit", "-m", "the definition is gone from the tip")
+    enf("recall", "ES", "domain")
+    kinds = db.execute("SELECT DISTINCT d.kind FROM abbrevs a JOIN docs d ON d.id = a.doc").fetchall()
+    assert kinds == [("history",)]
+    assert db.execute("SELECT count(*) FROM abbrevs WHERE doc NOT IN (SELECT id FROM docs)").fetchone() == (0,)

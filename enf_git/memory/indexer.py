@@ -23,7 +23,7 @@ from ..pure import model, render
 from . import records
 from .pointer_state import pointers_path, pointers_stale
 
-from ..plumbing import locks, pointer_build, search, stem, store
+from ..plumbing import abbrev, locks, pointer_build, search, stem, store
 
 
 def db_path(repo: store.Repo) -> Path:
@@ -274,6 +274,7 @@ class _Writer:
     def __init__(self, db: sqlite3.Connection, fts: bool) -> None:
         self.db, self._fts = db, fts  # FTS5 availability, checked once per update
         self._rows: list[tuple[str | int, ...]] = []
+        self._pairs: list[tuple[int, str, str]] = []  # (row in the queue, short, long): the abbreviations it defines
 
     def insert(self, kind: str, rev: str, path: str, blob: str, data: bytes,
                record: model.Session | list[model.Decision] | EnfError) -> None:
@@ -281,6 +282,8 @@ class _Writer:
         ref, date, decided, summary, tags, body = analyzed(path, text, record)
         length = sum(len(c.split()) for c in (decided, summary, tags, body))  # BM25's document length, in terms
         self._rows.append((kind, ref, path, date, rev, blob, text, decided, summary, tags, body, length))
+        for pair in dict.fromkeys(p for p in map(abbrev.analyzed, abbrev.pairs(text)) if p is not None):
+            self._pairs.append((len(self._rows) - 1, *pair))
         if len(self._rows) >= self._BATCH:
             self.flush()
 
@@ -290,10 +293,13 @@ class _Writer:
         # New rows get ids above the current largest (INTEGER PRIMARY KEY): that range is theirs.
         (last,) = self.db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
         self.db.executemany(f"INSERT INTO docs ({self._COLS}) VALUES ({', '.join('?' * 12)})", self._rows)
+        self.db.executemany("INSERT INTO abbrevs VALUES (?, ?, ?, ?)",
+                            [(last + 1 + i, short, long, long.split()[0]) for i, short, long in self._pairs])
         if self._fts:
             self.db.execute(f"INSERT INTO fts (rowid, {_FTS_COLS}) SELECT id, {_FTS_COLS} FROM docs WHERE id > ?",
                             (last,))
         self._rows.clear()
+        self._pairs.clear()
 
     def delete(self, where: str, args: tuple[str, ...]) -> None:
         self.flush()
@@ -301,6 +307,7 @@ class _Writer:
             # An external-content FTS5 table forgets a row only when told its old text.
             self.db.execute(f"INSERT INTO fts (fts, rowid, {_FTS_COLS}) SELECT 'delete', id, {_FTS_COLS} "
                             f"FROM docs WHERE {where}", args)
+        self.db.execute(f"DELETE FROM abbrevs WHERE doc IN (SELECT id FROM docs WHERE {where})", args)
         self.db.execute(f"DELETE FROM docs WHERE {where}", args)
 
 

@@ -12,6 +12,9 @@ branch), tagged with the branch tip it was built from. Its data model:
              candidates; _score ranks them (below).
   decisions  every decision of the ledger with its file, its text, and whether it is
              standing or superseded (by which decision, on which date).
+  abbrevs    the abbreviations each row defines ("Elasticsearch (ES)", "ECR (Elastic
+             Container Registry)", abbrev.py), analyzed: a query's short form is also
+             searched as its long form, and its long form as the short one.
 
 A query is analyzed like the documents and ranked by BM25F over the four columns,
 concept by concept: a query word, its synonyms (thesaurus.py) and the pieces of its
@@ -61,7 +64,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 KINDS = ("decision", "session", "history")  # tie-break order (Elephants Never Forget's recall order)
-SCHEMA = 7
+SCHEMA = 8
 COLUMNS = ("decided", "summary", "tags", "body")
 # BM25F column weights (_score; FTS5's bm25() too, choosing the candidates): the decided
 # clause, the summary and the tags say what a session is about; the body also holds
@@ -158,6 +161,10 @@ def create(db: sqlite3.Connection) -> bool:
                                               status TEXT, superseded_by TEXT, superseded_on TEXT);
         CREATE INDEX IF NOT EXISTS decisions_path ON decisions(path);
         CREATE INDEX IF NOT EXISTS decisions_id ON decisions(id);
+        CREATE TABLE IF NOT EXISTS abbrevs (doc INTEGER, short TEXT, long TEXT, first TEXT);
+        CREATE INDEX IF NOT EXISTS abbrevs_doc ON abbrevs(doc);
+        CREATE INDEX IF NOT EXISTS abbrevs_short ON abbrevs(short);
+        CREATE INDEX IF NOT EXISTS abbrevs_first ON abbrevs(first);
         """
     )
     try:
@@ -206,7 +213,8 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
     # The pieces of the query's compounds ("copy-pasting" is also "copy" and "pasting")
     # widen the candidates, as the index holds the pieces of the documents' compounds.
     pieces = [t for t in analysis.analyze(text, parts=True) if t not in idf]
-    groups = _rank(db, q, _concepts([*q, *pieces]), frame, cap)
+    concepts = _concepts([*q, *pieces], _abbreviations(db, q))
+    groups = _rank(db, q, concepts, frame, cap)
     if frame:
         groups = _decisions_first(db, groups, set(topic))
     names = _unknown_names(text, unseen - frame)
@@ -218,7 +226,7 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
             break
         if group.path in placed:
             continue
-        hit = _present(db, group, q, weights)
+        hit = _present(db, group, q, weights, _aliases(concepts, q))
         hits.append(hit)
         placed.add(group.path)
         replacement = _replacement(db, hit, groups, placed)
@@ -362,17 +370,69 @@ def _rank(db: sqlite3.Connection, q: list[str], concepts: list[tuple[str, ...]],
     return ranked
 
 
-def _concepts(terms: list[str]) -> list[tuple[str, ...]]:
+def _concepts(terms: list[str], abbreviations: list[tuple[str, str]] | None = None) -> list[tuple[str, ...]]:
     """Each term with its synonyms (thesaurus.py), analyzed like the index: one concept each.
 
     Two terms of one synonym group are one concept ("login sso" asks one thing twice).
+    An abbreviation memory defines (abbrev.py) is one concept with its long form: a short
+    form in the query also matches its long form, whose terms a row must all hold (a
+    member with spaces: "elast kubernet servic"); a long form in the query, its terms in
+    a row as the definition writes them, is one concept with its short form.
     """
     out: dict[frozenset[str], tuple[str, ...]] = {}
     table = _synonyms()
+    abbreviations = abbreviations or []
+    longs: dict[str, list[str]] = {}  # short -> long forms
+    joined: dict[str, str] = {}  # a long form of several terms in the query -> its short form
+    for short, long in abbreviations:
+        longs.setdefault(short, []).append(long)
+        parts = long.split()
+        if len(parts) > 1 and _contains(terms, parts):
+            joined[long] = short
+    inside = {t for long in joined for t in long.split()}
     for term in terms:
-        members = tuple(dict.fromkeys((term, *table.get(term, ()))))
+        if term in inside:
+            continue  # scored as its long form, below
+        members = tuple(dict.fromkeys((term, *table.get(term, ()), *longs.get(term, ()),
+                                       *(s for s, l in abbreviations if l == term))))
+        out.setdefault(frozenset(members), members)
+    for long, short in joined.items():
+        members = (long, short, *(other for other in longs.get(short, ()) if other != long))
         out.setdefault(frozenset(members), members)
     return list(out.values())
+
+
+def _contains(terms: list[str], parts: list[str]) -> bool:
+    """Whether `parts` occur in `terms` in a row."""
+    n = len(parts)
+    return any(terms[i:i + n] == parts for i in range(len(terms) - n + 1))
+
+
+def _abbreviations(db: sqlite3.Connection, q: list[str]) -> list[tuple[str, str]]:
+    """The (short, long) pairs memory defines whose short form, or the first term of whose
+    long form, the query holds (abbrev.py; the indexer stores them)."""
+    marks = ",".join("?" * len(q))
+    try:
+        rows = db.execute(f"SELECT DISTINCT short, long FROM abbrevs WHERE short IN ({marks}) OR first IN ({marks}) "
+                          "ORDER BY short, long", [*q, *q]).fetchall()
+    except sqlite3.OperationalError:  # an index without the table: nothing learned
+        return []
+    qset = set(q)
+    return [(short, long) for short, long in rows if short in qset or _contains(q, long.split())]
+
+
+def _aliases(concepts: list[tuple[str, ...]], q: list[str]) -> list[tuple[frozenset[str], tuple[str, ...]]]:
+    """(member's terms, the query terms of its concept) for each abbreviation member: a line
+    that holds the member holds, for the best line, what the query asked."""
+    qset = set(q)
+    out = []
+    for c in concepts:
+        asked = tuple(t for m in c for t in m.split() if t in qset)
+        for m in c:
+            parts = frozenset(m.split())
+            if asked and not parts & qset:
+                out.append((parts, asked))
+    return out
 
 
 _SYNONYMS: dict[str, tuple[str, ...]] | None = None
@@ -417,7 +477,7 @@ def _score(db: sqlite3.Connection, found: list[tuple[_Row, tuple[str, str, str, 
     idf = {c: min(_idf_of(n, df), cap) if c[0] in frame else _idf_of(n, df)
            for c, df in _concept_df(db, concepts).items()}
     avg = _avg_length(db)
-    members = {t for c in concepts for t in c}
+    members = {t for c in concepts for m in c for t in m.split()}
     for row, (*cols, length) in found:
         tf: dict[str, float] = {}
         for weight, col in zip(WEIGHTS, cols):
@@ -428,18 +488,26 @@ def _score(db: sqlite3.Connection, found: list[tuple[_Row, tuple[str, str, str, 
         norm = K1 * (1 - B + B * (length or 0) / avg)
         score = 0.0
         for c in concepts:
-            f = sum(tf.get(t, 0.0) for t in c)
+            f = sum(_frequency(tf, m) for m in c)
             if f:
                 score += idf[c] * f * (K1 + 1) / (f + norm)
         row.score = score
 
 
+def _frequency(tf: dict[str, float], member: str) -> float:
+    """A concept member's weighted frequency in a row; a long form's ("elast kubernet servic")
+    is that of its scarcest term, as a row holds the name at most that often."""
+    if " " not in member:
+        return tf.get(member, 0.0)
+    return min(tf.get(t, 0.0) for t in member.split())
+
+
 def _concept_df(db: sqlite3.Connection, concepts: list[tuple[str, ...]]) -> dict[tuple[str, ...], int]:
     """How many rows hold any member of each concept."""
-    single = _df(db, [c[0] for c in concepts if len(c) == 1])
+    single = _df(db, [c[0] for c in concepts if len(c) == 1 and " " not in c[0]])
     out: dict[tuple[str, ...], int] = {}
     for c in concepts:
-        if len(c) == 1:
+        if len(c) == 1 and " " not in c[0]:
             out[c] = single[c[0]]
         elif has_fts(db):
             (out[c],) = db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (_match(c),)).fetchone()
@@ -486,23 +554,36 @@ def _fts(db: sqlite3.Connection, q: list[str]) -> list[tuple[_Row, tuple[str, st
 
 def _scan(db: sqlite3.Connection, q: list[str]) -> list[tuple[_Row, tuple[str, str, str, str, int]]]:
     """Without FTS5: every row that holds a query term (_score ranks them as it ranks FTS5's)."""
-    where = " OR ".join(f"{_ALL_COLUMNS} LIKE ?" for _ in q)
-    found = db.execute(f"SELECT {_ROW}, {_COLS} FROM docs d WHERE {where}", [f"% {t} %" for t in q]).fetchall()
+    where, args = _like(q)
+    found = db.execute(f"SELECT {_ROW}, {_COLS} FROM docs d WHERE {where}", args).fetchall()
     return [(_Row(*r[:6]), r[6:]) for r in found]
 
 
 def _match(terms: tuple[str, ...] | list[str]) -> str:
-    """An FTS5 query for the rows holding any of `terms`."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    """An FTS5 query for the rows holding any of `terms` (a member with spaces: all its terms)."""
+    def one(t: str) -> str:
+        quoted = ['"' + p.replace('"', '""') + '"' for p in t.split()]
+        return quoted[0] if len(quoted) == 1 else "(" + " AND ".join(quoted) + ")"
+    return " OR ".join(one(t) for t in terms)
 
 
 _ALL_COLUMNS = "(' ' || decided || ' ' || summary || ' ' || tags || ' ' || body || ' ')"
 
 
+def _like(terms: tuple[str, ...] | list[str]) -> tuple[str, list[str]]:
+    """A WHERE clause without FTS5 for the rows holding any of `terms` (as _match)."""
+    clauses, args = [], []
+    for t in terms:
+        parts = t.split()
+        clauses.append("(" + " AND ".join(f"{_ALL_COLUMNS} LIKE ?" for _ in parts) + ")")
+        args += [f"% {p} %" for p in parts]
+    return " OR ".join(clauses), args
+
+
 def _count_like(db: sqlite3.Connection, *terms: str) -> int:
     """Without FTS5: how many rows hold any of `terms`."""
-    where = " OR ".join(f"{_ALL_COLUMNS} LIKE ?" for _ in terms)
-    (n,) = db.execute(f"SELECT count(*) FROM docs WHERE {where}", [f"% {t} %" for t in terms]).fetchone()
+    where, args = _like(terms)
+    (n,) = db.execute(f"SELECT count(*) FROM docs WHERE {where}", args).fetchone()
     return int(n)
 
 
@@ -527,14 +608,18 @@ def _neg_date(date: str) -> str:
 
 # --- presenting a result ------------------------------------------------------------
 
-def _present(db: sqlite3.Connection, group: _Group, q: list[str], idf: dict[str, float]) -> Hit:
+Aliases = list[tuple[frozenset[str], tuple[str, ...]]]  # (an abbreviation member's terms, the query terms it stands for)
+
+
+def _present(db: sqlite3.Connection, group: _Group, q: list[str], idf: dict[str, float],
+             aliases: Aliases | None = None) -> Hit:
     """The group as one hit: its best line, and the decision that line is, if it is one."""
     if group.kind == "history" and group.best_history is not None:
         row = group.best_history
         if not row.text:
             _fetch(db, [row], set(q))
         lost = set(q) - group.tip_terms()  # show the text the tip no longer has
-        _, line = _best_line(row.text, [], q, {t: (w if t in lost else w / 100) for t, w in idf.items()})
+        _, line = _best_line(row.text, [], q, {t: (w if t in lost else w / 100) for t, w in idf.items()}, aliases)
         return Hit("history", row.ref, group.path, row.date, snip(line, q), row.rev, _shown(group.score))
     tip = group.tip
     assert tip is not None  # a group without a tip row ranks by its history
@@ -542,7 +627,7 @@ def _present(db: sqlite3.Connection, group: _Group, q: list[str], idf: dict[str,
         _fetch(db, [tip], set(q))
     decisions = db.execute("SELECT id, text, terms, status, superseded_by, superseded_on FROM decisions "
                            "WHERE path = ? ORDER BY rowid", (group.path,)).fetchall()
-    chosen, line = _best_line(tip.text, decisions, q, idf)
+    chosen, line = _best_line(tip.text, decisions, q, idf, aliases)
     score = _shown(group.score)
     if chosen is None:
         return Hit(tip.kind, tip.ref, group.path, tip.date, snip(line, q), "", score)
@@ -551,29 +636,41 @@ def _present(db: sqlite3.Connection, group: _Group, q: list[str], idf: dict[str,
 
 
 def _best_line(text: str, decisions: list[tuple[str, ...]], q: list[str],
-               idf: dict[str, float]) -> tuple[tuple[str, ...] | None, str]:
+               idf: dict[str, float], aliases: Aliases | None = None) -> tuple[tuple[str, ...] | None, str]:
     """(the decision row or None, the line) that carries the most query weight.
 
     Decisions go first and a later line must weigh strictly more, so a tie goes to the
     decision (Elephants Never Forget's order); the decision's own line in the body weighs half of it.
+    A line holding an abbreviation's other form (`aliases`) holds the query terms it stands for.
     """
     best: tuple[float, tuple[str, ...] | None, str] = (0.0, None, "")
     qset = set(q)
+    aliases = aliases or []
+    probes = [*q, *(t for parts, _ in aliases for t in parts)]
     for d in decisions:
-        weight = LINE_WEIGHTS["decision"] * sum(idf[t] for t in qset & set(d[2].split()))
+        weight = LINE_WEIGHTS["decision"] * sum(idf[t] for t in _held(qset, set(d[2].split()), aliases))
         if weight > best[0]:
             best = (weight, d, d[1])
     for field, line in _lines(text):
         low = line.lower()
         flat = low.replace("-", "")  # a compound's term is written without its hyphens
-        if not any(t[:-1] in low or t[:-1] in flat for t in q):  # cheap test first: a stem is (nearly) a prefix of its words
+        if not any(t[:-1] in low or t[:-1] in flat for t in probes):  # cheap test first: a stem is (nearly) a prefix of its words
             continue
-        weight = LINE_WEIGHTS[field] * sum(idf[t] for t in qset & set(analysis.analyze(line, parts=True)))
+        weight = LINE_WEIGHTS[field] * sum(idf[t] for t in _held(qset, set(analysis.analyze(line, parts=True)), aliases))
         if weight > best[0]:
             best = (weight, None, line)
     if not best[2]:
         return None, next((line for field, line in _lines(text) if field == "summary"), " ".join(text.split()))
     return best[1], best[2]
+
+
+def _held(qset: set[str], terms: set[str], aliases: Aliases) -> set[str]:
+    """The query terms a line holds, an abbreviation's other form standing for what it abbreviates."""
+    held = qset & terms
+    for parts, asked in aliases:
+        if parts <= terms:
+            held.update(asked)
+    return held
 
 
 def _lines(text: str) -> list[tuple[str, str]]:

@@ -1,0 +1,87 @@
+"""Abbreviations that memory defines itself: "Elasticsearch (ES)", "ECR (Elastic Container Registry)".
+
+A session that writes "Elasticsearch (ES)" once and "ES" afterwards, and another that
+only ever says "Elasticsearch", are about one thing; a question may use either name.
+Recall learns each pair from the indexed text (indexer.py stores them, search.py
+searches a query's short form as its long form too, and the long form as the short),
+never from a word list: only what the sessions themselves define is expanded.
+
+A definition is a long form followed by its short form in parentheses, or a short form
+followed by its long form in parentheses. Which words make the long form is decided as
+Schwartz and Hearst do ("A simple algorithm for identifying abbreviation definitions in
+biomedical text", 2003): the short form's characters are found right to left in the
+words before it, the first one at the start of a word, and the long form starts at that
+word; at most min(len + 5, 2 * len) words are looked at. "HTTPS (SSH to GitHub, say)"
+and "the server (Unauthorized)" define nothing.
+
+Stdlib only; `re` is imported by pairs(), which only the indexer calls.
+"""
+
+from __future__ import annotations
+
+from . import stem
+
+_PAREN = None  # re.compile(...).finditer, once re is imported
+
+
+def pairs(text: str) -> list[tuple[str, str]]:
+    """(short form, long form) for each abbreviation `text` defines, as written, in order."""
+    global _PAREN
+    if _PAREN is None:
+        import re
+
+        # words before "(", the parenthesised text (no nested parentheses, one line)
+        _PAREN = re.compile(r"([^\s()][^()\n]*?)\s*\(([^()\n]{1,80})\)").finditer
+    out: list[tuple[str, str]] = []
+    for m in _PAREN(text):
+        before, inside = m.group(1).split(), m.group(2).strip()
+        if not before:
+            continue
+        if is_short(inside):  # "Elasticsearch (ES)"
+            words = before[-min(len(inside) + 5, 2 * len(inside)):]
+            long = long_form(inside, " ".join(words))
+            if long:
+                out.append((inside, long))
+        elif is_short(before[-1].strip(",.;:")) and len(inside.split()) <= 2 * len(before[-1]):  # "ES (Elasticsearch)"
+            short = before[-1].strip(",.;:")
+            long = long_form(short, inside)
+            if long and long == inside.split(",")[0].strip():
+                out.append((short, long))
+    return out
+
+
+def is_short(word: str) -> bool:
+    """A candidate short form: one word of 2 to 10 characters, starting with a letter, with at
+    least two capitals ("ES", "IdP", "SOPS"), not a number or a plain word."""
+    return (2 <= len(word) <= 10 and word[0].isalpha() and " " not in word
+            and sum(c.isupper() for c in word) >= 2 and all(c.isalnum() or c in "-&" for c in word))
+
+
+def long_form(short: str, words: str) -> str | None:
+    """The end of `words` that `short` abbreviates (Schwartz-Hearst), or None."""
+    s = [c.lower() for c in short if c.isalnum()]
+    text = words.rstrip(" ,;:")
+    low = text.lower()
+    i = len(low) - 1
+    for k in range(len(s) - 1, -1, -1):
+        c = s[k]
+        while i >= 0 and (low[i] != c or (k == 0 and i > 0 and low[i - 1].isalnum())):
+            i -= 1
+        if i < 0:
+            return None
+        i -= 1
+    start = low.rfind(" ", 0, i + 2) + 1
+    long = text[start:].strip(" -")
+    if len(long) <= len(short) or long.lower() == short.lower() or not any(c.isalpha() for c in long):
+        return None
+    return long
+
+
+def analyzed(pair: tuple[str, str]) -> tuple[str, str] | None:
+    """The pair as index terms: (the short form's one term, the long form's terms joined by
+    spaces), or None when either side has no term or the short one has several."""
+    short = stem.analyze(pair[0])
+    long = stem.analyze(pair[1])
+    if len(short) != 1 or not long or long == short:
+        return None
+    return short[0], " ".join(long)
