@@ -166,3 +166,24 @@ def test_sources_lists_every_session_file_once() -> None:
 
 def _stem(source: str) -> str:
     return source.rsplit("/", 1)[-1].removesuffix(".md")
+
+
+def test_the_conversational_notes_are_well_formed() -> None:
+    folder = SET_DIR / "conversations"
+    parsed = {p.stem: _parse(p) for p in sorted((folder / "sessions").glob("*.md"))}
+    assert len(parsed) >= 30
+    for stem, s in parsed.items():
+        assert s.session_id and s.summary and "Interactions" in s.sections and s.date == stem[:10], stem
+        assert model.check_stem(stem) is None, stem
+    data = yaml.safe_load((folder / "queries.yaml").read_text(encoding="utf-8"))
+    qs = list(data["queries"])
+    assert len(qs) >= 100 and len({q["id"] for q in qs}) == len(qs)
+    assert {str(q["id"])[:3] for q in qs} == {"cd-", "ch-"}
+    for q in qs:
+        relevant = list(q["relevant"] or [])
+        assert q["kind"] in ("lexical", "paraphrase", "none"), q["id"]
+        assert (q["kind"] == "none") == (not relevant), q["id"]
+        assert all(stem in parsed for stem in relevant), q["id"]
+    for prefix in ("cd-", "ch-"):
+        kinds = Counter(q["kind"] for q in qs if str(q["id"]).startswith(prefix))
+        assert kinds["none"] >= 15 and kinds["lexical"] + kinds["paraphrase"] >= 35, prefix
