@@ -118,6 +118,21 @@ def test_a_status_question_points_at_the_decision_as_recall_does(corpus: memory.
     assert search.query(db, prompt, limit=1).hits[0].path == found[0].path
 
 
+def test_an_abbreviation_memory_defines_points_at_the_other_spelling(corpus: memory.Context, repo_dir: Path) -> None:
+    write(repo_dir, "2026-05-03-registry", session_text(
+        session_id="e4f5a6b7", date="2026-05-03", summary="Moved images to ECR (Elastic Container Registry)",
+        tags="[containers]"))
+    write(repo_dir, "2026-05-04-image-expiry", session_text(
+        session_id="e5f6a7b8", date="2026-05-04", summary="Kept only the ten newest ECR images", tags="[containers]"))
+    memory.commit(corpus, "registry")
+    indexer.refresh_pointers(corpus.repo, corpus.cache())
+    prompt = "how many Elastic Container Registry images are kept"
+    found = pointers.query(index_of(corpus), prompt)
+    assert found and found[0].path == "sessions/2026-05-04-image-expiry.md"  # it never spells the long form
+    db = indexer.ensure(corpus.repo, corpus.cache())
+    assert search.query(db, prompt, limit=1).hits[0].path == found[0].path  # recall's ranking, as ever
+
+
 @pytest.mark.parametrize("prompt", ["yes", "Yes, go ahead.", "continue", "42", "3.14", "/remember x", "thanks!",
                                     "ok", "  ", "hello there"])
 def test_trivial_prompts_are_not_searched(prompt: str) -> None:

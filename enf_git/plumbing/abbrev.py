@@ -14,10 +14,10 @@ words before it, the first one at the start of a word, and the long form starts 
 word; at most min(len + 5, 2 * len) words are looked at. "HTTPS (SSH to GitHub, say)"
 and "the server (Unauthorized)" define nothing.
 
-Stdlib only; `re` is imported by pairs(), which only the indexer calls.
+Stdlib only, and no `from __future__` import: the per-prompt pointers path (pointers.py)
+builds its concepts with this module too. `re` is imported by pairs(), which only the
+indexer calls.
 """
-
-from __future__ import annotations
 
 from . import stem
 
@@ -85,3 +85,53 @@ def analyzed(pair: tuple[str, str]) -> tuple[str, str] | None:
     if len(short) != 1 or not long or long == short:
         return None
     return short[0], " ".join(long)
+
+
+def relevant(pairs: "list[tuple[str, str]] | tuple[tuple[str, str], ...]", q: list[str]) -> list[tuple[str, str]]:
+    """The analyzed (short, long) pairs whose short form the query holds, or its whole long form in a row."""
+    qset = set(q)
+    return [(short, long) for short, long in pairs if short in qset or contains(q, long.split())]
+
+
+def contains(terms: list[str], parts: list[str]) -> bool:
+    """Whether `parts` occur in `terms` in a row."""
+    n = len(parts)
+    return any(terms[i:i + n] == parts for i in range(len(terms) - n + 1))
+
+
+def concepts(terms: list[str], synonyms: "dict[str, tuple[str, ...]]",
+             pairs: "list[tuple[str, str]]") -> "list[tuple[str, ...]]":
+    """Each term with its synonyms and the abbreviations memory defines: one concept each.
+
+    Two terms of one synonym group are one concept ("login sso" asks one thing twice). A
+    short form in the query also matches its long form, a member with spaces whose terms a
+    row must all hold ("elast kubernet servic"); a long form in the query, its terms in a
+    row as the definition writes them, is one concept with its short form.
+    """
+    out: dict[frozenset[str], tuple[str, ...]] = {}
+    longs: dict[str, list[str]] = {}  # short -> long forms
+    joined: dict[str, str] = {}  # a long form of several terms in the query -> its short form
+    for short, long in pairs:
+        longs.setdefault(short, []).append(long)
+        parts = long.split()
+        if len(parts) > 1 and contains(terms, parts):
+            joined[long] = short
+    inside = {t for long in joined for t in long.split()}
+    for term in terms:
+        if term in inside:
+            continue  # scored as its long form, below
+        members = tuple(dict.fromkeys((term, *synonyms.get(term, ()), *longs.get(term, ()),
+                                       *(s for s, l in pairs if l == term))))
+        out.setdefault(frozenset(members), members)
+    for long, short in joined.items():
+        members = (long, short, *(other for other in longs.get(short, ()) if other != long))
+        out.setdefault(frozenset(members), members)
+    return list(out.values())
+
+
+def frequency(tf: "dict[str, float]", member: str) -> float:
+    """A concept member's weighted frequency in a row; a long form's ("elast kubernet servic")
+    is that of its scarcest term, as a row holds the name at most that often."""
+    if " " not in member:
+        return tf.get(member, 0.0)
+    return min(tf.get(t, 0.0) for t in member.split())

@@ -51,7 +51,7 @@ def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str]) -> int:
     catalog = (tuple(r[2] for r in rows), tuple(r[5] or "" for r in rows),
                tuple(standing.get(r[2], ()) for r in rows))
     _write(out, rows, freqs, lengths, avg, decisions, pins,
-           {"tip": tip, "avg": avg}, extra=catalog)
+           {"tip": tip, "avg": avg, "abbr": _abbreviations(db)}, extra=catalog)
     try:
         os.unlink(pointers.delta_path(out))
     except OSError:
@@ -80,7 +80,7 @@ def _delta(db: sqlite3.Connection, base: pointers.Index, out: str, tip: str, pin
     masked = tuple(sorted(where[p] for p in changed if p in where))
     decisions = _decisions(db, wanted)
     _write(pointers.delta_path(out), rows, freqs, lengths, float(base.header["avg"]), decisions, pins,
-           {"tip": tip, "base_tip": base.tip, "masked": masked})
+           {"tip": tip, "base_tip": base.tip, "masked": masked, "abbr": _abbreviations(db)})
     return len(rows)
 
 
@@ -125,6 +125,14 @@ def _write(out: str, rows: Sequence[Row], freqs: list[dict[str, float]], lengths
         header["catalog"] = (end, len(tail))
     data = marshal.dumps(header)
     atomic.write(out, pointers.MAGIC + len(data).to_bytes(8, "little") + data + body + record_blob + tail)
+
+
+def _abbreviations(db: sqlite3.Connection) -> tuple[tuple[str, str], ...]:
+    """The analyzed (short, long) abbreviations memory defines (search.py's abbrevs table)."""
+    try:
+        return tuple(db.execute("SELECT DISTINCT short, long FROM abbrevs ORDER BY short, long").fetchall())
+    except sqlite3.OperationalError:
+        return ()
 
 
 def _blobs(items: Sequence[Any], start: int = 0) -> tuple[bytes, list[tuple[int, int]]]:

@@ -28,7 +28,7 @@ at least RELATIVE of the best. Thresholds chosen on bench/pointers_quality.py.
 
 import marshal
 
-from . import stem as analysis
+from . import abbrev, stem as analysis
 
 # Plain aliases, not typing's: this module runs before every prompt, and `from __future__
 # import annotations` alone would cost the import of __future__ (~0.3 ms).
@@ -127,6 +127,11 @@ class Index:
         return found
 
     @property
+    def abbr(self) -> tuple[tuple[str, str], ...]:
+        """The abbreviations memory defines, analyzed (abbrev.py)."""
+        return tuple(self.header.get("abbr", ()))
+
+    @property
     def pins(self) -> set[str]:
         return set(self.header.get("pins", ()))
 
@@ -197,6 +202,10 @@ class Layered:
         return self.delta.syn
 
     @property
+    def abbr(self) -> tuple[tuple[str, str], ...]:
+        return self.delta.abbr
+
+    @property
     def pins(self) -> set[str]:
         return self.delta.pins
 
@@ -230,16 +239,17 @@ def query(index: Index | Layered, prompt: str, seen: frozenset[str] | set[str] =
     if not q or n <= 0:
         return []
     frame = analysis.frame(text, q, scan=True)  # a status question's frame: as search.py weighs it
-    concepts = _concepts([*q, *(t for t in analysis.analyze(text, parts=True, scan=True) if t not in q)], index.syn)
-    postings = index.postings({t for c in concepts for t in c})
+    pieces = [t for t in analysis.analyze(text, parts=True, scan=True) if t not in q]
+    concepts = abbrev.concepts([*q, *pieces], index.syn, abbrev.relevant(index.abbr, q))
+    postings = index.postings({p for c in concepts for m in c for p in m.split()})
     idf_q = {t: _idf(n, postings[t][0] if t in postings else 0) for t in q if t not in frame}
     unseen = {t for t in idf_q if t not in postings}
     # A concept's idf from the records holding any member: their df summed (capped at n)
     # stands in for the union, which the truncated postings cannot count.
     cap = max(idf_q.values()) if frame else float("inf")  # the frame never outweighs the topic (search.py)
-    idf_c = [(c, _idf(n, min(n, sum(postings[t][0] for t in c if t in postings)))) for c in concepts]
+    idf_c = [(c, _idf(n, min(n, sum(_df(postings, m) for m in c)))) for c in concepts]
     idf_c = [(c, min(w, cap) if c[0] in frame else w) for c, w in idf_c]
-    idf_c = [(c, w) for c, w in idf_c if any(t in postings for t in c)]
+    idf_c = [(c, w) for c, w in idf_c if any(_df(postings, m) for m in c)]
     docs = _candidates(idf_c, postings)
     if not docs:
         return []
@@ -261,12 +271,11 @@ def query(index: Index | Layered, prompt: str, seen: frozenset[str] | set[str] =
     return _present(details, strong, q, text, index.pins, seen, limit, status)
 
 
-def _concepts(terms: list[str], syn: dict[str, tuple[str, ...]]) -> list[tuple[str, ...]]:
-    out: dict[frozenset[str], tuple[str, ...]] = {}
-    for term in terms:
-        members = tuple(dict.fromkeys((term, *syn.get(term, ()))))
-        out.setdefault(frozenset(members), members)
-    return list(out.values())
+def _df(postings: Postings, member: str) -> int:
+    """A concept member's df: a long form's ("elast kubernet servic") that of its scarcest term."""
+    if " " not in member:
+        return postings[member][0] if member in postings else 0
+    return min(postings[t][0] if t in postings else 0 for t in member.split())
 
 
 def _idf(n: int, df: int) -> float:
@@ -280,9 +289,10 @@ def _candidates(idf_c: list[tuple[tuple[str, ...], float]], postings: Postings) 
     estimate: dict[int, float] = {}
     get = estimate.get  # the loop runs up to CAP times per term: no attribute lookups in it
     for c, idf in idf_c:
-        for t in c:
-            if t in postings:
-                _df, docs, impacts = postings[t]
+        for m in c:
+            t = min(m.split(), key=lambda p: postings[p][0] if p in postings else 0)  # a long form: its scarcest term
+            if t in postings and _df(postings, m):
+                _n, docs, impacts = postings[t]
                 for doc, x in zip(docs, impacts):
                     estimate[doc] = get(doc, 0.0) + idf * x
     return sorted(estimate, key=estimate.__getitem__, reverse=True)[:RESCORE]
@@ -293,7 +303,7 @@ def _exact(detail: Record, idf_c: list[tuple[tuple[str, ...], float]]) -> float:
     norm, freq = detail[6], detail[7]
     score = 0.0
     for c, idf in idf_c:
-        f = sum(freq.get(t, 0.0) for t in c)
+        f = sum(abbrev.frequency(freq, m) for m in c)
         if f:
             score += idf * f * (K1 + 1) / (f + norm)
     return score

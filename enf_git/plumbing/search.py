@@ -57,7 +57,7 @@ from __future__ import annotations
 import math
 import sqlite3
 
-from . import stem as analysis
+from . import abbrev, stem as analysis
 
 TYPE_CHECKING = False  # the warm recall path avoids typing/pathlib/dataclasses (~30 ms of imports)
 if TYPE_CHECKING:
@@ -371,54 +371,21 @@ def _rank(db: sqlite3.Connection, q: list[str], concepts: list[tuple[str, ...]],
 
 
 def _concepts(terms: list[str], abbreviations: list[tuple[str, str]] | None = None) -> list[tuple[str, ...]]:
-    """Each term with its synonyms (thesaurus.py), analyzed like the index: one concept each.
-
-    Two terms of one synonym group are one concept ("login sso" asks one thing twice).
-    An abbreviation memory defines (abbrev.py) is one concept with its long form: a short
-    form in the query also matches its long form, whose terms a row must all hold (a
-    member with spaces: "elast kubernet servic"); a long form in the query, its terms in
-    a row as the definition writes them, is one concept with its short form.
-    """
-    out: dict[frozenset[str], tuple[str, ...]] = {}
-    table = _synonyms()
-    abbreviations = abbreviations or []
-    longs: dict[str, list[str]] = {}  # short -> long forms
-    joined: dict[str, str] = {}  # a long form of several terms in the query -> its short form
-    for short, long in abbreviations:
-        longs.setdefault(short, []).append(long)
-        parts = long.split()
-        if len(parts) > 1 and _contains(terms, parts):
-            joined[long] = short
-    inside = {t for long in joined for t in long.split()}
-    for term in terms:
-        if term in inside:
-            continue  # scored as its long form, below
-        members = tuple(dict.fromkeys((term, *table.get(term, ()), *longs.get(term, ()),
-                                       *(s for s, l in abbreviations if l == term))))
-        out.setdefault(frozenset(members), members)
-    for long, short in joined.items():
-        members = (long, short, *(other for other in longs.get(short, ()) if other != long))
-        out.setdefault(frozenset(members), members)
-    return list(out.values())
-
-
-def _contains(terms: list[str], parts: list[str]) -> bool:
-    """Whether `parts` occur in `terms` in a row."""
-    n = len(parts)
-    return any(terms[i:i + n] == parts for i in range(len(terms) - n + 1))
+    """Each term with its synonyms (thesaurus.py) and the abbreviations memory defines
+    (abbrev.concepts), analyzed like the index: one concept each."""
+    return abbrev.concepts(terms, _synonyms(), abbreviations or [])
 
 
 def _abbreviations(db: sqlite3.Connection, q: list[str]) -> list[tuple[str, str]]:
-    """The (short, long) pairs memory defines whose short form, or the first term of whose
-    long form, the query holds (abbrev.py; the indexer stores them)."""
+    """The (short, long) pairs memory defines whose short form, or whose whole long form, the
+    query holds (abbrev.py; the indexer stores them)."""
     marks = ",".join("?" * len(q))
     try:
         rows = db.execute(f"SELECT DISTINCT short, long FROM abbrevs WHERE short IN ({marks}) OR first IN ({marks}) "
                           "ORDER BY short, long", [*q, *q]).fetchall()
     except sqlite3.OperationalError:  # an index without the table: nothing learned
         return []
-    qset = set(q)
-    return [(short, long) for short, long in rows if short in qset or _contains(q, long.split())]
+    return abbrev.relevant(rows, q)
 
 
 def _aliases(concepts: list[tuple[str, ...]], q: list[str]) -> list[tuple[frozenset[str], tuple[str, ...]]]:
@@ -488,18 +455,10 @@ def _score(db: sqlite3.Connection, found: list[tuple[_Row, tuple[str, str, str, 
         norm = K1 * (1 - B + B * (length or 0) / avg)
         score = 0.0
         for c in concepts:
-            f = sum(_frequency(tf, m) for m in c)
+            f = sum(abbrev.frequency(tf, m) for m in c)
             if f:
                 score += idf[c] * f * (K1 + 1) / (f + norm)
         row.score = score
-
-
-def _frequency(tf: dict[str, float], member: str) -> float:
-    """A concept member's weighted frequency in a row; a long form's ("elast kubernet servic")
-    is that of its scarcest term, as a row holds the name at most that often."""
-    if " " not in member:
-        return tf.get(member, 0.0)
-    return min(tf.get(t, 0.0) for t in member.split())
 
 
 def _concept_df(db: sqlite3.Connection, concepts: list[tuple[str, ...]]) -> dict[tuple[str, ...], int]:
