@@ -242,11 +242,15 @@ def query(index: Index | Layered, prompt: str, seen: frozenset[str] | set[str] =
     pieces = [t for t in analysis.analyze(text, parts=True, scan=True) if t not in q]
     concepts = abbrev.concepts([*q, *pieces], index.syn, abbrev.relevant(index.abbr, q))
     postings = index.postings({p for c in concepts for m in c for p in m.split()})
-    idf_q = {t: _idf(n, postings[t][0] if t in postings else 0) for t in q if t not in frame}
+    idf_all = {t: _idf(n, postings[t][0] if t in postings else 0) for t in q}
+    idf_q = {t: w for t, w in idf_all.items() if t not in frame}  # the weak rule's: the topic alone
     unseen = {t for t in idf_q if t not in postings}
+    # A status question's frame never outweighs its topic (search.py): capped, it still
+    # counts where a record holds it, as recall's ranking counts it.
+    cap = max(idf_q.values()) if frame else float("inf")
+    idf_all = {t: min(w, cap) if t in frame else w for t, w in idf_all.items()}
     # A concept's idf from the records holding any member: their df summed (capped at n)
     # stands in for the union, which the truncated postings cannot count.
-    cap = max(idf_q.values()) if frame else float("inf")  # the frame never outweighs the topic (search.py)
     idf_c = [(c, _idf(n, min(n, sum(_df(postings, m) for m in c)))) for c in concepts]
     idf_c = [(c, min(w, cap) if c[0] in frame else w) for c, w in idf_c]
     idf_c = [(c, w) for c, w in idf_c if any(_df(postings, m) for m in c)]
@@ -255,19 +259,19 @@ def query(index: Index | Layered, prompt: str, seen: frozenset[str] | set[str] =
         return []
     details = index.records(docs)
     scored = sorted(((_exact(details[d], idf_c), d) for d in docs), reverse=True)
-    held = {d: [t for t in idf_q if t in details[d][7]] for d in docs}
-    matched = max(len(held[d]) for _, d in scored[:3])
-    total = sum(idf_q.values()) or 1.0
-    share = sum(idf_q[t] for t in unseen) / total
+    held = {d: [t for t in q if t in details[d][7]] for d in docs}
+    matched = max(len([t for t in held[d] if t in idf_q]) for _, d in scored[:3])
+    share = sum(idf_q[t] for t in unseen) / (sum(idf_q.values()) or 1.0)
     if not matched or share > (NAME_SHARE if _unknown_name(text, unseen) else WEAK_SHARE):
         return []  # search.py's weak rule: memory most likely does not hold the answer
-    seen_idf = (total - sum(idf_q[t] for t in unseen)) if SEEN_ONLY else total
+    total = sum(idf_all.values()) or 1.0
+    seen_idf = (total - sum(idf_all[t] for t in unseen)) if SEEN_ONLY else total
     status = bool(frame) and any(set(idf_q).intersection(d[1]) for _, doc in scored for d in details[doc][5])
     if status:  # a status question asks about a decision: records that decided nothing last (as search.py)
         scored.sort(key=lambda s: not details[s[1]][5])
     best = scored[0][0]
     strong = [(d, score, held[d]) for score, d in scored
-              if score >= RELATIVE * best and sum(idf_q[t] for t in held[d]) >= COVERAGE * seen_idf]
+              if score >= RELATIVE * best and sum(idf_all[t] for t in held[d]) >= COVERAGE * seen_idf]
     return _present(details, strong, q, text, index.pins, seen, limit, status)
 
 
