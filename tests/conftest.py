@@ -20,11 +20,11 @@ import pytest
 
 from gitfixtures import Git, run_git
 
-IDENTITY = {
-    "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
-    "GIT_COMMITTER_NAME": "Test Author", "GIT_COMMITTER_EMAIL": "author@example.com",
-    "GIT_AUTHOR_DATE": "2026-04-13T12:00:00Z", "GIT_COMMITTER_DATE": "2026-04-13T12:00:00Z",
-}
+# The identity lives in the scratch HOME's ~/.gitconfig, not in GIT_AUTHOR_NAME and friends:
+# git (and memory commits, as git) lets those variables override every clone's user.name,
+# and tests give clones their own names. The dates stay fixed for every commit.
+IDENTITY = {"GIT_AUTHOR_DATE": "2026-04-13T12:00:00Z", "GIT_COMMITTER_DATE": "2026-04-13T12:00:00Z"}
+GLOBAL_CONFIG = "[user]\n\tname = Test Author\n\temail = author@example.com\n"
 
 @pytest.fixture(autouse=True)
 def hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
@@ -33,6 +33,7 @@ def hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
         if key.startswith(("GIT_", "CLAUDE", "ANTHROPIC")):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(home))
+    (home / ".gitconfig").write_text(GLOBAL_CONFIG)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for key, value in IDENTITY.items():

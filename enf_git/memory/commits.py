@@ -144,7 +144,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
         return merged
 
     full = f"{message}\n\n{body}\n" if body and body != message else message
-    report.commit = store.commit(ctx.repo, build, full, when=now)
+    report.commit = store.commit(ctx.repo, build, full, when=now, env=ctx.ident)
     cache.save()
     if report.conflicts or report.kept:
         _name_authors(ctx, report, manifest.base)

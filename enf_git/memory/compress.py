@@ -408,7 +408,8 @@ class _Run:
         step = Step(path, tier, len(data), len(new))
         if not self.result.dry_run:
             done = store.commit(self.ctx.repo, self._builder(path, tier, data, new),
-                                message(path, tier, data, new, self.as_of), when=self.now)
+                                message(path, tier, data, new, self.as_of), when=self.now,
+                                env=self.ctx.ident)
             if done is None:
                 return False  # changed or compressed meanwhile by another writer: nothing left to do
             step.commit = done.oid

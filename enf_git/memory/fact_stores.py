@@ -107,7 +107,7 @@ def commit_project(ctx: Context, change: ProjectChange, message: str, ttls: Mapp
         return {**changes, **memories_view(ctx.repo, tip.tree if tip else None, changes)} if changes else {}
 
     with ctx.lock():
-        result = store.commit(ctx.repo, build, message, when=now)
+        result = store.commit(ctx.repo, build, message, when=now, env=ctx.ident)
         if result is not None:
             materialize(ctx)  # the working copy's memories/ and memories.md follow the branch
     return result

@@ -139,7 +139,7 @@ def _same_text(current: Sequence[pf.Fact], fact: pf.Fact) -> pf.Fact | None:
 
 
 def _author(ctx: Context) -> str:
-    return str(store.signature(ctx.repo).name)
+    return str(store.signature(ctx.repo, env=ctx.ident).name)
 
 
 def require_user(places: Places) -> Path:

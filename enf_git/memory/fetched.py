@@ -74,7 +74,7 @@ def merge_fetched(ctx: Context, now: int | None = None, fill_missing: bool = Fal
     ours = store.tip(ctx.repo)
     if theirs is None or ours is None or (not fill_missing and _blobs_missing(ctx, remote, env)):
         return None
-    merged = sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), now)
+    merged = sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), now, env=ctx.ident)
     _write_seen(ctx, f"{remote.tracking_ref} {theirs.id}")  # the next read has nothing to check
     return None if merged.outcome == "up-to-date" else (remote.label, merged)
 

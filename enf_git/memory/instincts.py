@@ -81,9 +81,9 @@ def load(repo: store.Repo, tip: store.Commit | None) -> Loaded:
     return out
 
 
-def author(repo: store.Repo) -> str:
-    """Who learned it: the identity commits carry (user.name, user.email)."""
-    sig = store.signature(repo)
+def author(ctx: Context) -> str:
+    """Who learned it: the identity its commit carries (GIT_AUTHOR_*, else user.name, user.email)."""
+    sig = store.signature(ctx.repo, env=ctx.ident)
     return f"{sig.name} <{sig.email}>"
 
 
@@ -101,7 +101,7 @@ def _commit(ctx: Context, change: InstinctChange, message: str, now: int | None)
         return {path: data for path, data in change(loaded).items() if path not in loaded.unreadable}
 
     with ctx.lock():
-        result = store.commit(ctx.repo, build, message, when=now)
+        result = store.commit(ctx.repo, build, message, when=now, env=ctx.ident)
         if result is not None:
             materialize(ctx)  # the working copy's instincts/ follows the branch
     return result
@@ -213,7 +213,7 @@ def _rows(path: Path, begin: int, size: int, partial: bool) -> tuple[list[tuple[
 
 
 def _learn_fixes(ctx: Context, found: list[fixes.Fix], now: int | None) -> Learning | None:
-    who = author(ctx.repo)
+    who = author(ctx)
     loaded = load(ctx.repo, store.tip(ctx.repo))
     probe = pi.learn(loaded.instincts, found, who, blocked=loaded.blocked)
     if probe.empty:

@@ -97,7 +97,7 @@ def stamp_of(now: int | float) -> str:
 
 
 def _author(ctx: Context) -> str:
-    return str(store.signature(ctx.repo).name)
+    return str(store.signature(ctx.repo, env=ctx.ident).name)
 
 
 # --- committing ---------------------------------------------------------------------------
@@ -114,7 +114,7 @@ def _commit(ctx: Context, change: PinChange, message: str, now: int | None) -> s
         return change(load(ctx.repo, tip).pins)
 
     with ctx.lock():
-        result = store.commit(ctx.repo, build, message, when=now)
+        result = store.commit(ctx.repo, build, message, when=now, env=ctx.ident)
         if result is not None:
             from .working_set import materialize
 

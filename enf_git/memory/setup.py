@@ -153,4 +153,4 @@ def _create(ctx: Context, now: int | None) -> store.CommitResult | None:
         rendered, _ = views.views_for(ctx.repo, tip, base, cache)
         return {**base, **rendered}
 
-    return store.commit(ctx.repo, build, "enf: initialize memory", when=now)
+    return store.commit(ctx.repo, build, "enf: initialize memory", when=now, env=ctx.ident)

@@ -188,7 +188,7 @@ def _merge(ctx: Context, theirs_oid: str, out: Synced, now: int | None) -> None:
     # The manifest is read without the lock: it only lets ours' views be read from files
     # whose stat or hash proves them the branch's (anything else: the object store).
     merged = sync_merge.merge_tips(ctx.repo, store.tip(ctx.repo), theirs, ctx.cache(), now,
-                                   synced=(ctx.root, ctx.manifest()))
+                                   synced=(ctx.root, ctx.manifest()), env=ctx.ident)
     out.merges.append(merged)
     if merged.outcome == "up-to-date":
         return

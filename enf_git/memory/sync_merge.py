@@ -36,7 +36,7 @@ again on the new tip.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -105,15 +105,17 @@ class MergeResult:  # a plain class: see workspace.Settings
 
 
 def merge_tips(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, cache: records.Cache,
-               now: int | None = None, synced: tuple[Path, Manifest] | None = None) -> MergeResult:
+               now: int | None = None, synced: tuple[Path, Manifest] | None = None,
+               env: Mapping[str, str] | None = None) -> MergeResult:
     """Bring `theirs` into the branch, whose tip was `ours` when the caller read it.
 
     If the branch moves meanwhile, the merge is redone onto where it points then.
     `synced` (working copy root, manifest): ours' views are read from the working copy
-    where it holds the branch's bytes (views.synced_reader).
+    where it holds the branch's bytes (views.synced_reader). `env`: git's identity
+    variables the merge commit is signed with (Context.ident).
     """
     for _ in range(MAX_ATTEMPTS):
-        result = _attempt(repo, ours, theirs, cache, now, synced)
+        result = _attempt(repo, ours, theirs, cache, now, synced, env)
         if result is not None:
             return result
         ours = store.tip(repo)
@@ -122,7 +124,8 @@ def merge_tips(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit
 
 
 def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, cache: records.Cache,
-             now: int | None, synced: tuple[Path, Manifest] | None = None) -> MergeResult | None:
+             now: int | None, synced: tuple[Path, Manifest] | None = None,
+             env: Mapping[str, str] | None = None) -> MergeResult | None:
     """One try; None when the branch no longer points at `ours`."""
     if ours is None or store.descends_from(repo, theirs, ours):
         if ours is not None and ours.id == theirs.id:
@@ -131,7 +134,7 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
         if not moved:
             return None
         notes = merge_notes.from_fast_forward(repo, ours, theirs) if ours is not None else []
-        return MergeResult("fast-forward", str(theirs.id), notes=notes, me=_me(repo) if notes else "")
+        return MergeResult("fast-forward", str(theirs.id), notes=notes, me=_me(repo, env) if notes else "")
     if store.descends_from(repo, ours, theirs):
         return MergeResult("up-to-date", str(ours.id))
     base = store.merge_base(repo, ours, theirs)
@@ -144,16 +147,17 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
     plan.changes.update(rendered)
     merge.refuse_markers(plan.changes)
     notes = merge_notes.for_plan(repo, ours, theirs, plan.conflicts, plan.ours_in_place, plan.kept, plan.deleted_here)
-    done = store.commit_merge(repo, ours, theirs, plan.changes, merge_message(ours, theirs, plan, notes), now)
+    done = store.commit_merge(repo, ours, theirs, plan.changes, merge_message(ours, theirs, plan, notes), now,
+                               env)
     cache.save()
     if done is None:
         return None
     return MergeResult("merged", done.oid, str(base.id) if base else None, plan, done, problems,
-                       notes, _me(repo) if notes else "")
+                       notes, _me(repo, env) if notes else "")
 
 
-def _me(repo: store.Repo) -> str:
-    return str(store.signature(repo).name)
+def _me(repo: store.Repo, env: Mapping[str, str] | None) -> str:
+    return str(store.signature(repo, env=env).name)
 
 
 def plan_merge(repo: store.Repo, base: store.Tree | None, ours: store.Tree, theirs: store.Tree) -> Plan:

@@ -7,12 +7,14 @@ folder, where this worktree's manifest and the shared records cache live, and th
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 from .. import paths
 from ..errors import NotInitialized, RepoError
-from ..plumbing import locks, store
+from ..plumbing import ident, locks, store
 from ..plumbing.workcopy import Manifest
 from . import records
 
@@ -61,11 +63,14 @@ def _working_set(raw: str | None) -> int | None:
 class Context:
     """Where everything is for one repository + worktree."""
 
-    __slots__ = ("cache_path", "manifest_path", "repo", "root", "settings")
+    __slots__ = ("cache_path", "ident", "manifest_path", "repo", "root", "settings")
 
     def __init__(self, repo: store.Repo, root: Path, manifest_path: Path, cache_path: Path,
-                 settings: Settings | None = None) -> None:
+                 settings: Settings | None = None, ident_env: Mapping[str, str] | None = None) -> None:
         self.repo = repo
+        # git's identity variables (GIT_AUTHOR_NAME, GIT_COMMITTER_DATE, EMAIL, ...) of the
+        # edge's environment: every memory commit is signed as git would sign it under them.
+        self.ident: Mapping[str, str] = ident_env or {}
         self.root = root  # the working copy folder
         self.manifest_path = manifest_path
         self.cache_path = cache_path
@@ -75,14 +80,17 @@ class Context:
         return f"Context(root={str(self.root)!r})"
 
     @classmethod
-    def open(cls, start: str | Path = ".") -> Context:
+    def open(cls, start: str | Path = ".", environ: Mapping[str, str] | None = None) -> Context:
+        """The workspace at `start`; `environ` is the edge's environment (default: this
+        process's), read here once for git's identity variables."""
         repo = store.open_repo(start)
         if repo.workdir is None:
             raise RepoError("this is a bare repository: the working copy needs a work tree",
                             hint="run git enf in a clone or worktree that has files checked out")
         top = Path(repo.workdir)
         return cls(repo, top / paths.WC_DIR, store.worktree_state_dir(repo) / paths.MANIFEST,
-                   store.state_dir(repo) / paths.RECORDS_CACHE)
+                   store.state_dir(repo) / paths.RECORDS_CACHE,
+                   ident_env=ident.from_environ(os.environ if environ is None else environ))
 
     @property
     def top(self) -> Path:

@@ -25,6 +25,7 @@ from typing import Literal, NamedTuple, TypeAlias
 import pygit2
 
 from .. import paths
+from . import ident
 from .locks import file_lock
 from ..errors import ConcurrencyError, NotFound, RepoError
 
@@ -275,17 +276,24 @@ def hash_bytes(data: bytes) -> str:
     return str(pygit2.hash(data))
 
 
-def signature(repo: pygit2.Repository, when: int | None = None) -> pygit2.Signature:
-    """Author from git config (user.name/user.email), else a fixed fallback."""
-    try:
-        sig = repo.default_signature
-        name, email = sig.name, sig.email
-    except (KeyError, pygit2.GitError):
-        name, email = FALLBACK_NAME, FALLBACK_EMAIL
+def signature(repo: pygit2.Repository, when: int | None = None, env: Mapping[str, str] | None = None,
+              role: ident.Role = "author") -> pygit2.Signature:
+    """The author (or committer) git would record: the identity variables in `env` (the
+    edge's environment, `ident.from_environ`), then git config, else a fixed fallback.
+    `when` is the commit's clock, used unless `env` sets the date."""
+    who = ident.person(role, env or {}, lambda key: config_value(repo, key))
+    name, email = who.name or FALLBACK_NAME, who.email or FALLBACK_EMAIL
+    if who.when is not None:
+        return pygit2.Signature(name, email, who.when[0], who.when[1])
     if when is None:
         return pygit2.Signature(name, email)
     # The machine's UTC offset at that moment, as git would record it.
     return pygit2.Signature(name, email, when, time.localtime(when).tm_gmtoff // 60)
+
+
+def _signatures(repo: pygit2.Repository, when: int | None,
+                env: Mapping[str, str] | None) -> tuple[pygit2.Signature, pygit2.Signature]:
+    return signature(repo, when, env, "author"), signature(repo, when, env, "committer")
 
 
 def checked_out_in(repo: pygit2.Repository) -> list[str]:
@@ -310,6 +318,7 @@ def commit(
     *,
     max_attempts: int = 200,
     when: int | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> CommitResult | None:
     """Commit what `build(tip)` returns on top of the current tip; None if nothing changed.
 
@@ -322,7 +331,7 @@ def commit(
     for attempt in range(1, max_attempts + 1):
         with _writer_lock(repo) as ours:
             try:
-                result = _attempt(repo, build, message, attempt, when)
+                result = _attempt(repo, build, message, attempt, when, env)
             except (pygit2.GitError, OSError) as exc:
                 # Not a lost race (those come back as False): a corrupt object, a full
                 # disk, a permission. Retrying cannot help; say what git said.
@@ -376,7 +385,8 @@ def _clear_stale_ref_lock(repo: pygit2.Repository, warnings: list[str]) -> bool:
 
 
 def _attempt(
-    repo: pygit2.Repository, build: ChangeBuilder, message: str, attempt: int, when: int | None
+    repo: pygit2.Repository, build: ChangeBuilder, message: str, attempt: int, when: int | None,
+    env: Mapping[str, str] | None,
 ) -> CommitResult | None | Literal[False]:
     """One try. Returns the result, None (nothing to commit) or False (lost the race)."""
     ref = repo.references.get(REF)
@@ -392,9 +402,9 @@ def _attempt(
         return None
     if parent is None and not changes:
         return None
-    sig = signature(repo, when)
+    author, committer = _signatures(repo, when, env)
     parents: list[pygit2.Oid] = [parent.id] if parent is not None else []
-    oid = repo.create_commit(None, sig, sig, message, new_tree, parents)
+    oid = repo.create_commit(None, author, committer, message, new_tree, parents)
     reflog = f"enf: {message.splitlines()[0] if message else 'commit'}"
     try:
         if ref is None:
@@ -872,7 +882,7 @@ def _move(repo: pygit2.Repository, expected: pygit2.Commit | None, oid: pygit2.O
 
 
 def commit_merge(repo: pygit2.Repository, ours: pygit2.Commit, theirs: pygit2.Commit, changes: Changes,
-                 message: str, when: int | None = None) -> CommitResult | None:
+                 message: str, when: int | None = None, env: Mapping[str, str] | None = None) -> CommitResult | None:
     """A commit whose parents are `ours` then `theirs` and whose tree is ours + `changes`,
     put on the branch only if the branch still points at `ours`.
 
@@ -883,8 +893,8 @@ def commit_merge(repo: pygit2.Repository, ours: pygit2.Commit, theirs: pygit2.Co
     blobs: dict[str, str | None] = {}
     try:
         tree = write_tree(repo, ours.tree, changes, blobs)
-        sig = signature(repo, when)
-        oid = repo.create_commit(None, sig, sig, message, tree, [ours.id, theirs.id])
+        author, committer = _signatures(repo, when, env)
+        oid = repo.create_commit(None, author, committer, message, tree, [ours.id, theirs.id])
     except (pygit2.GitError, OSError) as exc:
         raise RepoError(f"could not write the merge onto {BRANCH}: {exc}",
                         hint=f"git fsck --no-dangling {BRANCH}; then retry") from exc
