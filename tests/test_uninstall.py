@@ -234,3 +234,21 @@ def test_purge_refuses_to_lose_uncommitted_notes(repo_dir: Path) -> None:
     image.unlink()
     cli(repo_dir, "uninstall", "--purge", "--yes")
     assert not note.exists()
+
+
+def test_purge_unsets_the_memory_remote_init_elected_and_keeps_one_the_user_chose(
+        repo_dir: Path, tmp_path: Path, git: Git) -> None:
+    git("init", "-q", "--bare", str(tmp_path / "origin.git"))
+    git("remote", "add", "origin", str(tmp_path / "origin.git"))
+    config = (repo_dir / ".git" / "config").read_bytes()
+    assert "memory will be shared through origin" in cli(repo_dir, "init", "--no-hooks")
+    assert git("config", "enf.remote").strip() == "origin"
+    out = cli(repo_dir, "uninstall", "--purge", "--yes")
+    assert "unset enf.remote (origin), which git enf init had set" in out
+    assert (repo_dir / ".git" / "config").read_bytes() == config  # not even an empty [enf] left
+    cli(repo_dir, "init", "--no-hooks")
+    git("config", "enf.remote", "upstream")  # the user's choice from now on
+    git("config", "enf.workingSet", "all")
+    out = cli(repo_dir, "uninstall", "--purge", "--yes")
+    assert "enf.remote" not in out
+    assert git("config", "enf.remote").strip() == "upstream" and git("config", "enf.workingSet").strip() == "all"

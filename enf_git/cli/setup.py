@@ -124,7 +124,9 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
         result.done += [f"removed {line} from .git/info/exclude"
                         for line in claude.remove_excluded(common / "info" / "exclude", claude.OWN_EXCLUDES)]
     if purge:
-        result.done += _purge(ctx)
+        from ..memory import setup as memory_setup
+
+        result.done += memory_setup.unset_config(ctx) + _purge(ctx)
     for line in [*result.done, *result.kept]:
         click.echo(line)
     if not result.done:

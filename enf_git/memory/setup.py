@@ -5,6 +5,7 @@ when two processes (two sessions starting at once) run it at the same moment.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import paths
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from ..plumbing import gitcli
 
 ORIGIN_BRANCH = f"refs/remotes/origin/{paths.BRANCH}"
+CONFIG_RECORD = "config-set.json"  # in .git/enf/: each git config key init set, and to what
 INIT_FETCH_TIMEOUT = 120.0  # seconds: a hung server must not hang init; sync merges the remote's later
 
 
@@ -51,8 +53,51 @@ def _elect_remote(ctx: Context, report: Report) -> None:
     if ctx.settings.remote is None and "origin" in store.remote_names(ctx.repo):
         # Memory travels with the code's own remote unless told otherwise (enf.remote).
         store.set_config(ctx.repo, REMOTE_KEY, "origin")
+        _record_config(ctx, REMOTE_KEY, "origin")
         ctx.settings.remote = "origin"
         report.warnings.append(f"memory will be shared through origin (git config {REMOTE_KEY} to change it)")
+
+
+def _record_config(ctx: Context, key: str, value: str) -> None:
+    """Remember that init set `key`, so `uninstall --purge` takes back only what it set."""
+    import json
+
+    from ..plumbing import atomic
+
+    record = store.state_dir(ctx.repo) / CONFIG_RECORD
+    data = {**_recorded_config(record), key: value}
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write(record, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+    except OSError:
+        pass  # a record we cannot write only means purge leaves the key for the user
+
+
+def _recorded_config(record: Path) -> dict[str, str]:
+    import json
+
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def unset_config(ctx: Context) -> list[str]:
+    """`uninstall --purge`: unset each git config key init set that still holds what it
+    set (a value the user changed since is theirs and stays). Before the record existed,
+    init set `enf.remote = origin` and nothing else."""
+    from ..plumbing import gitcli
+
+    record = store.state_dir(ctx.repo) / CONFIG_RECORD
+    keys = _recorded_config(record) if record.exists() else {REMOTE_KEY: "origin"}
+    done = [f"unset {key} ({value}), which git enf init had set" for key, value in sorted(keys.items())
+            if gitcli.unset_local(str(ctx.top), key, value)]
+    try:
+        record.unlink(missing_ok=True)
+    except OSError:
+        pass  # purge deletes the state folder next, or says why it could not
+    return done
 
 
 def _memory_remote(ctx: Context, report: Report) -> gitcli.Remote | None:

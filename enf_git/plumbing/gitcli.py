@@ -822,6 +822,22 @@ def untrack(repo_dir: str, remote_name: str, branch: str = paths.BRANCH,
     return run.code == 0
 
 
+def unset_local(repo_dir: str, key: str, value: str, env: Mapping[str, str] | None = None) -> bool:
+    """Unset `key` in the repository's own config if it still holds exactly `value`."""
+    pattern = "^" + "".join("\\" + c if c in ".*+?[]^$(){}|\\" else c for c in value) + "$"
+    plain = env_for_git(os.environ if env is None else env)
+    run = _run(repo_dir, ["config", "--local", "--unset", key, pattern], plain, LOCAL_TIMEOUT)
+    if run.code != 0:
+        return False
+    # git leaves the emptied `[section]` header behind: take it too once nothing is in it.
+    section = key.rpartition(".")[0]
+    left = _run(repo_dir, ["config", "--local", "--get-regexp", "^" + section.replace(".", "\\.") + "\\."],
+                plain, LOCAL_TIMEOUT)
+    if left.code == 1 and not left.out.strip():
+        _run(repo_dir, ["config", "--local", "--remove-section", section], plain, LOCAL_TIMEOUT)
+    return True
+
+
 # --- which remote the tracking ref speaks for --------------------------------------------
 #
 # refs/remotes/<name>/claude-memory says what the remote had when we last looked, but not
