@@ -64,6 +64,24 @@ def test_init_mcp_merges_with_the_servers_and_keys_already_there(run_cli: Run, r
     assert _read(repo_dir) == theirs
 
 
+@pytest.mark.parametrize("layout", [
+    '{"mcpServers": {"docs": {"command": "npx", "args": ["docs-server"]}}}\n',  # one line
+    '{"mcpServers":{"docs":{"command":"npx","args":["docs-server"]}}}',  # minified, no newline
+    '{\n\t"mcpServers": {\n\t\t"docs": {\n\t\t\t"command": "npx",\n\t\t\t"args": [\n\t\t\t\t"docs-server"\n'
+    '\t\t\t]\n\t\t}\n\t}\n}\n',  # tabs
+])
+def test_the_users_layout_of_mcp_json_is_kept(run_cli: Run, repo_dir: Path, layout: str) -> None:
+    path = repo_dir / ".mcp.json"
+    path.write_text(layout)
+    run_cli("init", "--no-hooks", "--mcp")
+    text = path.read_text()
+    assert text.count("\n") == layout.count("\n") if "\t" not in layout else text.startswith('{\n\t"mcpServers"')
+    assert ('":{' in text) == ('":{' in layout) and text.endswith("\n") == layout.endswith("\n")
+    assert _read(repo_dir)["mcpServers"]["enf"] == OURS  # type: ignore[index]
+    run_cli("uninstall")
+    assert path.read_text() == layout  # taking our entry out gives the user's bytes back
+
+
 def test_a_committed_mcp_json_gets_no_machine_path(run_cli: Run, repo_dir: Path, git: Git) -> None:
     theirs = {"mcpServers": {"docs": {"command": "npx", "args": ["docs-server"]}}}
     (repo_dir / ".mcp.json").write_text(json.dumps(theirs, indent=4) + "\n")

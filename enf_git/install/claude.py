@@ -145,12 +145,36 @@ def read_settings(path: Path) -> dict[str, Any]:
 
 
 def write_settings(path: Path, data: dict[str, Any]) -> bool:
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
+    """Write `data` in the style the file already has (one line stays one line, its indent
+    stays), else indented by 2; False when the file already holds exactly that."""
+    try:
+        before: str | None = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError):
+        before = None
+    text = dump_like(data, before)
+    if before == text:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic.write(path, text.encode("utf-8"))
     return True
+
+
+def dump_like(data: dict[str, Any], before: str | None) -> str:
+    """`data` as JSON laid out like `before` (the file's text as the user left it)."""
+    if before is None or not before.strip():
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    body, end = before.rstrip("\r\n"), before[len(before.rstrip("\r\n")):]
+    if "\n" not in body.strip():  # a one-line file: compact, with its own separators
+        tight = '":' in body and '": ' not in body
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":") if tight else None) + end
+    indent: str | int = 2
+    for line in body.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            lead = line[: len(line) - len(stripped)]
+            indent = lead if "\t" in lead else len(lead)
+            break
+    return json.dumps(data, indent=indent, ensure_ascii=False) + (end or "")
 
 
 def skill_source() -> Path:
