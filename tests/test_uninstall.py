@@ -252,3 +252,20 @@ def test_purge_unsets_the_memory_remote_init_elected_and_keeps_one_the_user_chos
     out = cli(repo_dir, "uninstall", "--purge", "--yes")
     assert "enf.remote" not in out
     assert git("config", "enf.remote").strip() == "upstream" and git("config", "enf.workingSet").strip() == "all"
+
+
+def test_a_copy_made_with_cp_a_checks_and_uninstalls_its_own_files(repo_dir: Path, tmp_path: Path) -> None:
+    cli(repo_dir, "init", "--mcp")
+    original = snapshot(repo_dir)
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(repo_dir), str(copy)], check=True)
+    assert str(repo_dir) in (copy / ".git" / "enf" / "installed.json").read_text()  # the original's paths
+    (copy / ".claude" / "settings.local.json").unlink()  # as git clean -xfd in the copy would
+    out = cli(copy, "doctor", code=0)
+    assert f"registered enf-git's hooks in {copy / '.claude' / 'settings.local.json'} (local scope), and they " \
+           "are gone" in out
+    cli(copy, "init", "--mcp")
+    out = cli(copy, "uninstall")
+    assert str(repo_dir) not in out
+    assert not (copy / ".claude").exists() and not (copy / ".mcp.json").exists()  # every folder init made
+    assert snapshot(repo_dir) == original  # the original is not touched

@@ -25,7 +25,7 @@ from typing import Any
 from ..errors import EnfError
 from ..paths import LAUNCH  # how settings call the hook (see there)
 from ..plumbing import atomic
-from . import slash
+from . import copied, slash
 
 PROGRAM = "enf-hook"
 SCOPES = ("project", "local", "user")
@@ -203,11 +203,11 @@ def install(scope: str, top: Path, home: Path, record: Path | None = None) -> In
     if not skill.is_file() or skill.read_text(encoding="utf-8") != text:
         skill.write_text(text, encoding="utf-8")
         changed = True
-    placed = slash.place(scope, top, home, _recorded(record) if record is not None else {})
+    placed = slash.place(scope, top, home, _recorded(record, top, home) if record is not None else {})
     changed = changed or bool(placed.written)
     created = tuple(p for p in absent if p.exists())  # what this run made (not a foreign file's folder)
     if record is not None and (created or changed or placed.foreign):
-        _remember(record, path, created, before if changed else None, placed)
+        _remember(record, path, created, before if changed else None, placed, top, home)
     excludes = (*LOCAL_EXCLUDES, *map(slash.exclude_line, placed.ours)) if scope == "local" else ()
     return Installed(path, program, skill, changed, created, placed.ours,
                      tuple(map(slash.kept_note, placed.foreign)), excludes)
@@ -239,12 +239,15 @@ class Removed:
     kept: list[str] = field(default_factory=list)
 
 
-def _load_record(record: Path) -> dict[str, Any]:
+def _load_record(record: Path, top: Path | None = None, home: Path | None = None) -> dict[str, Any]:
+    """The record; with `top` and `home`, an original's paths (a `cp -a` copy) read as this work tree's."""
     try:
         data = json.loads(record.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    return copied.rebase(data, top, home, record.parent.parent) if top is not None and home is not None else data
 
 
 def _save_record(record: Path, data: dict[str, Any]) -> None:
@@ -256,10 +259,10 @@ def _save_record(record: Path, data: dict[str, Any]) -> None:
 
 
 def _remember(record: Path, settings: Path, created: tuple[Path, ...], before: str | None,
-              placed: slash.Placed) -> None:
+              placed: slash.Placed, top: Path, home: Path) -> None:
     """Add to what an earlier init recorded: the first init's creations and text stand.
     `foreign`: the user's own files with a command's name, which uninstall never deletes."""
-    data = _load_record(record)
+    data = _load_record(record, top, home)
     entry = data.setdefault(str(settings), {"created": [], "before": None})
     entry["created"] = sorted(set(entry.get("created", [])) | {str(p) for p in created})
     if entry.get("before") is None and before is not None and str(settings) not in entry["created"]:
@@ -271,16 +274,16 @@ def _remember(record: Path, settings: Path, created: tuple[Path, ...], before: s
     _save_record(record, data)
 
 
-def recorded_settings(record: Path) -> set[Path]:
+def recorded_settings(record: Path, top: Path, home: Path) -> set[Path]:
     """The settings files an init registered our hooks in (and no uninstall took back)."""
-    return {Path(p) for p in _load_record(record)}
+    return {Path(p) for p in _load_record(record, top, home)}
 
 
-def _recorded(record: Path) -> dict[Path, str]:
+def _recorded(record: Path, top: Path, home: Path) -> dict[Path, str]:
     """Every command file an init wrote (path -> digest of its text), in any scope: local
     and project scope share .claude/commands/."""
     out: dict[Path, str] = {}
-    for entry in _load_record(record).values():
+    for entry in _load_record(record, top, home).values():
         wrote = entry.get("commands") if isinstance(entry, dict) else None
         if isinstance(wrote, dict):
             out.update({Path(p): d for p, d in wrote.items() if isinstance(p, str) and isinstance(d, str)})
@@ -291,12 +294,12 @@ def uninstall(scope: str, top: Path, home: Path, record: Path | None = None) -> 
     """Remove our hook entries and skill, and whatever init created that is empty now."""
     out = Removed()
     path = settings_path(scope, top, home)
-    data = _load_record(record) if record is not None else {}
+    data = _load_record(record, top, home) if record is not None else {}
     entry = data.pop(str(path), None)
     created = {Path(p) for p in entry.get("created", [])} if isinstance(entry, dict) else None
     before = entry.get("before") if isinstance(entry, dict) else None
     foreign = {Path(p) for p in entry.get("foreign", [])} if isinstance(entry, dict) else set()
-    wrote = _recorded(record) if record is not None else {}  # read before this scope's entry is dropped
+    wrote = _recorded(record, top, home) if record is not None else {}  # read before this scope's entry is dropped
     if path.is_file():
         _clean_settings(path, created, before if isinstance(before, str) else None, out)
     sharing = _sharing_scope(scope, top, home)

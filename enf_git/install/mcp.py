@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import EnfError
 from ..plumbing import atomic
+from . import copied
 from .claude import read_settings, write_settings
 
 FILE = ".mcp.json"
@@ -120,14 +121,15 @@ def uninstall(scope: str, top: Path, record: Path | None = None) -> list[str]:
     return [f"removed the {SERVER} MCP server from {path}"]
 
 
-def _load(record: Path | None) -> dict[str, Any]:
+def _load(record: Path | None, top: Path) -> dict[str, Any]:
+    """The record, an original's paths (a `cp -a` copy of the repository) read as `top`'s."""
     if record is None:
         return {}
     try:
         data = json.loads(record.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    return copied.rebase(data, top, top, record.parent.parent) if isinstance(data, dict) else {}
 
 
 def _save(record: Path, data: dict[str, Any]) -> None:
@@ -139,13 +141,13 @@ def _save(record: Path, data: dict[str, Any]) -> None:
 
 
 def _recorded(record: Path | None, path: Path) -> dict[str, Any]:
-    found = _load(record).get(str(path))
+    found = _load(record, path.parent).get(str(path))
     return found if isinstance(found, dict) else {}
 
 
 def _remember(record: Path, path: Path, scope: str, created: bool) -> None:
     """The first init's `created` stands (a rerun finds the file it made); the scope is the latest."""
-    data = _load(record)
+    data = _load(record, path.parent)
     before = data.get(str(path))
     before = before if isinstance(before, dict) else {}
     data[str(path)] = {"created": bool(before.get("created", created)), "scope": scope}
@@ -154,6 +156,6 @@ def _remember(record: Path, path: Path, scope: str, created: bool) -> None:
 
 def _forget(record: Path | None, path: Path) -> None:
     if record is not None:
-        data = _load(record)
+        data = _load(record, path.parent)
         if data.pop(str(path), None) is not None:
             _save(record, data)

@@ -216,7 +216,7 @@ def _registrations_gone(ctx: Context, home: Path, found: list[Registered]) -> li
     """Scopes where `git enf init` registered our hooks (its record, which `git clean`
     does not reach) that no longer have them: `git clean -xfd` takes
     .claude/settings.local.json and the skill with it. `init --no-hooks` records none."""
-    recorded = claude.recorded_settings(store.state_dir(ctx.repo) / claude.RECORD)
+    recorded = claude.recorded_settings(store.state_dir(ctx.repo) / claude.RECORD, ctx.top, home)
     have = {r.settings for r in found}
     out = []
     for scope in ("local", "project"):  # user scope's file is shared: another repository may have taken it back
