@@ -495,7 +495,8 @@ def test_forget_is_for_good_and_unknown_ids_are_usage_errors(project: Path, git:
     assert as_json["schema"] == 1 and as_json["command"] == "instincts" and as_json["enabled"] is True
     assert [r["id"] for r in as_json["instincts"]] == [i.id] and as_json["instincts"][0]["sessions"] == [SID[:8]]
     wrong = runner.invoke(main, ["instincts", "forget", "i0000"])
-    assert wrong.exit_code == 2 and "no instinct has the id 'i0000'" in wrong.output and "git enf instincts" in wrong.output
+    assert wrong.exit_code == 1 and "error: no instinct has the id 'i0000'" in wrong.output
+    assert "\nhint: git enf instincts" in wrong.output and "Usage:" not in wrong.output
     done = runner.invoke(main, ["instincts", "forget", i.id[:5]], catch_exceptions=False)
     assert done.exit_code == 0 and done.output.startswith(f"forgotten: {i.id} ")
     assert on_branch(git)[i.id].forgotten  # a tombstone: the file stays, history keeps the rest

@@ -183,12 +183,15 @@ def test_the_commands_pin_list_and_unpin_with_json_envelopes(ctx: memory.Context
     assert gone["command"] == "unpin" and gone["pin"]["kind"] == "temporary"
 
 
-def test_unpin_of_something_not_pinned_is_a_usage_error(ctx: memory.Context, git: Git,
-                                                         run_cli: Callable[..., str]) -> None:
+def test_unpin_of_something_not_pinned_is_an_error_with_a_hint_as_pin_nosuch(
+        ctx: memory.Context, git: Git, run_cli: Callable[..., str]) -> None:
     put(ctx, {PINNED: worth(PINNED, 1)})
-    out = run_cli("unpin", PINNED, code=2)
-    assert f"{PINNED} is not pinned, so there is nothing to unpin; git enf pins lists the pins" in out
-    assert "nothing pinned is named 'nosuch', and no session is" in run_cli("unpin", "nosuch", code=2)
+    out = run_cli("unpin", PINNED, code=1)
+    assert out == f"error: {PINNED} is not pinned, so there is nothing to unpin\nhint: git enf pins lists the pins\n"
+    out = run_cli("unpin", "nosuch", code=1)
+    assert "error: nothing pinned is named 'nosuch', and no session is\nhint: " in out and "Usage:" not in out
+    pinned = run_cli("pin", "nosuch", code=1)  # the same shape as pin's
+    assert pinned.startswith("error: ") and "\nhint: " in pinned and "Usage:" not in pinned
     assert "not pinned: 2026-04-12-x looks like a one-off" in run_cli_pin_trivial(ctx, run_cli)
 
 

@@ -71,11 +71,7 @@ def forget(ident: str, as_json: bool) -> None:
     from ..memory import instincts as learning
 
     ctx = workspace()
-    try:
-        done = learning.forget(ctx, ident)
-    except learning.UnknownInstinct as exc:
-        # Naming no instinct is a wrong argument: a usage error (exit 2).
-        raise click.UsageError(f"{exc.message}; {exc.hint}" if exc.hint else exc.message) from None
+    done = learning.forget(ctx, ident)  # UnknownInstinct: exit 1 with its hint, as `show nosuch`
     if as_json:
         click.echo(envelope("instincts forget", instinct=done.instinct.as_dict(), commit=done.commit,
                             already=done.already))

@@ -51,11 +51,7 @@ def unpin(name: str, as_json: bool) -> None:
     from ..memory import pins as pinning
 
     ctx = workspace()
-    try:
-        done = pinning.unpin(ctx, name)
-    except pinning.NotPinned as exc:
-        # Naming something that is not pinned is a wrong argument: a usage error (exit 2).
-        raise click.UsageError(f"{exc.message}; {exc.hint}" if exc.hint else exc.message) from None
+    done = pinning.unpin(ctx, name)  # NotPinned: exit 1 with its hint, as `pin nosuch` and `show nosuch`
     if as_json:
         click.echo(envelope("unpin", pin=done.pin.as_dict(), commit=done.commit))
         return
