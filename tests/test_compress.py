@@ -258,7 +258,19 @@ def test_cli_compresses_named_sessions_and_says_what_it_did(ctx: memory.Context,
     run_cli("compress", HOT[0], "--tier", "warm", "--as-of", "2026-04-13")
     assert "tier: warm" in show(git, HOT[0])
     assert "no such" not in run_cli("compress", "--as-of", "2026-04-13")
-    assert "is no day" in run_cli("compress", "--as-of", "soon", code=2)
+    assert "cannot read the date 'soon'" in run_cli("compress", "--as-of", "soon", code=2)
+    assert "not a real date" in run_cli("compress", "--as-of", "2026-02-30", code=2)
+
+
+def test_as_of_reads_days_as_log_since_does(ctx: memory.Context, run_cli: Callable[..., str]) -> None:
+    import datetime as dt
+
+    dated(ctx)
+    today = dt.datetime.now(dt.timezone.utc).date()  # compress judges ages on the UTC day
+    for text, back in (("yesterday", 1), ("3d", 3), ("2 weeks ago", 14), ("today", 0)):
+        got = json.loads(run_cli("compress", "--dry-run", "--as-of", text, "--json"))
+        assert got["as_of"] == (today - dt.timedelta(days=back)).isoformat(), text
+        run_cli("log", "--since", text)  # the same words, the same parser
 
 
 def test_long_hot_sessions_fold_older_interactions(ctx: memory.Context, git: Git) -> None:

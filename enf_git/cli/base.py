@@ -75,14 +75,15 @@ def _git_pager(ctx: Context) -> str | None:
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
-def parse_date(value: str | None, option: str) -> str | None:
-    """YYYY-MM-DD (a real day), or a span before today (`3d`, `2w`, `1m`, `1y`,
-    `7 days ago`); a usage error (exit 2) otherwise."""
+def parse_date(value: str | None, option: str, today: dt.date | None = None) -> str | None:
+    """YYYY-MM-DD (a real day), `today`, `yesterday`, or a span before `today` (default:
+    the local day; `3d`, `2w`, `1m`, `1y`, `7 days ago`); a usage error (exit 2) otherwise.
+    Every option that takes a day reads it here, so they all accept the same words."""
     if value is None:
         return None
     from ..memory import queries
 
     try:
-        return queries.parse_date(value, dt.date.today())
+        return queries.parse_date(value, today or dt.date.today())
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint=option) from exc

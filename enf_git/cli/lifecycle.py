@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .base import CONTEXT, JSON_OPTION, emit, workspace
+from .base import CONTEXT, JSON_OPTION, emit, parse_date, workspace
 from .text import envelope, plural
 
 if TYPE_CHECKING:  # the compression machinery is imported only when the command runs
@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # the compression machinery is imported only when the command
 @click.option("--dry-run", is_flag=True, help="List the sessions, their tier and bytes before and after; change nothing.")
 @click.option("--tier", type=click.Choice(["fold", "warm", "cold"]),
               help="Only this tier (with NAMEs: compress them to it, whatever their age).")
-@click.option("--as-of", "as_of", metavar="YYYY-MM-DD", help="Judge ages on this day (default: today, UTC).")
+@click.option("--as-of", "as_of", metavar="DATE",
+              help="Judge ages on this day (YYYY-MM-DD, yesterday, or 7d, 2w, 3m before today; default: today, UTC).")
 @click.option("-n", "--limit", type=click.IntRange(min=1), help="Compress at most this many sessions.")
 @JSON_OPTION
 def compress(names: tuple[str, ...], dry_run: bool, tier: str | None, as_of: str | None, limit: int | None,
@@ -30,7 +31,8 @@ def compress(names: tuple[str, ...], dry_run: bool, tier: str | None, as_of: str
     from ..memory import compress as compress_mod
 
     now = int(time.time())
-    day = _day(as_of) if as_of else compress_mod.as_of_day(now)
+    today = compress_mod.as_of_day(now)
+    day = dt.date.fromisoformat(parse_date(as_of, "--as-of", today) or today.isoformat())
     ctx = workspace()
     done = compress_mod.compress(ctx, day, tier=tier, names=names, dry_run=dry_run, limit=limit, now=now)
     if as_json:
@@ -40,13 +42,6 @@ def compress(names: tuple[str, ...], dry_run: bool, tier: str | None, as_of: str
         emit(ctx, "\n".join(_lines(done)))
     if names and not done.done:
         sys.exit(1)  # asked for these sessions by name, and none could be compressed
-
-
-def _day(text: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise click.BadParameter(f"{text!r} is no day; write it as YYYY-MM-DD", param_hint="--as-of") from None
 
 
 def _lines(done: Compression) -> list[str]:
