@@ -79,6 +79,18 @@ def test_session_scope_needs_a_session(run: Run, monkeypatch: pytest.MonkeyPatch
     assert ok(run, "remember", "--scope", "session", "--session", "s2", "x").startswith("remembered ")
 
 
+def test_listing_session_facts_outside_a_session_says_what_that_scope_is(run: Run,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID")
+    for verb in ("list", "export", "prune"):
+        code, out = run("memories", verb, "--scope", "session")
+        assert code == 1 and "remember this" not in out, out
+        assert "session facts belong to one Claude Code session" in out and "$CLAUDE_CODE_SESSION_ID" in out
+        assert "hint: give --session ID, or leave --scope out" in out
+    ok(run, "remember", "--scope", "session", "--session", "s2", "redis is down today")
+    assert "redis is down today" in ok(run, "memories", "list", "--scope", "session", "--session", "s2")
+
+
 def test_forget_with_several_matches_exits_1_lists_them_and_touches_nothing(run: Run, git: Git,
                                                                             repo_dir: Path) -> None:
     ok(run, "remember", "Redis is the cache")

@@ -148,11 +148,18 @@ def require_user(places: Places) -> Path:
     return places.user_dir
 
 
-def require_session(places: Places) -> str:
-    if not places.session_id:
+def require_session(places: Places, purpose: str = "remember this for") -> str:
+    """The session id session-scope facts belong to; an error saying what that scope is when
+    none is given (outside Claude Code, no $CLAUDE_CODE_SESSION_ID and no --session)."""
+    if places.session_id:
+        return places.session_id
+    if purpose == "remember this for":
         raise EnfError("no session to remember this for: session facts need the session's id",
                        hint="run it from a Claude Code session, or give --session ID")
-    return places.session_id
+    raise EnfError(f"no session to {purpose}: session facts belong to one Claude Code session (kept on this "
+                   "machine until it ends), and none is named here; Claude Code names it in $CLAUDE_CODE_SESSION_ID "
+                   "for the commands it runs",
+                   hint="give --session ID, or leave --scope out to see the project's and your own facts")
 
 
 # --- list and export ---------------------------------------------------------------------
@@ -183,7 +190,7 @@ def load_scope(ctx: Context, places: Places, scope: str, settings: FactSettings)
         return fact_stores.project_facts(ctx.repo, store.tip(ctx.repo), settings.ttls)
     if scope == "user":
         return fact_stores.user_facts(require_user(places), settings.ttls)
-    return fact_stores.session_facts(ctx, require_session(places), settings.ttls)
+    return fact_stores.session_facts(ctx, require_session(places, "list the facts of"), settings.ttls)
 
 
 def export_markdown(listing: Listing, today: str) -> str:
@@ -221,7 +228,7 @@ def prune(ctx: Context, places: Places, *, now: int | None = None, scopes: Seque
                 if fact_stores.remove_user(folder, fact.id):
                     out.removed.append((fact, why))
         else:
-            _prune_session(ctx, require_session(places), today, duplicates, settings, out)
+            _prune_session(ctx, require_session(places, "prune the facts of"), today, duplicates, settings, out)
     return out
 
 
