@@ -159,9 +159,31 @@ def test_status_lists_pending_changes(populated, repo_dir: Path) -> None:  # typ
     (repo_dir / ".claude-sessions" / "sessions" / "2026-04-22-image.md").write_bytes(b"\x89PNG\r\n\x00")
     out = populated("status")
     assert "  not committable: sessions/2026-04-22-image.md: it is a binary file (a NUL byte" in out
+    assert "new: sessions/2026-04-22-image.md" not in out  # listed once, as what it is
+    state = json.loads(populated("status", "--json"))
+    assert "sessions/2026-04-22-image.md" not in [c["path"] for c in state["changes"]]
+    assert [r["path"] for r in state["refused"]] == ["sessions/2026-04-22-image.md"]
     doctor = populated("doctor", code=1)
     assert "sessions/2026-04-22-image.md cannot be committed: it is a binary file" in doctor
     assert "save it as UTF-8 text" in doctor
+
+
+def test_a_conflict_copy_deleted_in_the_working_copy_is_no_longer_reported(  # type: ignore[no-untyped-def]
+        populated, repo_dir: Path) -> None:
+    copy = repo_dir / ".claude-sessions" / "conflicts" / "sessions" / "2026-04-13-search-api.md.1a2b3c4d"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(session_text(date="2026-04-13", summary="Their version"))
+    populated("commit")
+    assert "  conflict copy: conflicts/sessions/2026-04-13-search-api.md.1a2b3c4d" in populated("status")
+    assert "warning: conflict copy conflicts/" in populated("doctor")
+    copy.unlink()  # merged by hand, then deleted, as the message says
+    out = populated("status")
+    assert "  deleted: conflicts/sessions/2026-04-13-search-api.md.1a2b3c4d\n" in out and "conflict copy" not in out
+    assert json.loads(populated("status", "--json"))["conflicts"] == []
+    doctor = populated("doctor")
+    assert "conflict copy" not in doctor and "lacks" not in doctor and doctor.endswith("\nall good\n")
+    populated("commit")
+    assert "conflict" not in populated("status")
 
 
 def test_doctor_names_problems_and_fixes(populated, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]

@@ -27,7 +27,11 @@ def status(as_json: bool) -> None:
     manifest = ctx.manifest()
     # A file deleted on purpose is a change to commit, not one to restore.
     lacking = [p for p in working_set.missing(ctx, tip) if p not in found.changes]
-    conflicts = sorted(p for p in store.list_files(ctx.repo, tip.tree) if p.startswith(paths.CONFLICTS))
+    # A conflict copy deleted in the working copy is done with: its deletion is listed as a change.
+    conflicts = sorted(p for p in store.list_files(ctx.repo, tip.tree)
+                       if p.startswith(paths.CONFLICTS) and not (p in found.changes and found.changes[p] is None))
+    refused = memory.would_refuse(ctx, found.changes)
+    taken = {p: d for p, d in found.changes.items() if p not in dict(refused)}  # what a commit would take
     remote = _remote_state(ctx, str(tip.id))
     from ..memory import queries
 
@@ -36,8 +40,8 @@ def status(as_json: bool) -> None:
         "branch": paths.BRANCH, "tip": str(tip.id),
         "working_set_floor": manifest.floor, "behind": bool(manifest.base and manifest.base != str(tip.id)),
         "changes": [{"path": p, "state": "deleted" if d is None else "changed" if p in manifest.files else "new"}
-                    for p, d in sorted(found.changes.items())],
-        "refused": [{"path": p, "why": why} for p, why in memory.would_refuse(ctx, found.changes)],
+                    for p, d in sorted(taken.items())],
+        "refused": [{"path": p, "why": why} for p, why in refused],
         "edited_views": sorted(found.views), "missing": lacking, "conflicts": conflicts, "remote": remote,
         "disagreements": [_disagreement_row(d) for d in disagreements],
     }
@@ -118,7 +122,7 @@ def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
     lines += [f"  not committable: {r['path']}: {r['why']}" for r in state["refused"]]
     lines += [f"  hand-edited view: {p} (imported or set aside at the next commit)" for p in sorted(views)]
     if not changes and not views:
-        lines.append("nothing to commit")
+        lines.append("nothing to commit" + (" (git enf commit refuses the files above)" if state["refused"] else ""))
     missing = state["missing"]
     assert isinstance(missing, list)
     if missing:

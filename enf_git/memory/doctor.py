@@ -80,13 +80,15 @@ def _working_copy(ctx: Context, tip: store.Commit) -> list[Problem]:
     if not ctx.root.is_dir():
         out.append(Problem("error", f"no working copy at {ctx.root}", "git enf restore"))
         return out
-    lacking = missing(ctx, tip)
+    from .commits import pending, would_refuse
+
+    found = pending(ctx, tip=tip)
+    # A file deleted on purpose is a change for the next commit (status lists it), not a loss to restore.
+    lacking = [p for p in missing(ctx, tip) if p not in found.changes]
     if lacking:
         out.append(Problem("error", f"the working copy lacks {len(lacking)} file(s) the branch has, e.g. {lacking[0]}",
                            "git enf restore"))
-    from .commits import pending, would_refuse
-
-    for path, why in would_refuse(ctx, pending(ctx, tip=tip).changes):
+    for path, why in would_refuse(ctx, found.changes):
         what, _, fix = why.partition("; left as it is: ")
         out.append(Problem("error", f"{path} cannot be committed: {what}", fix or "see git enf commit"))
     return out

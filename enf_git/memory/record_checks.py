@@ -65,8 +65,16 @@ def reversals(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Pr
 
 
 def conflict_copies(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
+    """Conflict copies on the branch, less those deleted in the working copy (done with:
+    the next commit takes them off the branch)."""
+    copies = [p for p in store.list_files(ctx.repo, tip.tree) if p.startswith(paths.CONFLICTS)]
+    if copies and ctx.root.is_dir():
+        from .commits import pending
+
+        changes = pending(ctx, tip=tip).changes
+        copies = [p for p in copies if not (p in changes and changes[p] is None)]
     out = []
-    for path in store.list_files(ctx.repo, tip.tree):
+    for path in copies:
         if path.startswith(paths.CONFLICTS):
             original = path[len(paths.CONFLICTS):].rsplit(".", 1)[0]
             out.append(Problem("warning", f"conflict copy {path}", f"merge it into {original}, delete it, git enf commit"))
