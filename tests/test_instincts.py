@@ -482,7 +482,7 @@ def test_two_sessions_hitting_one_lesson_corroborate_it(project: Path, git: Git)
     assert f"({i.id}; 2 sessions)" in context(project)
 
 
-def test_forget_is_for_good_and_unknown_ids_are_usage_errors(project: Path, git: Git,
+def test_forget_is_for_good_and_unknown_ids_are_errors_with_a_hint(project: Path, git: Git,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     fix_pytest(project)
     call("Stop", project)
@@ -502,7 +502,9 @@ def test_forget_is_for_good_and_unknown_ids_are_usage_errors(project: Path, git:
     assert on_branch(git)[i.id].forgotten  # a tombstone: the file stays, history keeps the rest
     assert git("log", "-1", "--format=%s", "claude-memory") == f"enf: instincts: forget {i.id}\n"
     assert "Learned instincts" not in context(project)
-    assert "no instincts yet" in runner.invoke(main, ["instincts"]).output
+    after = runner.invoke(main, ["instincts"]).output
+    assert after == "no instincts in use: 1 instinct forgotten (git enf instincts --all lists them)\n"
+    assert json.loads(runner.invoke(main, ["instincts", "--json"]).output)["forgotten"] == 1
     assert "forgotten" in runner.invoke(main, ["instincts", "--all"]).output
     fix_pytest(project, OTHER)  # the same lesson again, in another session
     call("Stop", project, OTHER)

@@ -43,14 +43,18 @@ def _list(include_forgotten: bool, as_json: bool) -> None:
         click.echo(f"warning: {line} (left out)", err=True)
     if as_json:
         click.echo(envelope("instincts", instincts=[i.as_dict() for i in listing.instincts], enabled=listing.enabled,
-                            problems=listing.problems))
+                            problems=listing.problems, forgotten=listing.forgotten))
         return
-    emit(ctx, "\n".join(_lines(listing)), pageable=True)
+    emit(ctx, "\n".join(_lines(listing, include_forgotten)), pageable=True)
 
 
-def _lines(listing: Listing) -> list[str]:
+def _lines(listing: Listing, include_forgotten: bool = False) -> list[str]:
     lines = [] if listing.enabled else ["instincts are off (git config enf.instincts false): none are learned or "
                                         "offered; git config --unset enf.instincts turns them on"]
+    hidden = 0 if include_forgotten else listing.forgotten
+    if not listing.instincts and hidden:
+        return lines + [f"no instincts in use: {plural(hidden, 'instinct')} forgotten "
+                        "(git enf instincts --all lists them)"]
     if not listing.instincts:
         return lines + ["no instincts yet: they are learned when a tool call fails and a later, similar call "
                         "in the same session works"]
@@ -60,6 +64,8 @@ def _lines(listing: Listing) -> list[str]:
         state = f"forgotten {i.forgotten}" if i.forgotten else f"{plural(sessions, 'session')}, {people}"
         lines.append(f"{i.id}  {i.rule}")
         lines.append(f"           {state}; first seen {i.first_seen}, last seen {i.last_seen}")
+    if hidden:
+        lines.append(f"({plural(hidden, 'forgotten instinct')} not listed: git enf instincts --all)")
     return lines
 
 

@@ -242,19 +242,21 @@ def learn_message(learned: pi.Learned) -> str:
 # --- listing and forgetting ------------------------------------------------------------------
 
 class Listing:  # a plain class: see workspace.Settings
-    def __init__(self, instincts: list[pi.Instinct], problems: list[str], on: bool) -> None:
+    def __init__(self, instincts: list[pi.Instinct], problems: list[str], on: bool, forgotten: int = 0) -> None:
         self.instincts = instincts  # most corroborated first; forgotten ones last
         self.problems = problems
         self.enabled = on
+        self.forgotten = forgotten  # how many the branch holds as forgotten (listed or not)
 
 
 def list_instincts(ctx: Context, include_forgotten: bool = False) -> Listing:
     tip = require_branch(ctx)
     loaded = load(ctx.repo, tip)
     found = pi.ranked(i for i in loaded.instincts.values() if i.live)
+    gone = sorted((i for i in loaded.instincts.values() if not i.live), key=lambda i: i.id)
     if include_forgotten:
-        found += sorted((i for i in loaded.instincts.values() if not i.live), key=lambda i: i.id)
-    return Listing(found, loaded.problems, enabled(ctx.repo))
+        found += gone
+    return Listing(found, loaded.problems, enabled(ctx.repo), len(gone))
 
 
 class Forgot:  # a plain class: see workspace.Settings
