@@ -557,6 +557,21 @@ def test_log_colour_on_a_terminal(memory: Run, repo_dir: Path, tty_env: dict[str
     assert piped.returncode == 0 and "session 2026-05-02" in piped.stdout and ANSI not in piped.stdout
 
 
+def test_no_color_is_a_default_that_an_explicit_always_overrides(memory: Run, repo_dir: Path,
+                                                                  tty_env: dict[str, str]) -> None:
+    env = {**tty_env, "GIT_PAGER": "cat", "NO_COLOR": "1", "PATH": f"{Path(SCRIPT).parent}:{tty_env['PATH']}"}
+    piped = subprocess.run(["git", "-c", "color.ui=always", "enf", "log"], cwd=repo_dir, env=env,
+                           capture_output=True, text=True)
+    assert f"{ANSI}33msession 2026-05-02-auth-tokens" in piped.stdout, piped.stdout + piped.stderr
+    code, out = on_tty(["git", "-c", "color.ui=auto", "enf", "log"], repo_dir, env)
+    assert code == 0 and "session 2026-05-02-auth-tokens" in out and ANSI not in out  # auto: NO_COLOR decides
+    code, out = on_tty(["git", "-c", "color.ui=true", "enf", "log"], repo_dir, {**env, "NO_COLOR": ""})
+    assert code == 0 and f"{ANSI}33msession" in out  # an empty NO_COLOR is unset; true is auto, as in git
+    piped = subprocess.run(["git", "-c", "color.ui=true", "enf", "log"], cwd=repo_dir, env={**env, "NO_COLOR": ""},
+                           capture_output=True, text=True)
+    assert piped.returncode == 0 and ANSI not in piped.stdout  # ...and auto is off in a pipe
+
+
 def test_log_and_show_page_on_a_terminal(memory: Run, repo_dir: Path, tmp_path: Path,
                                          tty_env: dict[str, str], git: Git) -> None:
     env = {**tty_env, "GIT_PAGER": tty_env["RECORDER"], "NO_COLOR": "1"}

@@ -30,16 +30,20 @@ def recall_json(rows: list[dict[str, object]], query: str, weak: bool = False,
 
 
 def color_wanted(config_ui: str | None, stream_is_tty: bool) -> bool:
-    """Colour as git decides it: NO_COLOR (any value) and `color.ui=never|false` turn it
-    off, `always|true` on; `auto` (the default) means: only on a terminal, or into the
-    pager git started for us (`git -p enf log`: git colours what it pages too)."""
-    if os.environ.get("NO_COLOR"):
-        return False
+    """Colour as git decides it from `color.ui`: `never` (or false) off, `always` on, and
+    `auto` (the default; `true` means auto too, as in git) only on a terminal or into the
+    pager git started for us (`git -p enf log`: git colours what it pages too).
+
+    NO_COLOR (set and not empty) turns `auto` off. It is a default, so an explicit
+    `always` (`git -c color.ui=always enf log`, or the config) still wins: no-color.org
+    has configuration and command-line arguments override it."""
     setting = (config_ui or "auto").strip().lower()
     if setting in ("never", "false", "no", "off", "0"):
         return False
-    if setting in ("always", "true", "yes", "on", "1"):
+    if setting == "always":
         return True
+    if os.environ.get("NO_COLOR"):
+        return False
     return stream_is_tty or bool(os.environ.get("GIT_PAGER_IN_USE"))
 
 
