@@ -2,9 +2,9 @@
 
 git turns `git enf --help` (and `git help enf`) into `man git-enf`, so the page is
 what those print. It is made from the same help text `git enf -h` shows, never
-written by hand: `python -m enf_git.cli.manpage > man/git-enf.1` regenerates it, the
-package installs it to share/man/man1, and a test fails when the committed page and
-the help differ. No version or date in it, so the page changes only with the help.
+written by hand: the package build runs `python -m enf_git.cli.manpage` (setup.py) and
+installs the page to share/man/man1. No version or date in it: the same help gives the
+same bytes.
 """
 
 from __future__ import annotations
