@@ -94,11 +94,13 @@ def test_the_readme_install_line_works_on_a_fresh_login(tmp_path: Path, repo_dir
     home.mkdir()
     env = _fresh_login_env(tmp_path, home, _wheelhouse(request))
     src = _checkout_copy(tmp_path / "enf-git")
-    checks = "git enf status && git enf --help && git help enf"
+    has_man = shutil.which("man") is not None  # man-db: Debian's default, absent from slim images
+    checks = "git enf status && git enf --help && git help enf" if has_man else "git enf status"
     out = _sh(f"{line.replace(PLACEHOLDER, str(repo_dir))} && {checks}", src, env)
     assert "claude-memory created" in out, out
-    assert "GIT-ENF(1)" in out and out.count("git enf instincts forget") >= 2, out  # the man page, twice
-    assert "No manual entry" not in out
+    if has_man:
+        assert "GIT-ENF(1)" in out and out.count("git enf instincts forget") >= 2, out  # the man page, twice
+        assert "No manual entry" not in out
     assert (repo_dir / ".claude-sessions" / "index.md").is_file()
     page = home / ".local" / "share" / "man" / "man1" / "git-enf.1"
     from enf_git.cli import manpage
@@ -108,6 +110,6 @@ def test_the_readme_install_line_works_on_a_fresh_login(tmp_path: Path, repo_dir
     if Path("/etc/skel/.profile").is_file():  # Debian and Ubuntu: the next login finds it all by itself
         shutil.copy("/etc/skel/.profile", home / ".profile")
         login = {k: v for k, v in env.items() if k != "PATH"} | {"PATH": "/usr/bin:/bin"}
-        out = _sh(f"PATH=\"{env['PATH']}:$PATH\"; . \"$HOME/.profile\"; git enf status && git help enf",
-                  repo_dir, login)
-        assert "GIT-ENF(1)" in out, out
+        after = "git enf status && git help enf" if has_man else "git enf status"
+        out = _sh(f"PATH=\"{env['PATH']}:$PATH\"; . \"$HOME/.profile\"; {after}", repo_dir, login)
+        assert "GIT-ENF(1)" in out or not has_man, out
