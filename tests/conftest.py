@@ -20,10 +20,10 @@ import pytest
 
 from gitfixtures import Git, run_git
 
-# The identity lives in the scratch HOME's ~/.gitconfig, not in GIT_AUTHOR_NAME and friends:
-# git (and memory commits, as git) lets those variables override every clone's user.name,
-# and tests give clones their own names. The dates stay fixed for every commit.
-IDENTITY = {"GIT_AUTHOR_DATE": "2026-04-13T12:00:00Z", "GIT_COMMITTER_DATE": "2026-04-13T12:00:00Z"}
+# The identity lives in the scratch HOME's ~/.gitconfig, not in GIT_AUTHOR_NAME or
+# GIT_COMMITTER_DATE and friends: git (and memory commits, as git) lets those variables
+# override every clone's user.name and every commit's clock, and tests give clones their
+# own names and memory commits their own clock (`now`).
 GLOBAL_CONFIG = "[user]\n\tname = Test Author\n\temail = author@example.com\n"
 
 @pytest.fixture(autouse=True)
@@ -36,8 +36,6 @@ def hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     (home / ".gitconfig").write_text(GLOBAL_CONFIG)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for key, value in IDENTITY.items():
-        monkeypatch.setenv(key, value)
     # libgit2 resolves the global config path once per process: point it at the scratch HOME.
     for level in (pygit2.enums.ConfigLevel.GLOBAL, pygit2.enums.ConfigLevel.XDG, pygit2.enums.ConfigLevel.SYSTEM):
         pygit2.settings.search_path[level] = str(home)

@@ -46,10 +46,12 @@ def _requirements() -> list[str]:
     return needs + [r for r in importlib.metadata.requires("enf-git") or [] if "extra ==" not in r]
 
 
-def _wheelhouse(request: pytest.FixtureRequest) -> Path:
+def _wheelhouse(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     needs = _requirements()
     key = hashlib.sha256(f"{sys.version_info[:2]}{needs}".encode()).hexdigest()[:12]
-    house = Path(request.config.cache.mkdir(f"readme-install-wheels-{key}"))
+    cache = getattr(request.config, "cache", None)  # none under -p no:cacheprovider: a wheelhouse for this run
+    house = Path(cache.mkdir(f"readme-install-wheels-{key}")) if cache is not None else tmp_path / "wheels"
+    house.mkdir(parents=True, exist_ok=True)
     if not (house / "complete").exists():
         proc = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "-d", str(house), *needs],
                               capture_output=True, text=True, timeout=600)
@@ -92,7 +94,7 @@ def test_the_readme_install_line_works_on_a_fresh_login(tmp_path: Path, repo_dir
     assert PLACEHOLDER in line
     home = tmp_path / "fresh-home"
     home.mkdir()
-    env = _fresh_login_env(tmp_path, home, _wheelhouse(request))
+    env = _fresh_login_env(tmp_path, home, _wheelhouse(request, tmp_path))
     src = _checkout_copy(tmp_path / "enf-git")
     has_man = shutil.which("man") is not None  # man-db: Debian's default, absent from slim images
     checks = "git enf status && git enf --help && git help enf" if has_man else "git enf status"

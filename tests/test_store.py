@@ -77,6 +77,8 @@ def test_builder_reruns_on_the_moved_tip(repo_dir: Path, git: Git) -> None:
 
 
 def test_signature_falls_back_without_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (Path(os.environ["HOME"]) / ".gitconfig").write_text("")  # no user.name anywhere
+    monkeypatch.delenv("EMAIL", raising=False)
     run_git(tmp_path, "init", "-q")
     repo = store.open_repo(tmp_path)
     store.commit(repo, lambda t: {"a.md": b"x"}, "first")
