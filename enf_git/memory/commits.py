@@ -162,7 +162,7 @@ def _name_authors(ctx: Context, report: Report, base: str | None) -> None:
     since = store.commit_at(ctx.repo, base)
     for path in [p for p, _ in report.conflicts] + [p for p, _ in report.kept]:
         report.authors[path] = store.author_of(ctx.repo, parent, path, hide=since) or ""
-    report.me = str(store.signature(ctx.repo).name)
+    report.me = str(store.signature(ctx.repo, env=ctx.ident).name)
 
 
 def _refresh(ctx: Context, manifest: Manifest, report: Report, found: Pending, written: dict[str, bytes]) -> list[str]:
