@@ -110,8 +110,15 @@ def test_reading_memory_through_our_mcp_server_passes_the_gate(project: Path, na
     assert tool(project, name, query="billing") is None
 
 
+def test_waiting_for_a_connecting_mcp_server_passes_the_gate(project: Path) -> None:
+    """A memory read that came while the server was still connecting is retried after the wait."""
+    assert tool(project, "WaitForMcpServers") is None
+    assert tool(project, "WaitForMcpServers", servers=["enf"]) is None
+
+
 @pytest.mark.parametrize("name", ["mcp__enf__remember", "mcp__enf__forget", "mcp__other__recall",
-                                  "mcp__enf__recall_x", "mcp__enf__", "mcp__enfx__recall", "recall"])
+                                  "mcp__enf__recall_x", "mcp__enf__", "mcp__enfx__recall", "recall",
+                                  "WaitForMcpServersX", "waitformcpservers"])
 def test_other_mcp_tools_and_our_writes_wait_for_the_session_file(project: Path, name: str) -> None:
     assert denied(tool(project, name, query="billing"))
 

@@ -7,8 +7,9 @@ file never counts; unreadable or malformed files are skipped.
 
 Until then, PreToolUse is denied, except the creation path: a file-writing tool
 whose target's parent folder *is* (same device and inode: no `..`, symlink,
-relative-path or letter-case trick) `sessions/` or `.opt-out/`; and the read-only
-tools of enf-git's own MCP server (recall, show, log, decisions).
+relative-path or letter-case trick) `sessions/` or `.opt-out/`; the read-only
+tools of enf-git's own MCP server (recall, show, log, decisions); and the client's
+WaitForMcpServers, which only waits for such a server to finish connecting.
 
 Runs on every tool call, so: standard library only, no `re`/`pathlib` (their
 import alone costs more than the whole check), and a per-session cache of the
@@ -85,11 +86,16 @@ def opted_out(root: str, session_id: str) -> bool:
 # enf-git's own MCP server, as a project `.mcp.json` names it and as the plugin does.
 MEMORY_SERVERS = ("mcp__enf__", "mcp__plugin_enf-git_enf__")
 MEMORY_READS = ("recall", "show", "log", "decisions")
+# The client's wait for MCP servers still connecting: it changes nothing, and a model whose
+# memory read came too early (the server "still connecting") can only retry after it.
+WAIT_TOOLS = ("WaitForMcpServers",)
 
 
 def is_memory_read(tool_name: str) -> bool:
     """A read-only tool of enf-git's MCP server: reading memory before the session file
     exists is what brain-first asks for, and it changes nothing the gate protects."""
+    if tool_name in WAIT_TOOLS:
+        return True
     return any(tool_name.startswith(p) and tool_name[len(p):] in MEMORY_READS for p in MEMORY_SERVERS)
 
 

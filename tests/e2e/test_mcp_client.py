@@ -77,14 +77,19 @@ def session_file(project: Path) -> Callable[[dict[str, Any]], ToolUse]:
 
 def recall_round_trip(tool: str, project: Path, home: Path, standin: StandIn, claude: str, *,
                       gated: bool = False, **kw: Any) -> tuple[ClaudeRun, dict[str, Any]]:
-    """Script: the model calls `tool` (recall), then ends (`gated`: writes its session file
-    first); the recall's tool_result as the next request carried it."""
+    """Script: the model waits for the MCP servers, calls `tool` (recall), then ends (`gated`:
+    writes its session file first); the recall's tool_result as the next request carried it.
+
+    The wait is what a model does when a server is still connecting (in `-p` mode the client
+    does not wait for servers; on a loaded machine ours may take over a second): without it
+    the first request may list no tool of ours, and the test would measure the machine."""
     first = [session_file(project)] if gated else []
-    standin.add(*first, ToolUse(tool, {"query": "storage engine crash safety", "limit": 3}), Text("Done."))
+    standin.add(*first, ToolUse("WaitForMcpServers", {}),
+                ToolUse(tool, {"query": "storage engine crash safety", "limit": 3}), Text("Done."))
     result = run_claude("what did we decide about storage?", project, home, standin.url, claude=claude,
-                        allowed_tools=f"Write,{tool}", extra_env=child_env(), **kw)
+                        allowed_tools=f"Write,WaitForMcpServers,{tool}", extra_env=child_env(), **kw)
     assert result.returncode == 0, result.describe()
-    asked = len(first)
+    asked = len(first) + 1  # the wait's turn
     call = standin.main_requests[asked].reply
     assert isinstance(call, ToolUse) and call.name == tool
     [answer] = [r for r in standin.main_requests[asked + 1].tool_results() if r["tool_use_id"] == call.id]
@@ -132,4 +137,4 @@ def test_the_plugin_serves_the_same_tools(
     tool = "mcp__plugin_enf-git_enf__recall"
     _, answer = recall_round_trip(tool, repo, claude_home, standin, claude_bin, gated=True, plugin_dir=plugin)
     assert "decided SQLite WAL" in _hits(answer)["results"][0]["snippet"]
-    assert tool in standin.main_requests[0].text()  # the name the client listed to the model
+    assert tool in standin.main_requests[2].text()  # the name the client listed to the model, once connected
