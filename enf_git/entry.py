@@ -60,27 +60,39 @@ def _abandon_fetch() -> None:
 def _fast_sync(as_json: bool) -> int:
     """A plain `git enf sync` without click (~35 ms of imports): the command's output, its
     error boundary (cli/app.py) and its exit codes."""
-    from . import memory, paths
+    from . import memory
     from .cli.sync_text import lines, payload
     from .cli.text import envelope
-    from .errors import EnfError
     from .memory import sync as sync_mod
-    from .plumbing import gitcli, store
+    from .plumbing import gitcli
 
     progress = sys.stderr if sys.stderr.isatty() and not as_json else None
     try:
         done = sync_mod.sync(memory.Context.open(os.getcwd()), None, now=int(time.time()), progress=progress)
-    except EnfError as exc:
-        return _error(exc.message, exc.hint)
     except Exception as exc:
-        if not store.is_git_error(exc):
-            raise  # a bug of ours: the traceback is what a report needs
-        return _error(f"git could not read the repository: {exc}", f"git fsck --no-dangling {paths.BRANCH}")
+        return _explained(exc)
     finally:
         gitcli.abandon_early()
     out = [envelope("sync", **payload(done))] if as_json else lines(done)
     sys.stdout.write("".join(f"{line}\n" for line in out))
     return 0 if done.ok else 1
+
+
+def _explained(exc: Exception) -> int:
+    """The fast paths' error boundary, as cli/app.py's: a core error, a write the file
+    system refused, or libgit2's refusal is `error:`/`hint:` and exit 1; anything else
+    is a bug of ours, re-raised, since the traceback is what a report needs."""
+    from .errors import EnfError, git_failure, refused_write
+    from .plumbing import store
+
+    if isinstance(exc, EnfError):
+        return _error(exc.message, exc.hint)
+    refused = refused_write(exc) if isinstance(exc, OSError) else None
+    if refused is not None:
+        return _error(refused.message, refused.hint)
+    if store.is_git_error(exc):
+        return _error(*git_failure(exc))
+    raise exc
 
 
 def _error(message: str, hint: str | None) -> int:
@@ -192,13 +204,11 @@ def _commit_message(args: list[str]) -> tuple[bool, str | None]:
 def _fast_commit(message: str | None) -> int:
     """`git enf commit` without click: same output, same exit codes as the CLI."""
     from . import memory
-    from .errors import EnfError
 
     try:
         report = memory.commit(memory.Context.open(os.getcwd()), message, now=int(time.time()))
-    except EnfError as exc:
-        sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
-        return 1
+    except Exception as exc:
+        return _explained(exc)
     for is_err, line in memory.report_lines(report):
         (sys.stderr if is_err else sys.stdout).write(line + "\n")
     return 1 if report.failed else 0

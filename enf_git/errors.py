@@ -3,6 +3,11 @@ into a message and an exit code. Every message says what happened and what to do
 
 from __future__ import annotations
 
+import errno
+import os
+
+from . import paths
+
 
 class EnfError(Exception):
     """Base class: something the user can act on. `hint` is the next thing to type."""
@@ -55,3 +60,54 @@ class SchemaTooNew(EnfError):
 
 class NotFound(EnfError):
     """A session, decision or path the user named does not exist."""
+
+
+# What the file system says when it will not let us write: a `.git` owned by another
+# user (a `sudo git …` once), a read-only mount. Not a bug of ours, so no traceback.
+_REFUSALS = {errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+             errno.EROFS: "the file system is read-only"}
+
+
+def is_refusal(exc: OSError) -> bool:
+    """The file system would not let us (permissions, a read-only mount): for a cache,
+    skip the write; for anything else, say so (refused_write)."""
+    return exc.errno in _REFUSALS
+
+
+def refused_write(exc: OSError) -> EnfError | None:
+    """The file system's refusal as one line that names the path, or None for any other
+    OSError (those are bugs or surprises: the traceback is what a report needs)."""
+    why = _REFUSALS.get(exc.errno or 0)
+    if why is None or not exc.filename:
+        return None
+    path = os.fsdecode(exc.filename)
+    folder, name = os.path.split(path)
+    if name.startswith(".") and name.endswith(".tmp"):
+        path = folder  # atomic.write's temporary file: the folder is what refused it
+    verb = "read" if os.path.exists(path) and not os.access(path, os.R_OK) else "write"
+    return EnfError(f"cannot {verb} {path}: {why}", hint=access_hint(path if os.path.isdir(path) else folder or "."))
+
+
+def access_hint(folder: str) -> str:
+    return f"make {folder} writable by you again (ls -ld {folder} shows its owner; git enf writes its state there)"
+
+
+def git_failure(exc: Exception) -> tuple[str, str]:
+    """(message, hint) for an error libgit2 raised: its words, no traceback."""
+    refused = refusal_hint(str(exc))
+    if refused is not None:
+        return f"git could not write to the repository: {exc}", refused
+    # a corrupt object, an unreadable pack
+    return f"git could not read the repository: {exc}", f"git fsck --no-dangling {paths.BRANCH}"
+
+
+def refusal_hint(text: str) -> str | None:
+    """For libgit2's words: the access hint when a write was refused (objects or refs
+    owned by another user, a read-only mount: no damage, fsck would find none), else None."""
+    lowered = text.lower()
+    if "permission denied" not in lowered and "read-only file system" not in lowered:
+        return None
+    start = text.find("'")
+    end = text.find("'", start + 1)
+    quoted = text[start + 1:end] if 0 <= start < end else ""
+    return access_hint(quoted if os.path.isdir(quoted) else os.path.dirname(quoted) or ".git")

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from .. import __version__, paths
-from ..errors import EnfError
+from ..errors import EnfError, git_failure, refused_write
 from . import checks, facts, instincts, lifecycle, pins, read, serve, setup, sync, work
 from .base import CONTEXT, Options
 
@@ -34,13 +34,17 @@ class _Group(click.Group):
             sys.exit(130)
         except EnfError as exc:
             _fail(exc.message, exc.hint)
+        except OSError as exc:
+            refused = refused_write(exc)
+            if refused is None:
+                raise  # a bug of ours: the traceback is what a report needs
+            _fail(refused.message, refused.hint)  # a .git that is not ours to write
         except Exception as exc:
             from ..plumbing import store
 
             if not store.is_git_error(exc):
                 raise  # a bug of ours: the traceback is what a report needs
-            # libgit2 refused (a corrupt object, an unreadable pack): its words, no traceback.
-            _fail(f"git could not read the repository: {exc}", f"git fsck --no-dangling {paths.BRANCH}")
+            _fail(*git_failure(exc))
 
 
 def _fail(message: str, hint: str | None) -> None:

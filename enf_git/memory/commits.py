@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from .. import paths
-from ..errors import EnfError
+from ..errors import EnfError, is_refusal
 from ..plumbing import store, workcopy
 from ..plumbing.workcopy import Manifest
 from ..pure import model, render, slug
@@ -90,7 +90,13 @@ def pending(ctx: Context, manifest: Manifest | None = None, tip: store.Commit | 
     lacking = {p.partition("/")[0] for p in gone if "/" in p}
     refreshed = manifest.note_folders(ctx.root, lambda f: not (gone if f == "" else f in lacking)) or refreshed
     if refreshed and own:
-        manifest.save(ctx.manifest_path)
+        try:
+            manifest.save(ctx.manifest_path)
+        except OSError as exc:
+            if not is_refusal(exc):
+                raise
+            # an unwritable .git: the refreshed stats are a cache, and status still answers
+
     return out
 
 

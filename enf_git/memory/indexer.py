@@ -17,7 +17,7 @@ import sqlite3
 from pathlib import Path
 
 from .. import paths
-from ..errors import EnfError
+from ..errors import EnfError, is_refusal
 from ..pure import model, render
 
 from . import records
@@ -49,6 +49,19 @@ def ensure(repo: store.Repo, cache: records.Cache) -> sqlite3.Connection:
         if current[1] == str(tip.id):
             return current[0]
         current[0].close()
+    try:
+        return _update_file(repo, path, tip, cache)
+    except OSError as exc:
+        if not is_refusal(exc):
+            raise
+    # .git/enf is not ours to write (another user's, a read-only mount): recall still
+    # answers, from an index built in memory for this one process.
+    db = search.connect(":memory:")
+    _build(repo, db, None, tip, cache)
+    return db
+
+
+def _update_file(repo: store.Repo, path: Path, tip: store.Commit, cache: records.Cache) -> sqlite3.Connection:
     with locks.file_lock(store.state_dir(repo) / paths.SEARCH_LOCK, wait=LOCK_WAIT) as held:
         if not held:
             raise _busy()
@@ -62,13 +75,19 @@ def ensure(repo: store.Repo, cache: records.Cache) -> sqlite3.Connection:
             db.close()
             _remove(path)
             db, old = search.connect(path), None
-        with db:
-            search.create(db)
-            _update(repo, db, old, tip, cache)
-            search.settle_lengths(db)
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?), ('schema', ?)",
-                       (str(tip.id), str(search.SCHEMA)))
+        _build(repo, db, old, tip, cache)
         return db
+
+
+def _build(repo: store.Repo, db: sqlite3.Connection, old: store.Commit | None, tip: store.Commit,
+           cache: records.Cache) -> None:
+    """Bring `db` from `old` (None: empty) to `tip`, in one transaction."""
+    with db:
+        search.create(db)
+        _update(repo, db, old, tip, cache)
+        search.settle_lengths(db)
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?), ('schema', ?)",
+                   (str(tip.id), str(search.SCHEMA)))
 
 
 def _read(path: Path) -> tuple[sqlite3.Connection, str | None] | None:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import paths
+from ..errors import access_hint
 from ..plumbing import locks, search, store
 from .doctor import Problem
 from .workspace import Context
@@ -33,6 +34,20 @@ def _state(ctx: Context) -> Path:
     return Path(paths.state_dir(str(store.common_dir(ctx.repo))))  # not store.state_dir: doctor creates nothing
 
 
+def access(ctx: Context) -> list[Problem]:
+    """The folders every commit writes to are writable by this user: a `.git` left owned
+    by another (one `sudo git …`) fails every commit, remember and compress."""
+    common = store.common_dir(ctx.repo)
+    folders = dict.fromkeys([common / paths.STATE_DIR, Path(ctx.repo.path) / paths.STATE_DIR, common / "objects",
+                             common / "refs" / "heads"])
+    denied = [str(f) for f in folders if f.is_dir() and not os.access(f, os.W_OK)]
+    if not denied:
+        return []
+    return [Problem("error", f"{', '.join(denied)} {'is' if len(denied) == 1 else 'are'} not writable by you: "
+                    "commit, remember, compress, pin and restore fail, and recall rebuilds its index at every call",
+                    access_hint(denied[0] if len(denied) == 1 else str(common)))]
+
+
 def writer_lock(ctx: Context) -> list[Problem]:
     """`.git/enf/write.lock` held for longer than any commit takes: a stuck writer.
 
@@ -40,8 +55,8 @@ def writer_lock(ctx: Context) -> list[Problem]:
     still protects the branch), so a stuck holder slows every commit, loses nothing.
     """
     lock = _state(ctx) / paths.WRITE_LOCK
-    if not lock.is_file():
-        return []
+    if not lock.is_file() or not os.access(lock, os.W_OK):
+        return []  # none, or not ours to take (the access check says so)
     with locks.file_lock(lock, LOCK_PATIENCE) as taken:
         if taken:
             return []
@@ -117,7 +132,7 @@ def recall_index(ctx: Context) -> list[Problem]:
 
 
 def _being_updated(lock: Path) -> bool:
-    if not lock.exists():
+    if not lock.exists() or not os.access(lock, os.W_OK):
         return False
     with locks.file_lock(lock, wait=0) as free:
         return not free
@@ -181,6 +196,7 @@ def branch_objects(ctx: Context) -> list[Problem]:
 
 
 LOCAL: tuple[tuple[str, Callable[[Context], list[Problem]]], ...] = (
+    ("write access", access),
     ("writer lock", writer_lock),
     ("ref lock", ref_lock),
     ("recall index", recall_index),

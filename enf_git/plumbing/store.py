@@ -27,7 +27,7 @@ import pygit2
 from .. import paths
 from . import ident
 from .locks import file_lock
-from ..errors import ConcurrencyError, NotFound, RepoError
+from ..errors import ConcurrencyError, NotFound, RepoError, refusal_hint
 
 BRANCH = paths.BRANCH
 REF = paths.REF
@@ -336,7 +336,7 @@ def commit(
                 # Not a lost race (those come back as False): a corrupt object, a full
                 # disk, a permission. Retrying cannot help; say what git said.
                 raise RepoError(f"could not write {BRANCH}: {exc}",
-                                hint=f"git fsck --no-dangling {BRANCH}; then retry the command") from exc
+                                hint=refusal_hint(str(exc)) or f"git fsck --no-dangling {BRANCH}; then retry the command") from exc
             if result is False and ours and _clear_stale_ref_lock(repo, warnings):
                 continue  # a dead writer's leftover, gone now: try again at once
         if result is not False:
