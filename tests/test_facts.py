@@ -140,14 +140,25 @@ def test_of_duplicates_the_longest_lived_is_kept() -> None:
     assert pf.duplicates([short, forever, other]) == [(short, forever)]
 
 
-def test_forget_matching_prefers_an_id_then_the_whole_text_then_a_part() -> None:
+def test_forget_matching_prefers_an_id_then_a_prefix_then_the_whole_text_then_whole_words() -> None:
     items = [("f00000001", "Use Redis for the cache"), ("f00000002", "Redis"), ("f00000003", "redis sentinel setup")]
-    assert pf.best_matches("f00000003", items) == [2]
-    assert pf.best_matches("REDIS", items) == [1]
-    assert pf.best_matches("redis s", items) == [2]
-    assert pf.best_matches("edi", items) == [0, 1, 2]
-    assert pf.best_matches("mongo", items) == []
-    assert pf.best_matches("  ", items) == []
+    stop = frozenset({"the", "for"})
+    assert pf.best_matches("f00000003", items, stop) == pf.Matched((2,), "id")
+    assert pf.best_matches("F0000000", items, stop) == pf.Matched((0, 1, 2), "prefix")  # as show takes one
+    assert pf.best_matches("f000", items, stop) == pf.Matched((0, 1, 2), "prefix")
+    assert pf.best_matches("f00", items, stop) == pf.Matched((), "word")  # too short to be an id
+    assert pf.best_matches("REDIS", items, stop) == pf.Matched((1,), "text")
+    assert pf.best_matches("redis  Sentinel", items, stop) == pf.Matched((2,), "words")
+    assert pf.best_matches("use redis", items, stop) == pf.Matched((0,), "words")
+    # Whole words only, and a stopword never counts: "the cache" names one word of one fact.
+    assert pf.best_matches("the cache", items, stop) == pf.Matched((0,), "word")
+    assert pf.best_matches("the cache", items, stop).weak
+    assert pf.best_matches("redis s", items, stop).indexes == ()
+    assert pf.best_matches("edi", items, stop).indexes == ()
+    assert pf.best_matches("the", items, stop) == pf.Matched((), "stopwords")
+    assert pf.best_matches("for the", items, stop) == pf.Matched((), "stopwords")
+    assert pf.best_matches("mongo", items, stop).indexes == ()
+    assert pf.best_matches("  ", items, stop) == pf.Matched((), "none")
 
 
 # --- budgets ---------------------------------------------------------------------------------
@@ -318,7 +329,7 @@ def test_forget_with_several_matches_refuses_lists_them_and_touches_nothing(
     assert fact_stores.session_path(ctx, "sess-1").read_bytes() == session_bytes
     with pytest.raises(NotFound, match="nothing remembered matches 'mongo'"):
         forget.forget(ctx, places, "mongo")
-    assert forget.forget(ctx, places, "redis", scopes=("user",)).item.id == b.fact.id
+    assert forget.forget(ctx, places, "redis", scopes=("user",), yes=True).item.id == b.fact.id
 
 
 def test_user_facts_live_in_the_config_dir_and_never_in_the_repository(

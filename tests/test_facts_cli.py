@@ -147,3 +147,56 @@ def test_user_scope_follows_xdg_config_home(run: Run, tmp_path: Path, monkeypatc
     fid = ok(run, "remember", "--scope", "user", "I prefer tabs").split()[1]
     assert (tmp_path / "xdg" / "enf-git" / "memories" / f"{fid}.md").is_file()
     assert fid not in git("log", "--all", "--format=%B") and not os.path.exists(Path(".claude-sessions") / fid)
+
+
+def test_forget_the_matches_no_fact_that_merely_holds_those_letters(run: Run, git: Git) -> None:
+    """A stopword alone names nothing, and text matches whole words only: "the" once deleted
+    "we keep the other branch" as a part of its text."""
+    ok(run, "remember", "we keep the other branch")
+    ok(run, "remember", "--scope", "user", "I prefer them tabs")
+    tip = git("rev-parse", "claude-memory")
+    code, out = run("forget", "the")
+    assert code == 1 and "error: 'the' is only words too common to name anything; nothing was forgotten" in out
+    code, out = run("forget", "--yes", "the")
+    assert code == 1 and "nothing was forgotten" in out
+    code, out = run("forget", "oth")
+    assert code == 1 and "nothing remembered matches 'oth'" in out
+    assert git("rev-parse", "claude-memory") == tip
+    assert len(as_json(run, "memories")["facts"]) == 2  # type: ignore[arg-type]
+
+
+def test_forget_takes_an_id_prefix_as_show_does(run: Run, git: Git) -> None:
+    fid = ok(run, "remember", "Gotcha: staging is read-only").split()[1]
+    other = ok(run, "remember", "We chose Postgres").split()[1]
+    assert fid[:5] != other[:5]
+    out = ok(run, "forget", fid[:5].upper())
+    assert out.startswith(f"forgot {fid} (project gotcha) Gotcha: staging is read-only\n  as commit ")
+    assert [f["id"] for f in as_json(run, "memories")["facts"]] == [other]  # type: ignore[index, union-attr]
+    code, out = run("forget", fid[:3])  # shorter than an id is ever abbreviated: a word, matching nothing
+    assert code == 1 and f"nothing remembered matches '{fid[:3]}'" in out
+
+
+def test_forget_asks_before_a_weak_match_or_several_and_yes_forgets_them(run: Run, git: Git) -> None:
+    cache = ok(run, "remember", "Redis is the cache").split()[1]
+    ok(run, "remember", "--scope", "user", "I prefer redis-cli")
+    tip = git("rev-parse", "claude-memory")
+    code, out = run("forget", "cache")
+    assert code == 1 and f"error: 'cache' names only one word of {cache} (project general) Redis is the cache; " \
+        "nothing was forgotten" in out
+    assert f"hint: forget it by its id: git enf forget {cache} (or: git enf forget --yes cache)" in out
+    code, out = run("forget", "--json", "cache")
+    doc = json.loads(out)
+    assert code == 1 and doc["forgotten"] is None and [m["id"] for m in doc["matches"]] == [cache]
+    assert git("rev-parse", "claude-memory") == tip
+    assert ok(run, "forget", "the", "cache", "--yes").startswith(f"forgot {cache} (project general) Redis is the cache\n")
+    ok(run, "remember", "Redis is the cache")
+    code, out = run("forget", "redis")
+    assert code == 1 and "2 things match 'redis'" in out and "or forget all 2: git enf forget --yes redis" in out
+    doc = as_json(run, "forget", "-y", "redis")
+    assert doc["forgotten"] is None and len(doc["forgotten_all"]) == 2  # type: ignore[arg-type]
+    assert as_json(run, "memories")["facts"] == []
+    # Two meaningful words that only one fact holds, in order, are precise enough.
+    ok(run, "remember", "Redis is the cache")
+    ok(run, "remember", "the cache is warm")
+    assert ok(run, "forget", "cache", "is", "warm").split("\n")[0].endswith(") the cache is warm")
+    assert [f["text"] for f in as_json(run, "memories")["facts"]] == ["Redis is the cache"]  # type: ignore[index, union-attr]

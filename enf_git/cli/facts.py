@@ -74,27 +74,37 @@ def remember(text: tuple[str, ...], category: str | None, scope: str, session_id
 @click.command(context_settings=FREE_TEXT)
 @click.argument("query", nargs=-1, required=True)
 @click.option("--scope", type=click.Choice(SCOPE_CHOICES), help="Only look in this scope.")
+@click.option("--yes", "-y", is_flag=True, help="Forget every match, even several, or one found by a single word.")
 @SESSION_OPTION
 @JSON_OPTION
-def forget(query: tuple[str, ...], scope: str | None, session_id: str | None, as_json: bool) -> None:
-    """Forget the one fact QUERY names (its id, its text, or a part of it)."""
+def forget(query: tuple[str, ...], scope: str | None, yes: bool, session_id: str | None, as_json: bool) -> None:
+    """Forget the one fact QUERY names: its id (or a prefix), its text, or words of it."""
     from ..memory import forget as forgetting
 
     ctx = workspace()
     words = " ".join(query)
     try:
-        done = forgetting.forget(ctx, _places(session_id), words, scopes=(scope,) if scope else None)
-    except forgetting.AmbiguousMatch as exc:
-        if not as_json:
+        done = [forgetting.forget(ctx, _places(session_id), words, scopes=(scope,) if scope else None, yes=yes)]
+    except (forgetting.AmbiguousMatch, forgetting.WeakMatch) as exc:
+        if yes:  # several matches, each of which the user said yes to
+            done = forgetting.forget_all(exc.matches)
+        elif as_json:
+            click.echo(envelope("forget", forgotten=None, forgotten_all=[], commit=None,
+                                matches=[m.as_dict() for m in exc.matches]))
+            sys.exit(1)
+        else:
             raise
-        click.echo(envelope("forget", forgotten=None, commit=None, matches=[m.as_dict() for m in exc.matches]))
-        sys.exit(1)
+    commits = [d.commit for d in done if d.commit]
     if as_json:
-        click.echo(envelope("forget", forgotten=done.item.as_dict(), commit=done.commit, matches=[]))
+        click.echo(envelope("forget", forgotten=done[0].item.as_dict() if len(done) == 1 else None,
+                            forgotten_all=[d.item.as_dict() for d in done], commit=commits[-1] if commits else None,
+                            matches=[]))
         return
-    click.echo(f"forgot {done.item.describe()}")
-    if done.commit:
-        click.echo(f"  as commit {done.commit[:12]}; the branch's history still holds it "
+    for d in done:
+        click.echo(f"forgot {d.item.describe()}")
+    if commits:
+        what = f"commit {commits[0][:12]}" if len(commits) == 1 else f"{len(commits)} commits, the last {commits[-1][:12]}"
+        click.echo(f"  as {what}; the branch's history still holds {'it' if len(done) == 1 else 'them'} "
                    "(README: forgetting for real)")
 
 

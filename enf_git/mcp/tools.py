@@ -245,6 +245,8 @@ def _forget(where: Where, args: Args) -> dict[str, Any]:
                              by_id_outside_git=True)
     except forget.AmbiguousMatch as exc:  # the same refusal, with this tool's way of naming one
         raise EnfError(exc.message, hint='name one by its id: {"query": "ID"}') from None
+    except forget.WeakMatch as exc:
+        raise EnfError(exc.message, hint=f'name it by its id: {{"query": "{exc.matches[0].id}"}}') from None
     return {"forgotten": done.item.as_dict(), "commit": done.commit}
 
 

@@ -313,16 +313,51 @@ def with_scope(facts: Iterable[Fact], scope: str) -> list[Fact]:
     return [replace(f, scope=scope) for f in facts]
 
 
-def best_matches(query: str, candidates: Sequence[tuple[str, str]]) -> list[int]:
-    """Indexes of the (id, text) candidates `query` names, best kind of match only: its
-    id, else its whole text, else a part of its text (case and spacing aside). One
-    index means exactly one thing is named; several mean the query is ambiguous."""
+MIN_PREFIX = 4  # characters of an id that name it, as `show` takes a decision's (git's shortest abbreviation)
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Matched:
+    """Which candidates a query names, and how: "id", "prefix" (of an id), "text" (the
+    whole text), "words" (a run of whole words with two that carry meaning), "word" (a
+    run with one: weak, since many facts hold any one word), or "stopwords" (a query of
+    words like "the" alone, which names nothing)."""
+
+    indexes: tuple[int, ...]
+    how: str
+
+    @property
+    def weak(self) -> bool:
+        return self.how == "word"
+
+
+def best_matches(query: str, candidates: Sequence[tuple[str, str]], stopwords: frozenset[str] = frozenset()) -> Matched:
+    """The (id, text) candidates `query` names, best kind of match only: its id, else the
+    ids it begins (at least MIN_PREFIX characters, one word), else its whole text, else
+    the texts holding its words as whole words, in order (case and spacing aside).
+    Never a part of a word ("the" is not in "other"), never `stopwords` alone."""
     wanted = norm(query)
     if not wanted:
-        return []
-    tests = (lambda i, t: i == query.strip(), lambda i, t: norm(t) == wanted, lambda i, t: wanted in norm(t))
-    for test in tests:
-        found = [n for n, (ident, text) in enumerate(candidates) if test(ident, text)]
+        return Matched((), "none")
+    key = query.strip().casefold()
+    ids = [ident.casefold() for ident, _ in candidates]
+    prefix = len(key) >= MIN_PREFIX and " " not in key
+    for how, hits in (("id", [i == key for i in ids]),
+                      ("prefix", [prefix and i.startswith(key) for i in ids]),
+                      ("text", [norm(text) == wanted for _, text in candidates])):
+        found = tuple(n for n, hit in enumerate(hits) if hit)
         if found:
-            return found
-    return []
+            return Matched(found, how)
+    words = _WORD.findall(wanted)
+    meaningful = [w for w in words if w not in stopwords]
+    if not meaningful:
+        return Matched((), "stopwords" if words else "none")
+    found = tuple(n for n, (_, text) in enumerate(candidates) if _holds_run(_WORD.findall(norm(text)), words))
+    return Matched(found, "words" if len(meaningful) > 1 else "word")
+
+
+def _holds_run(words: list[str], run: list[str]) -> bool:
+    """Whether `run` appears in `words` as consecutive whole words."""
+    size = len(run)
+    return any(words[i:i + size] == run for i in range(len(words) - size + 1))
