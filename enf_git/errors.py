@@ -62,6 +62,12 @@ class NotFound(EnfError):
     """A session, decision or path the user named does not exist."""
 
 
+def interrupted_line(command: str | None) -> str:
+    """What a Ctrl-C says, wherever it lands (entry.py before the CLI's boundary, cli/app.py in it)."""
+    name = f"git enf {command}" if command else "git enf"
+    return f"{name}: interrupted; what was done is kept, the rest was not started"
+
+
 # What the file system says when it will not let us write: a `.git` owned by another
 # user (a `sudo git …` once), a read-only mount. Not a bug of ours, so no traceback.
 _REFUSALS = {errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",

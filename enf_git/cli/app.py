@@ -10,12 +10,12 @@ Only this package imports click; the commands live one module per group of verbs
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
 from .. import __version__, paths
-from ..errors import EnfError, git_failure, refused_write
+from ..errors import EnfError, git_failure, interrupted_line, refused_write
 from . import checks, facts, instincts, lifecycle, pins, read, serve, setup, sync, work
 from .base import CONTEXT, Options
 
@@ -23,15 +23,18 @@ from .base import CONTEXT, Options
 class _Group(click.Group):
     """The error boundary: a core error becomes `error:`/`hint:` lines and exit 1."""
 
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except KeyboardInterrupt:  # while parsing: click would say "Aborted!" and exit 1
+            _interrupted(None)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            # Ctrl-C: every write (a commit, the manifest, a push) lands whole or not at
-            # all, and the locks went with the unwinding; exit as git does (128 + SIGINT).
-            name = ctx.invoked_subcommand or "enf"
-            click.echo(f"git enf {name}: interrupted; what was done is kept, the rest was not started", err=True)
-            sys.exit(130)
+            _interrupted(ctx.invoked_subcommand)
         except EnfError as exc:
             _fail(exc.message, exc.hint)
         except OSError as exc:
@@ -45,6 +48,13 @@ class _Group(click.Group):
             if not store.is_git_error(exc):
                 raise  # a bug of ours: the traceback is what a report needs
             _fail(*git_failure(exc))
+
+
+def _interrupted(command: str | None) -> NoReturn:
+    """Ctrl-C: every write (a commit, the manifest, a push) lands whole or not at all, and
+    the locks went with the unwinding; exit as git does (128 + SIGINT)."""
+    click.echo(interrupted_line(command), err=True)
+    sys.exit(130)
 
 
 def _fail(message: str, hint: str | None) -> None:
