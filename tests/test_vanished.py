@@ -178,6 +178,32 @@ def test_emptying_the_working_copy_with_a_glob_is_a_loss_too(project: Path, git:
     assert (root / "log.md").read_text() == git("show", "claude-memory:log.md")
 
 
+def empty_with_a_glob(project: Path) -> None:
+    for entry in (project / paths.WC_DIR).iterdir():
+        if not entry.name.startswith("."):
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+
+
+@pytest.mark.parametrize("lose", [*LOSSES, empty_with_a_glob], ids=lambda f: f.__name__)
+def test_init_leaves_a_lost_working_copy_whole(project: Path, git: Git, lose: Callable[[Path], None]) -> None:
+    """`git enf init` after the folder went brings back every file, log.md, meta.json and
+    the remembered facts included (neither views nor sessions), not only the views."""
+    assert subprocess.run([GIT_ENF, "remember", "we deploy on Fridays"], cwd=project).returncode == 0
+    before = branch(git)
+    lose(project)
+    proc = subprocess.run([GIT_ENF, "init", "--no-hooks"], cwd=project, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "restored " in proc.stdout and "that went with the working copy's folder" in proc.stdout, proc.stdout
+    assert branch(git) == before
+    root = project / paths.WC_DIR
+    for path in ("log.md", "meta.json", *(p for p in before if p.startswith("memories/")), session(DATES[0])):
+        assert (root / path).read_text() == git("show", f"claude-memory:{path}"), path
+    ctx = memory.Context.open(project)
+    assert memory.working_set.missing(ctx, memory.require_branch(ctx)) == []
+    status = subprocess.run([GIT_ENF, "status"], cwd=project, capture_output=True, text=True)
+    assert status.stdout.endswith("nothing to commit\n"), status.stdout
+
+
 def test_deleting_a_few_files_on_purpose_still_deletes_them(project: Path, git: Git) -> None:
     root = project / paths.WC_DIR
     (root / session(DATES[0])).unlink()

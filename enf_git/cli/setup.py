@@ -11,6 +11,7 @@ from .. import paths
 from ..errors import EnfError
 from ..memory.workspace import Context
 from .base import CONTEXT, workspace
+from .text import plural
 
 SCOPE_HELP = ("Where to register the Claude Code hooks: local = .claude/settings.local.json (you, this repo), "
               "project = .claude/settings.json (the team), user = ~/.claude/settings.json (all repos).")
@@ -32,6 +33,9 @@ def init(scope: str, no_hooks: bool, with_mcp: bool) -> None:
         click.echo(w)
     state = "created" if report.commit else "ready"
     click.echo(f"{paths.BRANCH} {state}; working copy in {ctx.root}")
+    if report.restored:
+        click.echo(f"  restored {plural(len(report.restored), 'file')} that went with the working copy's folder, "
+                   f"e.g. {report.restored[0]}")
     if not no_hooks:
         _install_hooks(ctx, scope)
         _install_git_hooks(ctx)

@@ -39,14 +39,29 @@ def init(ctx: Context, now: int | None = None, online: bool = False) -> Report:
         _track(ctx, report)
     if workcopy.ensure_excluded(store.common_dir(ctx.repo)):
         report.warnings.append(f"added {paths.EXCLUDE_LINE} to .git/info/exclude")
+    lost = _vanished(ctx)
     ensure_folders(ctx)
     with ctx.lock() as locked:
         if locked:
-            report.materialized = materialize(ctx, prune=True)
+            report.materialized = materialize(ctx, prune=True, also=lost)
+            gone = set(lost)
+            report.restored = [p for p in report.materialized if p in gone]
         else:
             report.warnings.append("the working copy is busy (a commit in this worktree holds its lock): "
                                    "not refreshed now; the next commit refreshes it")
     return report
+
+
+def _vanished(ctx: Context) -> list[str]:
+    """Files that went with their folder (`rm -rf .claude-sessions`, `git clean -xfd`): log.md,
+    meta.json and the facts are neither views nor sessions, so only this brings them back,
+    as a commit does. A folder that is still the one we marked costs no scan."""
+    manifest = ctx.manifest()
+    if not manifest.files or ctx.root.is_dir() and not any(manifest.replaced(ctx.root, f) for f in ("", *manifest.marked)):
+        return []
+    from .commits import pending
+
+    return pending(ctx, manifest).vanished
 
 
 def _elect_remote(ctx: Context, report: Report) -> None:
