@@ -24,7 +24,7 @@ from enf_git.plumbing import search
 from gitfixtures import Git
 
 Run = Callable[..., tuple[int, str]]
-CLEAN_CHECKS = ["hook commands", "hook scopes", "skill", "exclude entry", "git hooks", "mcp server", "writer lock", "ref lock", "recall index",
+CLEAN_CHECKS = ["hook commands", "hook scopes", "skill", "exclude entry", "git hooks", "mcp server", "write access", "writer lock", "ref lock", "recall index",
                 "memory branch", "branch objects", "manifest", "working copy", "records parse", "decision and reversal lines",
                 "session names and ids", "reversal links", "conflict copies", "remembered facts", "pins"]
 
@@ -220,8 +220,8 @@ def test_a_corrupt_object_of_the_branch_is_an_error(run: Run, repo_dir: Path, gi
     code, out = run("doctor")
     assert code == 1
     checked, error, fix = out.splitlines()
-    assert checked == ("checked: hook commands, hook scopes, skill, exclude entry, git hooks, mcp server, writer lock, "
-                       "ref lock, recall index, memory branch, branch objects")  # records are not read from a damaged branch
+    assert checked == ("checked: hook commands, hook scopes, skill, exclude entry, git hooks, mcp server, write access, "
+                       "writer lock, ref lock, recall index, memory branch, branch objects")  # records are not read from a damaged branch
     assert error == ("error: the claude-memory branch has damaged or missing objects (git rev-list --objects "
                      f"--verify-objects claude-memory: fatal: loose object {oid} (stored in {repo_dir}/.git/objects/{oid[:2]}/"
                      f"{oid[2:]}) is corrupt; error: inflate: data stream error (incorrect header check); "
@@ -229,7 +229,7 @@ def test_a_corrupt_object_of_the_branch_is_an_error(run: Run, repo_dir: Path, gi
     assert fix == ("  fix: git fsck --no-dangling names each one; if a remote has the branch, move the damaged files out "
                    "of .git/objects and run git fetch origin, then git enf doctor")
     code, data = doctor_json(run)
-    assert code == 1 and data["ok"] is False and data["checks"] == CLEAN_CHECKS[:11]
+    assert code == 1 and data["ok"] is False and data["checks"] == CLEAN_CHECKS[:12]
 
 
 def test_damage_outside_the_branch_is_not_reported_as_ours(run: Run, repo_dir: Path, git: Git) -> None:
@@ -319,3 +319,38 @@ def test_an_unreadable_settings_file_is_an_error(run: Run, repo_dir: Path, herme
         "severity": "error", "fix": f"fix {user} by hand (Claude Code cannot read it either)",
         "what": f"{user} is not valid JSON (Expecting property name enclosed in double quotes: line 1 column 2 "
                 "(char 1))"}]
+
+
+def test_links_and_specials_in_the_working_copy_are_named(run: Run, repo_dir: Path, tmp_path: Path) -> None:
+    """Commits pass over them without a word (a link is never followed: one to /etc must not be
+    read into memory), so doctor names each: out of the repository, dangling, to a folder, a FIFO."""
+    assert run("init", "--no-hooks")[0] == 0
+    root = repo_dir / ".claude-sessions"
+    outside = tmp_path / "notes.md"
+    outside.write_text("notes kept elsewhere\n")
+    (root / "sessions" / "2026-04-14-etc.md").symlink_to("/etc/hostname")
+    (root / "sessions" / "2026-04-15-outside.md").symlink_to(outside)
+    (root / "sessions" / "2026-04-16-dangling.md").symlink_to(tmp_path / "gone.md")
+    (root / "decisions").mkdir(exist_ok=True)
+    (root / "decisions" / "linked").symlink_to(tmp_path)
+    (root / "index-copy.md").symlink_to("index.md")
+    os.mkfifo(root / "sessions" / "2026-04-17-pipe.md")
+    code, out = run("doctor")
+    assert code == 1
+    named = {p["what"].split(" is ", 1)[0]: p for p in problems(run) if " is a" in p["what"]}
+    assert sorted(named) == ["decisions/linked", "index-copy.md", "sessions/2026-04-14-etc.md",
+                             "sessions/2026-04-15-outside.md", "sessions/2026-04-16-dangling.md",
+                             "sessions/2026-04-17-pipe.md"], out
+    assert all(p["severity"] == "error" for p in named.values())
+    assert named["sessions/2026-04-14-etc.md"]["what"] == (
+        "sessions/2026-04-14-etc.md is a symbolic link to /etc/hostname (a file outside the working copy): enf-git "
+        "never follows nor commits a link, so what it points to is not in memory")
+    assert named["sessions/2026-04-16-dangling.md"]["what"].startswith(
+        f"sessions/2026-04-16-dangling.md is a symbolic link to {tmp_path / 'gone.md'}, which does not exist: ")
+    assert named["sessions/2026-04-16-dangling.md"]["fix"] == "rm .claude-sessions/sessions/2026-04-16-dangling.md"
+    assert "(a folder outside the working copy)" in named["decisions/linked"]["what"]
+    assert "to index.md (a file inside the working copy)" in named["index-copy.md"]["what"]
+    assert named["sessions/2026-04-17-pipe.md"]["what"] == \
+        "sessions/2026-04-17-pipe.md is a FIFO: enf-git never reads nor commits one"
+    assert "cp --remove-destination" in named["sessions/2026-04-15-outside.md"]["fix"]
+    assert "hostname" not in run("status")[1]  # named, and still never read

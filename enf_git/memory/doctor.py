@@ -91,4 +91,24 @@ def _working_copy(ctx: Context, tip: store.Commit) -> list[Problem]:
     for path, why in would_refuse(ctx, found.changes):
         what, _, fix = why.partition("; left as it is: ")
         out.append(Problem("error", f"{path} cannot be committed: {what}", fix or "see git enf commit"))
+    return out + _not_files(ctx)
+
+
+def _not_files(ctx: Context) -> list[Problem]:
+    """Links and specials in the working copy: commits pass over them without a word, so
+    what a link points to is in nobody's memory (and a link out of the repository, to
+    /etc say, must never be read into it)."""
+    from ..plumbing import workcopy
+
+    out = []
+    for path, what in workcopy.not_files(ctx.root):
+        here = f"{paths.WC_DIR}/{path}"
+        if "link" not in what:
+            out.append(Problem("error", f"{path} is {what}: enf-git never reads nor commits one", f"rm {here}"))
+            continue
+        fix = f"rm {here}"
+        if "(a file" in what:
+            fix += f" (or, to keep that text in memory, copy it in: cp --remove-destination \"$(readlink -f {here})\" {here})"
+        out.append(Problem("error", f"{path} is {what}: enf-git never follows nor commits a link, so what it points "
+                           "to is not in memory", fix))
     return out

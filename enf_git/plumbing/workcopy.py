@@ -251,6 +251,54 @@ def _scan_dir(folder: str, prefix: str, manifest: Manifest | None, changed: dict
             changed[path] = data
 
 
+def not_files(root: Path) -> list[tuple[str, str]]:
+    """(path, what it is) for each entry of the working copy that scan() passes over
+    without a word: symbolic links (to a file or a folder, inside the working copy or
+    out of it, dangling) and specials (FIFOs, sockets, devices). Never followed: a link
+    to /etc is named, not read. Dot-names and local-only folders, as scan() skips them."""
+    found: list[tuple[str, str]] = []
+    _not_files(root, str(root), "", found)
+    return found
+
+
+def _not_files(root: Path, folder: str, prefix: str, found: list[tuple[str, str]]) -> None:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        path = prefix + entry.name
+        if entry.name.startswith(".") or entry.name.endswith((".tmp", "~")) or path in LOCAL_FILES:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            if not (path + "/").startswith(LOCAL_DIRS):
+                _not_files(root, entry.path, path + "/", found)
+            continue
+        try:
+            mode = entry.stat(follow_symlinks=False).st_mode
+        except OSError:
+            continue
+        if stat.S_ISLNK(mode):
+            found.append((path, _link(root, entry.path)))
+        elif not stat.S_ISREG(mode):
+            found.append((path, "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                          else "a device file"))
+
+
+def _link(root: Path, link: str) -> str:
+    """What a symbolic link is, in words: where it points and whether that is ours."""
+    try:
+        target = os.readlink(link)
+    except OSError:
+        return "a symbolic link"
+    resolved, top = os.path.realpath(link), os.path.realpath(root)
+    if not os.path.exists(resolved):
+        return f"a symbolic link to {target}, which does not exist"
+    kind = "folder" if os.path.isdir(resolved) else "file"
+    where = "inside" if os.path.commonpath([resolved, top]) == top else "outside"
+    return f"a symbolic link to {target} (a {kind} {where} the working copy)"
+
+
 def _read_settled(path: str, before: os.stat_result) -> bytes | None:
     """The file's bytes, or None while it is being written (the next commit takes it).
 
