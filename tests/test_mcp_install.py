@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from enf_git.install import mcp
+from enf_git.memory.install_checks import shebang_interpreter
 from gitfixtures import Git
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -248,3 +249,43 @@ def test_doctor_ignores_servers_that_are_not_ours_and_warns_of_an_unreadable_fil
     code, found = _doctor(repo_dir)
     assert code == 0 and [p["severity"] for p in found] == ["warning"]
     assert "Claude Code cannot read the MCP servers in it" in found[0]["what"]
+
+
+HIDE_SDK = "import sys; sys.modules['mcp'] = None; from enf_git.entry import main; main()"  # as if not installed
+
+
+def test_init_mcp_without_the_sdk_registers_and_says_the_pip_command(repo_dir: Path) -> None:
+    """The server is registered all the same (the next session starts it once the SDK is
+    there), and init says so, with the install command for the interpreter it runs on."""
+    proc = subprocess.run([sys.executable, "-c", HIDE_SDK, "init", "--no-hooks", "--mcp"], cwd=repo_dir,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert _read(repo_dir) == {"mcpServers": {"enf": OURS}}
+    python = shebang_interpreter(Path(SCRIPT))  # what the registered git-enf runs on
+    assert proc.stderr == (f"warning: the MCP server needs the MCP Python SDK, which {python} lacks: Claude Code "
+                           f"lists the server as failed until it is installed: {python} -m pip install "
+                           "'enf-git[mcp]' (installed with pipx: pipx inject enf-git mcp)\n")
+    with_sdk = subprocess.run([SCRIPT, "init", "--no-hooks", "--mcp"], cwd=repo_dir, capture_output=True, text=True)
+    assert with_sdk.returncode == 0 and "warning" not in with_sdk.stderr, with_sdk.stderr
+
+
+def test_init_mcp_asks_the_git_enf_on_path_in_project_scope(run_cli: Run, repo_dir: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Project scope calls git-enf from PATH, maybe another installation than this one: its
+    interpreter is the one asked (here: this Python without site-packages, so no SDK)."""
+    bare = tmp_path / "bin" / "python-without-extras"
+    bare.parent.mkdir()
+    bare.write_text(f"#!/bin/sh\nexec {sys.executable} -S \"$@\"\n")
+    bare.chmod(0o755)
+    script = tmp_path / "bin" / "git-enf"
+    script.write_text(f"#!{bare}\nfrom enf_git.entry import main\nmain()\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{script.parent}{os.pathsep}{os.environ['PATH']}")
+    from click.testing import CliRunner
+
+    from enf_git.cli.app import main
+
+    result = CliRunner().invoke(main, ["init", "--no-hooks", "--mcp", "--scope", "project"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert f"which {bare} lacks: Claude Code lists the server as failed until it is installed: {bare} -m pip " \
+        "install 'enf-git[mcp]'" in result.output

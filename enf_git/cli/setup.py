@@ -82,6 +82,12 @@ def _install_mcp(ctx: Context, scope: str) -> None:
     verb = "registered" if result.changed else "already registered"
     command = " ".join([result.entry["command"], *result.entry.get("args", [])])
     click.echo(f"MCP server {mcp.SERVER!r} {verb} in {result.path}, calling: {command}")
+    from ..memory import mcp_checks
+
+    lacking = mcp_checks.sdk_missing(str(result.entry["command"]), ctx.top)
+    if lacking is not None:  # registered all the same: the next session starts it once the SDK is there
+        click.echo(f"warning: the MCP server needs the MCP Python SDK, which {lacking} lacks: Claude Code lists "
+                   f"the server as failed until it is installed: {mcp_checks.install_command(lacking)}", err=True)
     if scope != "project" and not result.created:
         click.echo(f"  it calls this machine's git-enf by path: if {mcp.FILE} is committed, "
                    "git enf init --mcp --scope project calls git-enf from PATH instead")

@@ -51,6 +51,35 @@ def mcp_server(ctx: Context, home: Path) -> list[Problem]:
     return _probe(where, found, ctx.top)
 
 
+def sdk_missing(command: str, top: Path) -> str | None:
+    """The interpreter that `command` (a registered server's) runs, when it lacks the MCP
+    SDK; None when it has it, or when it cannot be told here (doctor says why). The
+    interpreter running this, as in local scope, is asked in-process."""
+    import sys
+    from importlib.util import find_spec
+
+    found = _locate(command, top)
+    interpreter = shebang_interpreter(Path(found)) if found and os.path.basename(found) == mcp.PROGRAM else found
+    located = _locate(interpreter, top) if interpreter else None
+    if located is None:
+        return None
+    # Same folder, same environment (a venv's python and python3); not realpath: every venv's
+    # python links to the one base interpreter, with site-packages of its own.
+    if os.path.dirname(os.path.abspath(located)) == os.path.dirname(os.path.abspath(sys.executable)):
+        return None if find_spec("mcp") is not None else located
+    try:
+        proc = subprocess.run([located, "-c", SDK_PROBE], cwd=top, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=PROBE_TIMEOUT, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return located if proc.returncode == 3 else None
+
+
+def install_command(interpreter: str) -> str:
+    """How to add the MCP extra to that interpreter's environment."""
+    return f"{interpreter} -m pip install 'enf-git[mcp]' (installed with pipx: pipx inject enf-git mcp)"
+
+
 def _locate(program: str, top: Path) -> str | None:
     from shutil import which
 
@@ -70,8 +99,7 @@ def _probe(where: str, interpreter: str, top: Path) -> list[Problem]:
                         "reinstall enf-git, then git enf init --mcp")]
     if proc.returncode == 3:
         return [Problem("error", f"{where} runs {interpreter}, which lacks the MCP SDK: the server exits at once",
-                        f"pip install 'enf-git[mcp]' with that interpreter ({interpreter} -m pip install "
-                        "'enf-git[mcp]'), or pipx inject enf-git mcp")]
+                        install_command(interpreter))]
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         return [Problem("error", f"{where} runs {interpreter}, which fails ({last})",
