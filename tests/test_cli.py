@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import subprocess
@@ -124,6 +125,28 @@ def test_show_at_reaches_text_from_before_a_rewrite(populated, repo_dir: Path) -
     older = history.splitlines()[3].split("--at ")[1]
     assert populated("show", "2026-04-13-search-api", "--at", older) == session_text(body=DECISION)
     assert populated("show", "2026-04-13-search-api", "--at", "claude-memory~1") == session_text(body=DECISION)
+
+
+def test_show_at_says_what_is_missing_where(populated, git: Git) -> None:  # type: ignore[no-untyped-def]
+    """`--at HEAD` names the user's code, not memory; a memory revision that did not hold
+    the file yet says so, and how to find the revisions that do."""
+    head = git("rev-parse", "HEAD").strip()[:12]
+    out = populated("show", "decisions.md", "--at", "HEAD", code=1)
+    assert out == (f"error: HEAD is {head}, a commit of your code, not a revision of claude-memory: no memory is "
+                   "there, so no 'decisions.md' either\n"
+                   "hint: git enf show decisions.md --at claude-memory~N (git log --oneline claude-memory lists "
+                   "memory's revisions)\n")
+    assert "a commit of your code" in populated("show", "2026-04-13-search-api", "--at", "main", code=1)
+    first = git("rev-list", "--max-parents=0", "claude-memory").strip()
+    stamp = int(git("log", "-1", "--format=%ct", first))
+    when = dt.datetime.fromtimestamp(stamp, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+    out = populated("show", "2026-04-13-search-api", "--at", first, code=1)
+    assert out == (f"error: sessions/2026-04-13-search-api.md is not in claude-memory at {first} ({first[:12]}, "
+                   f"{when}): it came later, or was gone then\n"
+                   "hint: git enf show sessions/2026-04-13-search-api.md --history lists the revisions that hold it\n")
+    out = populated("show", "no-such-thing", "--at", "claude-memory~1", code=1)
+    assert "'no-such-thing' is not in claude-memory at claude-memory~1 (" in out and "nor at its tip" in out
+    assert populated("show", "decisions.md", "--at", "claude-memory").startswith("# Standing Decisions")
 
 
 def test_recall_ranks_one_list_marks_reversals_and_finds_history(populated, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import paths
+from ..errors import NotFound
 from ..memory import answers
 from ..memory.workspace import Context
 from ..pure import model
@@ -14,6 +15,8 @@ from .base import CONTEXT, JSON_OPTION, emit, parse_date, reading, style
 from .text import envelope, plural, recall_json
 
 if TYPE_CHECKING:  # annotations only: the ledger is imported when a command builds one
+    from ..memory.queries import Target
+    from ..plumbing.store import Commit
     from ..pure.ledger import Chain, Disagreement
 
 LIMIT = click.IntRange(min=1)
@@ -130,7 +133,12 @@ def show(target: str, rev: str | None, history: bool, full: bool, as_json: bool)
     tip = memory.require_branch(ctx)
     at = store.resolve(ctx.repo, rev or paths.REF)
     recs = queries.load(ctx.repo, at, ctx.cache())
-    found = queries.resolve_target(ctx.repo, at, recs, target)
+    try:
+        found = queries.resolve_target(ctx.repo, at, recs, target)
+    except NotFound:
+        if rev is None:
+            raise
+        raise queries.missing_at(ctx.repo, tip, at, rev, target, _on_tip(ctx, tip, target)) from None
     answers.note_asked(ctx, tip, [found.path])
     if history:
         versions = queries.history(ctx.repo, store.resolve(ctx.repo, paths.REF), found.path)
@@ -151,6 +159,16 @@ def show(target: str, rev: str | None, history: bool, full: bool, as_json: bool)
                             path=found.path, revision=str(at.id), text=data.decode("utf-8", "replace")))
         return
     emit(ctx, data.decode("utf-8", "replace").rstrip("\n"), pageable=True)
+
+
+def _on_tip(ctx: Context, tip: Commit, target: str) -> Target | None:
+    """`target` resolved on the branch tip, or None (for what `--at` lacked)."""
+    from ..memory import queries
+
+    try:
+        return queries.resolve_target(ctx.repo, tip, queries.load(ctx.repo, tip, ctx.cache()), target)
+    except NotFound:
+        return None
 
 
 def _print_history(ctx: Context, path: str, versions: list[Any], as_json: bool) -> None:

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from .. import paths
 from ..pure import ledger as ledger_mod
 from ..pure import model, render
 from . import records
@@ -174,6 +175,25 @@ def resolve_target(repo: store.Repo, commit: store.Commit, recs: records.Records
             raise NotFound(f"no decision or session matches {target!r}",
                            hint="git enf log --decisions --oneline lists decision ids") from None
         raise
+
+
+def missing_at(repo: store.Repo, tip: store.Commit, at: store.Commit, rev: str, target: str,
+               on_tip: Target | None) -> NotFound:
+    """What `show TARGET --at REV` lacks, and where: REV is not a revision of the memory
+    branch at all (`--at HEAD` names the user's code), or the memory of then did not hold
+    TARGET. `on_tip` is TARGET resolved on the tip, if it is there."""
+    short = str(at.id)[:12]
+    if not store.descends_from(repo, tip, at) and store.read_path(repo, at.tree, paths.META) is None:
+        return NotFound(f"{rev} is {short}, a commit of your code, not a revision of {paths.BRANCH}: no memory is "
+                        f"there, so no {target!r} either",
+                        hint=f"git enf show {target} --at {paths.BRANCH}~N (git log --oneline {paths.BRANCH} lists "
+                             "memory's revisions)")
+    when = dt.datetime.fromtimestamp(at.commit_time, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+    if on_tip is None:
+        return NotFound(f"{target!r} is not in {paths.BRANCH} at {rev} ({short}, {when}), nor at its tip",
+                        hint="git enf log --oneline lists the sessions")
+    return NotFound(f"{on_tip.path} is not in {paths.BRANCH} at {rev} ({short}, {when}): it came later, or was "
+                    "gone then", hint=f"git enf show {on_tip.path} --history lists the revisions that hold it")
 
 
 def history(repo: store.Repo, tip: store.Commit, path: str) -> list[Version]:
