@@ -354,3 +354,33 @@ def test_links_and_specials_in_the_working_copy_are_named(run: Run, repo_dir: Pa
         "sessions/2026-04-17-pipe.md is a FIFO: enf-git never reads nor commits one"
     assert "cp --remove-destination" in named["sessions/2026-04-15-outside.md"]["fix"]
     assert "hostname" not in run("status")[1]  # named, and still never read
+
+
+def _skill_end_example() -> str:
+    """The fenced example of the skill's End step: what the assistant copies."""
+    skill = claude.skill_source().read_text(encoding="utf-8")
+    end = skill.split("\n## End\n", 1)[1]
+    fenced = end.split("```\n", 1)[1]
+    return fenced.split("\n```", 1)[0] + "\n"
+
+
+def test_the_skills_end_step_writes_what_doctor_accepts(run: Run, repo_dir: Path) -> None:
+    """The skill and doctor agree: a session ended as the skill shows is read whole (its
+    Decisions Taken lines are decisions) and doctor warns of nothing in it; the plain
+    bullets the skill once suggested there are exactly what doctor warns of."""
+    from enf_git.pure import model
+
+    example = _skill_end_example()
+    assert example.startswith("## Decisions Taken\n- [")
+    head = ('---\nsession_id: a1b2c3d4\ndate: 2026-04-13\nstart_time: "14:00"\ntags: [search]\nstatus: completed\n'
+            'summary: "Moved search to Postgres"\n---\n## Intent\nCheaper search.\n\n## Changes Made\n- search.ts\n\n')
+    parsed = model.parse_session("sessions/2026-04-13-search.md", (head + example).encode())
+    assert parsed.problems == () and len(parsed.decisions) == example.count("\n- [")
+    assert run("init", "--no-hooks")[0] == 0
+    sessions = repo_dir / ".claude-sessions" / "sessions"
+    (sessions / "2026-04-13-search.md").write_text(head + example)
+    (sessions / "2026-04-14-plain.md").write_text(
+        head.replace("a1b2c3d4", "b2c3d4e5").replace("2026-04-13", "2026-04-14") + "## Decisions Taken\n- Chose Postgres\n")
+    assert run("commit")[0] == 0
+    about = [p["what"] for p in problems(run) if "sessions/2026-04-1" in p["what"]]
+    assert about == ["sessions/2026-04-14-plain.md:16: decision line is not a Y-statement: " + about[0].split(": ", 2)[2]]
