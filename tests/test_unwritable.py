@@ -4,7 +4,7 @@ A `sudo git …` once, or a checkout on a read-only mount, leaves the repository
 folders owned by someone else. Every command that must write says which path refused
 and how to give it back (exit 1, no traceback); the read commands that can answer
 without writing still answer: status, recall (from an index built in memory), log,
-show, and doctor, which names the folder as an error.
+show, memories, compress --dry-run, and doctor, which names the folder as an error.
 
 The tests run the real console script. As root, file modes stop nothing, so the
 command runs with the capabilities that override them dropped (setpriv); as any
@@ -116,6 +116,8 @@ def test_read_commands_still_answer(enf: Enf, repo_dir: Path) -> None:
     assert enf("log", "--oneline").stdout == "2026-04-13-a1b2c3d4  completed  Added search  [search, api]\n"
     assert "Postgres full-text search" in enf("show", "2026-04-13-a1b2c3d4").stdout
     assert "we indent with tabs" in enf("memories").stdout
+    dry = enf("compress", "--dry-run")  # writes nothing, so it needs no lock either
+    assert dry.returncode == 0 and dry.stdout.startswith("nothing to compress as of "), dry.stderr
     assert not (repo_dir / ".git" / "enf" / "search.db").exists()  # nothing was written
 
 

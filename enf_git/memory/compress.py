@@ -24,11 +24,12 @@ import datetime as dt
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import paths
-from ..errors import EnfError, NotFound
+from ..errors import EnfError, NotFound, is_refusal
 from ..plumbing import atomic, store
 from ..plumbing.workcopy import Manifest
 from ..pure import model, tiers
@@ -179,7 +180,8 @@ def compress(ctx: Context, as_of: dt.date, *, tier: str | None = None, names: Se
     """Compress what is due on `as_of` (or `names`, to `tier` if given), one commit each.
     `pins` None: the sessions pinned on the branch (memory/pins.py), never compressed."""
     require_branch(ctx)
-    with ctx.lock():
+    # A dry run writes nothing, so it needs no lock (and answers in a .git it may not write).
+    with nullcontext(True) if dry_run else ctx.lock():
         run = _Run(ctx, as_of, policy or Policy(ctx.repo), dry_run, now)
         if pins is None:
             from .pins import pinned
@@ -590,6 +592,11 @@ class _TierCache:
         # well before DIRECT_PARSES misses would make a run load the records cache.
         if self.dirty or self.added >= SAVE_AFTER:
             data = {"version": _cache_version(), "entries": self.entries, "skips": self._skips}
-            atomic.write(self.path, json.dumps(data).encode("utf-8"))
+            try:
+                atomic.write(self.path, json.dumps(data).encode("utf-8"))
+            except OSError as exc:
+                if not is_refusal(exc):
+                    raise
+                return  # an unwritable .git/enf: a cache, the next run parses again
             self.dirty, self.added = False, 0
 
