@@ -12,7 +12,10 @@ Ctrl-C at any moment is one line and exit 130 (128 + SIGINT, as git and the shel
 report it), never a traceback nor death by the signal: from the import of this module
 until main() runs, nothing is under way and the signal ends the process at once; from
 then on it is a KeyboardInterrupt that unwinds whatever runs (locks, temporary files)
-and main() says so. Before this module, Python's own start-up is not ours to change.
+and main() says so, also when something on its way swallowed it (a callback) or turned
+it into another error (an import's ImportError). The process then ends without Python's
+teardown, where a Ctrl-C would kill it by the signal. Before this module, Python's own
+start-up is not ours to change.
 """
 
 from __future__ import annotations
@@ -24,9 +27,18 @@ import time
 # The C module, not `signal`, whose enums cost every fast path ~0.7 ms of imports.
 import _signal  # type: ignore[import-not-found]
 
+_pressed = False  # Ctrl-C came: what main() acts on, whatever became of the KeyboardInterrupt
+_HOOK = sys.unraisablehook  # put back where main() returns into a process that goes on (a test)
+
 
 def _interrupted_early(signum: int, frame: object) -> None:
     _say_interrupted(sys.argv[1:])
+
+
+def _on_ctrl_c(signum: int, frame: object) -> None:
+    global _pressed
+    _pressed = True
+    raise KeyboardInterrupt
 
 
 _signal.signal(_signal.SIGINT, _interrupted_early)
@@ -35,10 +47,43 @@ _signal.signal(_signal.SIGINT, _interrupted_early)
 def main() -> None:
     argv = sys.argv[1:]
     try:
-        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+        _signal.signal(_signal.SIGINT, _on_ctrl_c)
+        sys.unraisablehook = _unraisable
         _main(argv)
     except KeyboardInterrupt:  # importing the CLI, a fast path, or past the CLI's own boundary
         _say_interrupted(argv)
+    except SystemExit as exc:  # the CLI's end, and the fast paths'
+        _finish(argv, exc.code)
+    except BaseException:
+        if _pressed:  # a KeyboardInterrupt that became another error on its way up
+            _say_interrupted(argv)
+        raise
+    if _pressed:  # swallowed on its way (an import's cleanup callback), yet pressed
+        _say_interrupted(argv)
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)  # done: the teardown must not die of a late one
+    sys.unraisablehook = _HOOK
+
+
+def _unraisable(unraisable: sys.UnraisableHookArgs) -> None:
+    """A KeyboardInterrupt that Python could not raise (in a callback) is main()'s to say,
+    as one line, not as "Exception ignored in …"."""
+    if not issubclass(unraisable.exc_type, KeyboardInterrupt):
+        sys.__unraisablehook__(unraisable)
+
+
+def _finish(argv: list[str], code: object) -> None:
+    """Exit with SystemExit's `code`, or 130 if Ctrl-C came on the way, at once."""
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    if _pressed and code != 130:  # 130: whoever exited so has said it already (the CLI's boundary)
+        _say_interrupted(argv)
+    if code is not None and not isinstance(code, int):
+        sys.stderr.write(f"{code}\n")  # as Python prints sys.exit("message")
+        code = 1
+    try:
+        _exit_now(code or 0)
+    finally:  # reached only where _exit_now does not end the process (a test's stand-in)
+        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+        sys.unraisablehook = _HOOK
 
 
 def _say_interrupted(argv: list[str]) -> None:
@@ -63,7 +108,7 @@ def _main(argv: list[str]) -> None:
             import gc
 
             gc.disable()
-            _exit_now(_fast_commit(message))
+            raise SystemExit(_fast_commit(message))
     if argv in (["sync"], ["sync", "--json"]):
         _start_fetch(argv == ["sync"])
         try:
@@ -75,7 +120,7 @@ def _main(argv: list[str]) -> None:
         except BaseException:  # a bug: git must not go on alone
             _abandon_fetch()
             raise
-        _exit_now(code)
+        raise SystemExit(code)
     from .cli.app import main as cli_main
 
     cli_main(prog_name="git enf")  # as users type it; git runs us as git-enf

@@ -87,6 +87,31 @@ def test_the_console_script_leaves_no_traceback_of_ours_at_any_delay(project: Pa
             assert err == LINE.format("status")
 
 
+# What a Ctrl-C met on its way up, in the middle of a real run, made certain here: the
+# command's own work (entry._main) is replaced by the situation, the boundary is the real one.
+SITUATIONS = {
+    # An import in C (PyCapsule_Import) turns the KeyboardInterrupt into an ImportError.
+    "turned into another error": "try:\n    os.kill(os.getpid(), signal.SIGINT); time.sleep(5)\n"
+                                 "except KeyboardInterrupt:\n    raise ImportError('could not import _socket') from None\n",
+    # Caught and dropped on the way (the command then ends as if nothing happened).
+    "swallowed": "try:\n    os.kill(os.getpid(), signal.SIGINT); time.sleep(5)\nexcept KeyboardInterrupt:\n    pass\n"
+                 "raise SystemExit(0)\n",
+    # Raised in a callback (an import lock's weakref cleanup): Python prints "Exception ignored in".
+    "in a callback": "class A: pass\na = A()\n"
+                     "def cb(ref):\n    os.kill(os.getpid(), signal.SIGINT); time.sleep(5)\n"
+                     "r = weakref.ref(a, cb)\ndel a\n",
+}
+
+
+@pytest.mark.parametrize("situation", sorted(SITUATIONS))
+def test_a_ctrl_c_lost_on_its_way_up_is_still_one_line_and_130(project: Path, situation: str) -> None:
+    body = "".join(f"    {line}\n" for line in SITUATIONS[situation].splitlines())
+    code = ("import os, signal, sys, time, weakref\nfrom enf_git import entry\n"
+            f"def situation(argv):\n{body}entry._main = situation\nsys.argv[1:] = ['status']\nentry.main()\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (130, LINE.format("status"))
+
+
 def _held_by(lock: Path, pid: int, proc: subprocess.Popen[str], wait: float = 60.0) -> bool:
     """Wait until process `pid` holds the flock on `lock` (False: it ended first)."""
     deadline = time.monotonic() + wait
