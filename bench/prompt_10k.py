@@ -1,5 +1,5 @@
 """UserPromptSubmit with brain-first pointers and skill suggestions, at 10,000 sessions and
-200 installed skills, vs `python -c pass` (issue 10; goal <= 1.5).
+200 installed skills, vs `python -c pass` (goal <= 1.5).
 
 The fixture: the shared 10,000-session branch (common.py), `git enf init`, one rendering
 commit, the pointers file built (`indexer.refresh_pointers`, what the background refresh

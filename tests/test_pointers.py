@@ -1,5 +1,5 @@
 """Brain-first pointers: the compact index, its ranking, and the UserPromptSubmit hook
-that injects them (issue 10, item 1), on real repositories through the real hook."""
+that injects them, on real repositories through the real hook."""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 leak) and a corpus of ordinary code and notes (goal: at most 1 % of lines altered).
 
 The corpus lives in tests/data/redact/ (`fakes.py` generates the secrets, seeded;
-`benign.txt` is hand-written). The focused tests below pin each shape the issue
-named, so a regression says which one.
+`benign.txt` is hand-written). The focused tests below pin each shape that a
+leak report named, so a regression says which one.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def test_redact_count_counts_spans() -> None:
     assert count == 3 and text == f"a  password={MASK} and token {MASK}"
 
 
-# --- each shape the issue named, one test each ------------------------------------
+# --- each reported shape, one test each ------------------------------------------
 
 PW = "FakePw9x!Lm2Qz"
 HEX64 = "3f9a" + "0c1d2e3f4a5b6c7d8e9f" * 3

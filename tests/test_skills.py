@@ -1,4 +1,4 @@
-"""Skill suggestions (issue 10, item 5; seed 002): the TF-IDF retriever and its thresholds,
+"""Skill suggestions (seed 002): the TF-IDF retriever and its thresholds,
 the discovery of installed skills on real folders, the cache, and the UserPromptSubmit
 hook that prints the hint line, through the real hook process."""
 

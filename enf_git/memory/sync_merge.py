@@ -19,8 +19,8 @@ clones each ran init before either pushed) says which side changed what. Per pat
 - an append-only file (`log.md`) edited on both sides: the union of its lines.
 
 A path's rule is looked up in RULES, first match wins; the default is the list above.
-The next issue's compression adds a rule there (a session compressed on one side and
-edited on the other keeps the edit) without touching the rest.
+Compression adds a rule there (a session compressed on one side and edited on the
+other keeps the edit) without touching the rest.
 
 Derived views are then made for the merged records, never merged as text. Usually a
 teammate brought a few new sessions: ours' views are patched with them (their lines

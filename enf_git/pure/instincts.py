@@ -39,7 +39,7 @@ from .fixes import RULE_CHARS, Fix, cut
 
 SCHEMA = 1
 INSTINCTS_DIR = paths.INSTINCTS_DIR
-CAP = 50  # live instincts kept (the number): the least corroborated go first
+CAP = 50  # live instincts kept: the least corroborated go first
 MAX_SESSIONS = 200  # kept per instinct (the smallest ids): corroboration reads "200+" past it
 MAX_AUTHORS = 50
 _ID = re.compile(r"^i[0-9a-f]{8}\Z")

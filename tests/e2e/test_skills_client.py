@@ -1,4 +1,4 @@
-"""Skill suggestions inside the real Claude Code client (issue 10, test d): skills in the
+"""Skill suggestions inside the real Claude Code client: skills in the
 project's `.claude/skills`, hooks registered by `git enf init`, and the request the model
 receives carries the hint line for a prompt that matches a skill, and none for one that
 does not.
