@@ -4,4 +4,4 @@ Kept import-free on purpose: hook fast paths import this package, and every
 module loaded here would be paid on every tool call.
 """
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
