@@ -149,6 +149,98 @@ def test_symlinked_session_file_does_not_satisfy_the_gate(project: Path, tmp_pat
     assert denied(tool(project, "Bash", command="ls"))
 
 
+def state_of(project: Path) -> dict[str, object]:
+    """The gate's per-session cache (.git/enf/sessions/<id>.json)."""
+    return json.loads((project / ".git" / "enf" / "sessions" / f"{SID}.json").read_text())
+
+
+def near_misses() -> list[str]:
+    """Ids that agree with SID's first 8 characters except at one of positions 1-7, or
+    that are a shorter prefix of them: only all eight make a session's own file."""
+    own = SID[:8]
+    changed = [own[:k] + ("0" if own[k] != "0" else "1") + own[k + 1:] for k in range(1, 8)]
+    return [*changed, own[:7], own[:4]]
+
+
+@pytest.mark.parametrize("other", near_misses())
+def test_the_gate_compares_all_eight_characters_of_the_id(project: Path, other: str) -> None:
+    write_session(project, f"{TODAY}-almost-mine.md", session_id=other)
+    assert denied(tool(project, "Bash", command="ls"))
+    assert denied(tool(project, "Bash", command="ls"))  # and still on the next call (any cache)
+    (project / ".claude-sessions" / ".opt-out" / other).write_text("")
+    assert denied(tool(project, "Bash", command="ls"))  # an opt-out marker for another id neither
+
+
+@pytest.mark.parametrize("own", [SID[:8], SID, SID[:8] + "-anything-after"])
+def test_the_first_eight_characters_make_a_sessions_own_file(project: Path, own: str) -> None:
+    write_session(project, f"{TODAY}-mine.md", session_id=own)
+    assert tool(project, "Bash", command="ls") is None
+
+
+def cached_own_file(project: Path) -> Path:
+    """A session file that satisfied the gate once, so the gate's cache names it."""
+    path = write_session(project, f"{TODAY}-cached-file.md")
+    assert tool(project, "Bash", command="ls") is None
+    assert state_of(project)["file"] == str(path)  # the next call starts from this hint
+    return path
+
+
+@pytest.mark.parametrize("other", near_misses())
+def test_the_cached_file_is_read_again_on_every_call(project: Path, other: str) -> None:
+    """The cache is a hint: the file it names is read again, all eight characters compared."""
+    path = cached_own_file(project)
+    path.write_text(session_text(session_id=other, date=TODAY))
+    assert denied(tool(project, "Bash", command="ls"))
+
+
+@pytest.mark.parametrize("change", ["deleted", "emptied", "frontmatter broken", "renamed to an old date",
+                                    "replaced by a symlink", "replaced by a folder"])
+def test_a_cached_file_that_no_longer_qualifies_stops_satisfying_the_gate(project: Path, tmp_path: Path,
+                                                                            change: str) -> None:
+    path = cached_own_file(project)
+    if change == "deleted":
+        path.unlink()
+    elif change == "emptied":
+        path.write_text("")
+    elif change == "frontmatter broken":
+        path.write_text("session_id: " + SID[:8] + "\n## Intent\nno frontmatter fence\n")
+    elif change == "renamed to an old date":
+        path.rename(path.with_name("2020-01-01-cached-file.md"))
+    elif change == "replaced by a symlink":
+        outside = tmp_path / "outside.md"
+        outside.write_text(path.read_text())
+        path.unlink()
+        path.symlink_to(outside)
+    else:
+        path.unlink()
+        path.mkdir()
+    assert denied(tool(project, "Bash", command="ls"))
+
+
+@pytest.mark.parametrize("named", ["another session's file", "a file outside sessions/"])
+def test_a_cache_naming_a_file_that_is_not_ours_is_not_trusted(project: Path, tmp_path: Path, named: str) -> None:
+    if named == "another session's file":
+        hint = write_session(project, f"{TODAY}-their-work.md", session_id=OTHER[:8])
+    else:  # dated today, our id, but not in sessions/: the listing would never find it
+        hint = tmp_path / f"{TODAY}-elsewhere.md"
+        hint.write_text(session_text(session_id=SID[:8], date=TODAY))
+    mine = cached_own_file(project)
+    mine.unlink()
+    state = project / ".git" / "enf" / "sessions" / f"{SID}.json"
+    state.write_text(json.dumps({**state_of(project), "file": str(hint)}))
+    assert denied(tool(project, "Bash", command="ls"))
+
+
+def test_a_hint_from_two_days_ago_no_longer_counts(project: Path) -> None:
+    """gate.matching_file with the clock moved: the hint's date is checked against now."""
+    path = write_session(project, f"{TODAY}-dated-hint.md")
+    now = time.time()
+    root = str(project / ".claude-sessions")
+    assert gate.matching_file(root, SID, now=now, hint=str(path)) == str(path)
+    assert gate.matching_file(root, SID, now=now + 86400, hint=str(path)) == str(path)  # yesterday's counts
+    assert gate.matching_file(root, SID, now=now + 2 * 86400, hint=str(path)) is None
+
+
 def test_uninitialized_or_non_repo_projects_are_left_alone(repo_dir: Path, tmp_path: Path) -> None:
     assert tool(repo_dir, "Bash", command="ls") is None  # no .claude-sessions/: enf-git not set up here
     assert call("PreToolUse", tmp_path, tool_name="Bash", tool_input={}) is None

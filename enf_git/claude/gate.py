@@ -64,19 +64,25 @@ def matching_file(root: str, session_id: str, now: float | None = None, hint: st
         return None
     sessions = os.path.join(root, paths.SESSIONS_DIR)
     allowed = days(now)
-    if hint and os.path.basename(hint)[:10] in allowed and frontmatter_id(hint) == want:
+    if hint and _qualifies(hint, sessions, allowed, want):
         return hint
     try:
         names = sorted(os.listdir(sessions), reverse=True)
     except OSError:
         return None
     for name in names:
-        if not name.endswith(".md") or name[:10] not in allowed:
-            continue
         path = os.path.join(sessions, name)
-        if not os.path.islink(path) and frontmatter_id(path) == want:
+        if name.endswith(".md") and _qualifies(path, sessions, allowed, want):
             return path
     return None
+
+
+def _qualifies(path: str, sessions: str, allowed: tuple[str, str], want: str) -> bool:
+    """Whether `path` is this session's own file: directly in sessions/, dated today or
+    yesterday, not a symlink, its frontmatter naming `want`. The same test for the cached
+    hint as for a file found by listing, so a hint is never trusted more than the listing."""
+    return (os.path.dirname(path) == sessions and os.path.basename(path)[:10] in allowed
+            and not os.path.islink(path) and frontmatter_id(path) == want)
 
 
 def opted_out(root: str, session_id: str) -> bool:
