@@ -129,6 +129,7 @@ def test_same_file_changed_on_both_sides_keeps_both(repo_dir: Path, git: Git, tm
 def test_log_md_merges_by_union(repo_dir: Path, git: Git, tmp_path: Path) -> None:
     a = memory.Context.open(repo_dir)
     memory.init(a)
+    start = git("show", "claude-memory:log.md")
     b = worktree(git, tmp_path)
     with open(a.root / "log.md", "a") as f:
         f.write("- a did one thing\n")
@@ -137,9 +138,58 @@ def test_log_md_merges_by_union(repo_dir: Path, git: Git, tmp_path: Path) -> Non
     memory.commit(a)
     report = memory.commit(b)
     assert report.conflicts == []
-    log = git("show", "claude-memory:log.md")
-    assert "- a did one thing\n" in log and "- b did another\n" in log
-    assert "<<<<<<<" not in log
+    # The branch's file, then the line b appended: every line once, nothing else.
+    assert git("show", "claude-memory:log.md") == start + "- a did one thing\n- b did another\n"
+    assert (b.root / "log.md").read_text() == start + "- a did one thing\n- b did another\n"
+
+
+def test_a_flush_replayed_after_a_kill_lands_each_line_once(ctx: memory.Context, git: Git) -> None:
+    """A flush killed between its append to log.md and saving its spool offsets appends
+    the same lines again at the next flush: the commit's union keeps each line once."""
+    from enf_git.memory import eventlog
+    from enf_git.plumbing import events, store
+
+    root, state = str(ctx.root), str(store.state_dir(ctx.repo))
+    events.append(root, "a1b2c3d4-0000", "prompt", prompt="build the parser")
+    events.append(root, "a1b2c3d4-0000", "tool-failure", tool="Bash", summary="make", error="Exit code 2")
+    assert eventlog.flush(root, state) == 2
+    memory.commit(ctx)
+    committed = git("show", "claude-memory:log.md")
+    lines = committed.splitlines()[-2:]
+    assert "build the parser" in lines[0] + lines[1] and "make" in lines[0] + lines[1]
+    for offsets in (Path(state) / "spool").glob("*"):
+        if offsets.name != ".lock":
+            offsets.unlink()  # as if the flush had died before it saved them
+    assert eventlog.flush(root, state) == 2
+    assert (ctx.root / "log.md").read_text() == committed + "".join(f"{line}\n" for line in sorted(lines))
+    memory.commit(ctx)
+    assert git("show", "claude-memory:log.md") == committed
+
+
+@pytest.mark.parametrize(("base", "theirs", "ours", "merged"), [
+    # ours appended after the base: their file, then our new lines
+    (b"# Log\n- 1\n", b"# Log\n- 1\n- 2\n", b"# Log\n- 1\n- 3\n", b"# Log\n- 1\n- 2\n- 3\n"),
+    # ours appended a line they have too (the same event flushed on both sides): once
+    (b"# Log\n- 1\n", b"# Log\n- 1\n- 2\n", b"# Log\n- 1\n- 2\n- 3\n", b"# Log\n- 1\n- 2\n- 3\n"),
+    # ours appended one line twice (a replayed flush): once
+    (b"# Log\n- 1\n", b"# Log\n- 1\n", b"# Log\n- 1\n- 3\n- 3\n", b"# Log\n- 1\n- 3\n"),
+    # ours no longer starts with the base (rewritten, or recreated from nothing): every
+    # line of ours is looked at, and only the ones they lack are added
+    (b"# Log\n- 1\n", b"# Log\n- 1\n- 2\n", b"# Log\n- 3\n- 1\n", b"# Log\n- 1\n- 2\n- 3\n"),
+    (b"# Log\n- 1\n", b"# Log\n- 1\n- 2\n", b"- 3\n", b"# Log\n- 1\n- 2\n- 3\n"),
+    # no base (a clone's first commit): the whole of ours, each line once
+    (b"", b"# Log\n- 1\n", b"# Log\n- 1\n- 3\n", b"# Log\n- 1\n- 3\n"),
+    # their file lacks its last newline; ours lacks one too
+    (b"# Log\n", b"# Log\n- 2", b"# Log\n- 3", b"# Log\n- 2\n- 3\n"),
+    # nothing new on our side: their file as it is
+    (b"# Log\n- 1\n", b"# Log\n- 1\n- 2\n", b"# Log\n- 1\n", b"# Log\n- 1\n- 2\n"),
+], ids=["appended", "a line they have", "a line twice", "rewritten", "recreated", "no base", "no last newline",
+        "nothing new"])
+def test_union_is_their_file_plus_our_new_lines_each_once(base: bytes, theirs: bytes, ours: bytes,
+                                                          merged: bytes) -> None:
+    from enf_git.memory import merge
+
+    assert merge.union(base, theirs, ours) == merged
 
 
 def test_local_edits_survive_materialize(ctx: memory.Context) -> None:
