@@ -106,14 +106,13 @@ def test_presence_unknown_never_allows_creating(repo_dir: Path, tmp_path: Path, 
                                                 where: str) -> None:
     url = {"missing path": str(tmp_path / "nowhere.git"), "dead port": f"git://127.0.0.1:{free_port()}/x.git",
            "missing on the server": git_daemon.url("nowhere.git")}[where]
-    start = time.monotonic()
     answer = gitcli.remote_branch(str(repo_dir), Remote(url, is_url=True))
     assert answer.state is State.UNKNOWN and not answer.may_create
     expected = {"missing path": Outcome.NOT_FOUND, "dead port": Outcome.OFFLINE,
                 "missing on the server": Outcome.NOT_FOUND}
     assert answer.reason is expected[where], answer.message
     assert "memory stays committed locally" in answer.message
-    assert time.monotonic() - start < 10
+    assert "timed out" not in answer.message  # git's own answer, not the timeout guard's
 
 
 def test_code_branches_three_states(repo_dir: Path, bare_remote: Path) -> None:
@@ -225,31 +224,19 @@ def test_a_server_that_never_answers_times_out(repo_dir: Path) -> None:
         sock.bind(("127.0.0.1", 0))
         sock.listen(1)
         url = Remote(f"git://127.0.0.1:{sock.getsockname()[1]}/x.git", is_url=True)
-        start = time.monotonic()
         result = gitcli.fetch(str(repo_dir), url, timeout=1.0)
-    assert result.outcome is Outcome.OFFLINE and "timed out" in result.message
-    assert time.monotonic() - start < 8
+    assert result.outcome is Outcome.OFFLINE and "timed out" in result.message  # the guard fired
 
 
-def test_git_is_awaited_without_polling(repo_dir: Path) -> None:
-    """A git that takes 70 ms comes back at ~70 ms. Popen.wait(timeout) polls with sleeps
-    that double up to 50 ms: it wakes at 63.5 ms, then at 113.5 ms, never in between."""
-    env = gitcli.env_for_git(os.environ)
-    nap = ["-c", "alias.nap=!sleep 0.07", "nap"]
-    times = []
-    for _ in range(5):  # the best of five: a loaded machine delays some starts, never all
-        start = time.perf_counter()
-        assert gitcli._run(str(repo_dir), nap, env, 10.0).code == 0
-        times.append(time.perf_counter() - start)
-    assert min(times) < 0.105, times
+# That git is awaited without polling (a 70 ms git back at ~70 ms, not at Popen.wait's
+# 113.5 ms) is a speed claim: bench/git_wait.py measures it.
 
 
 def test_a_timeout_kills_git_and_what_it_started(repo_dir: Path, tmp_path: Path) -> None:
     marker = tmp_path / "survived"
     slow = ["-c", f"alias.slow=!sleep 3; touch '{marker}'", "slow"]
-    start = time.monotonic()
     run = gitcli._run(str(repo_dir), slow, gitcli.env_for_git(os.environ), 0.3)
-    assert run.timed_out and time.monotonic() - start < 2.5
+    assert run.timed_out and run.code != 0  # the guard fired: git was killed, not awaited
     time.sleep(3.2)
     assert not marker.exists()  # the shell git started was killed with it (its process group)
 
@@ -540,11 +527,10 @@ def http_401() -> Iterator[str]:
 
 
 def test_credentials_are_never_prompted_for(repo_dir: Path, http_401: str) -> None:
-    start = time.monotonic()
     result = gitcli.fetch(str(repo_dir), Remote(http_401, is_url=True))
+    # NO_RIGHTS, not OFFLINE: git refused to prompt at once; a prompt would have waited for the timeout guard
     assert result.outcome is Outcome.NO_RIGHTS, result
     assert "never prompts" in result.message and "credential helper" in result.message
-    assert time.monotonic() - start < 10
 
 
 def test_messages_never_show_a_token_from_the_url(repo_dir: Path, http_401: str) -> None:

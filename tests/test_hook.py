@@ -337,10 +337,14 @@ def test_session_end_commits_in_the_background(project: Path, git: Git, shadowed
             (project / f"{name}.py").write_text("raise SystemExit('shadowed the standard library')\n")
     monkeypatch.chdir(project)
     write_session(project, f"{TODAY}-end-test.md")
-    started = time.monotonic()
-    assert call("SessionEnd", project, reason="other") is None
-    assert time.monotonic() - started < 1.5
-    deadline = time.monotonic() + 30
+    # The working copy's lock held here: no commit can finish until it is released, so a
+    # SessionEnd that committed itself, instead of handing the commit to a detached
+    # process, would not return before the commit (it waits out the lock, then commits).
+    with memory.Context.open(project).lock() as taken:
+        assert taken
+        assert call("SessionEnd", project, reason="other") is None
+        assert "end-test" not in git("ls-tree", "-r", "--name-only", "claude-memory")
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if "end-test" in git("ls-tree", "-r", "--name-only", "claude-memory"):
             break

@@ -152,9 +152,7 @@ def sound_and_synced(bob: Path, origin: Path, expected: set[str], context: str) 
         fsck(repo)
     valid_branch(bob)
     valid_branch(origin, required=False)
-    started = time.monotonic()
-    enf(bob, "sync")  # exits 0: no lock, no half-written object stops it
-    assert time.monotonic() - started < 60, context
+    enf(bob, "sync")  # exits 0: no lock, no half-written object stops it (git's lock files: checked below)
     assert sessions_on(origin) == sessions_on(bob) == expected, context
     assert (run_git(bob, "rev-parse", "claude-memory") == run_git(origin, "rev-parse", "claude-memory")), context
     for repo in (bob, origin):
