@@ -234,18 +234,34 @@ def test_many_changes_rewrite_the_full_file(corpus: memory.Context, repo_dir: Pa
 
 
 def test_a_delta_written_over_another_full_file_is_ignored(corpus: memory.Context, repo_dir: Path) -> None:
-    write(repo_dir, "2026-06-01-grpc-gateway", session_text(summary="Put a gRPC gateway in front of the ledger"))
-    memory.commit(corpus, "one more")
-    indexer.refresh_pointers(corpus.repo, corpus.cache())
-    base = indexer.pointers_path(corpus.repo)
-    delta = Path(pointers.delta_path(str(base)))
-    kept = delta.read_bytes()
+    """The delta's records change the full file it was written over, never another one:
+    the other full file is read alone, as if there were no delta."""
     from enf_git.plumbing import pointer_build
 
-    db = indexer.ensure(corpus.repo, corpus.cache())
-    pointer_build.build(db, str(base), "0" * 40, [])  # a full file for another tip
-    delta.write_bytes(kept)
-    assert isinstance(pointers.load_current(str(base)), pointers.Index)
+    base = indexer.pointers_path(corpus.repo)
+    ours = base.read_bytes()
+    pointer_build.build(indexer.ensure(corpus.repo, corpus.cache()), str(base), "0" * 40, [])
+    other = base.read_bytes()  # a full file of the same 13 records for another tip
+    base.write_bytes(ours)
+    write(repo_dir, "2026-06-01-grpc-gateway", session_text(summary="Put a gRPC gateway in front of the ledger"))
+    memory.commit(corpus, "one more")
+    assert indexer.refresh_pointers(corpus.repo, corpus.cache()) == 1  # a delta over our full file
+    delta = Path(pointers.delta_path(str(base)))
+    assert isinstance(index_of(corpus), pointers.Layered)
+    assert pointers.query(index_of(corpus), "grpc gateway ledger")[0].path == "sessions/2026-06-01-grpc-gateway.md"
+    base.write_bytes(other)  # another full file written over ours, the delta left beside it
+    assert delta.exists()
+    found = pointers.load_current(str(base))
+    assert isinstance(found, pointers.Index) and found.tip == "0" * 40 and found.n == 13
+    assert all(p.path != "sessions/2026-06-01-grpc-gateway.md" for p in pointers.query(found, "grpc gateway ledger"))
+    alone = pointers.load(str(base))
+    assert alone is not None
+    def shown(index: pointers.Index, prompt: str) -> list[tuple[str, ...]]:
+        return [(p.key, p.path, p.text, p.status, f"{p.score:.6f}") for p in pointers.query(index, prompt)]
+
+    assert shown(found, "grpc gateway ledger") == shown(alone, "grpc gateway ledger")
+    for prompt in ("retry invoice webhooks", "search engine elasticsearch postgres"):
+        assert shown(found, prompt) == shown(alone, prompt) != []  # as if there were no delta
 
 
 # --- git config, read without git --------------------------------------------------------

@@ -175,19 +175,23 @@ def test_long_sessions_fold_older_interactions_into_a_summary_of_earlier_work() 
 
 def test_the_guard_refuses_an_output_that_loses_what_must_survive() -> None:
     warm = tiers.compress(PATH, FULL.encode(), "warm").decode()
-    losses = {
-        "decision": warm.replace("- [14:10] Y: In the context of search engine", "- [14:10] Y: In the context of sea"),
-        "reversal": warm.replace("- [14:20] REVERSED Algolia plan", "- [14:20] Reverted Algolia plan"),
-        "open item": warm.replace("- [ ] Add search result pagination\n", ""),
-        "path": warm.replace("`src/routes/products.ts`", "the routes file"),
-        "code": warm.replace(", `TS2345`", ""),
-        "heading": warm.replace("## Errors & Fixes", "## Errors"),
-        "summary": warm.replace('summary: "Added search"', 'summary: "Search"'),
+    decision = model.parse_session(PATH, FULL.encode()).decisions[0].id
+    losses = {  # an output that drops one thing -> what the refusal must name
+        f"decision {decision}": warm.replace("- [14:10] Y: In the context of search engine",
+                                             "- [14:10] Y: In the context of sea"),
+        "the reversal of Algolia plan": warm.replace("- [14:20] REVERSED Algolia plan",
+                                                     "- [14:20] Reverted Algolia plan"),
+        "the open item '- [ ] Add search result pagination'": warm.replace("- [ ] Add search result pagination\n", ""),
+        "path src/routes/products.ts": warm.replace("`src/routes/products.ts`", "the routes file"),
+        "code TS2345": warm.replace(", `TS2345`", ""),
+        "the heading ## Errors & Fixes": warm.replace("## Errors & Fixes", "## Errors"),
+        "the summary field": warm.replace('summary: "Added search"', 'summary: "Search"'),
     }
-    for what, text in losses.items():
-        with pytest.raises(tiers.CompressionRefused, match="would lose"):
+    for lost, text in losses.items():
+        assert text != warm, lost  # the case really drops something from the real output
+        with pytest.raises(tiers.CompressionRefused) as refused:
             tiers.guard(PATH, FULL.encode(), text.encode(), "warm")
-        assert what  # each case names what it drops
+        assert refused.value.message == f"{PATH}: compressing it to warm would lose {lost}; left as it is"
     tiers.guard(PATH, FULL.encode(), warm.encode(), "warm")  # the real output passes
 
 
