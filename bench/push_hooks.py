@@ -12,9 +12,10 @@ this checkout (common.use_checkout), whichever checkout the venv was installed f
     also: the same push with a pre-push that is `exit 0` (what any hook costs)
 (b) the same after one new memory commit (the hook pushes memory too)    goal <= 2.0
     until `git push` returns; and until memory has landed on the remote     goal <= 3.0
-    (the hook's part, which runs alongside the code push, has exited and the remote's
-    claude-memory is the clone's): a push without hooks plus the memory push alone is
-    ~2.2, so 3.0 leaves the hook ~0.8 of a push for its own start and checks
+    (the remote's claude-memory is the clone's, polled from the bare repository's ref
+    file every ms once git push returned): a push without hooks plus the memory push
+    alone is ~2.2-2.4, so 3.0 leaves the hook ~0.6-0.8 of a push for its own start and
+    checks; also reported: until the hook's part has exited (its output closed)
     also: `git push` of that memory commit alone; baseline + that = the floor of any
     hook that pushes memory before the code push goes on
 (c) bob's `git pull` of alice's code + memory (post-merge merges it)     reported
@@ -23,7 +24,7 @@ this checkout (common.use_checkout), whichever checkout the venv was installed f
     holding the same tree; what `git count-objects -v` on the remote gained: one pack,
     no loose objects from memory                                            reported
 
-Run: .venv/bin/python bench/push_hooks.py [--quick] [--reps N] [--sessions N] [--path] [--keep]
+Run: .venv/bin/python bench/push_hooks.py [--quick] [--reps N] [--sessions N] [--path] [--only abcd] [--keep]
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def main() -> int:
 
     def extra(ap: argparse.ArgumentParser) -> None:
         ap.add_argument("--path", action="store_true", help="push to the bare repository's path, not git://")
+        ap.add_argument("--only", default="abcd", help="the parts to measure, e.g. --only b (default: abcd)")
 
     return common.fixture_main("push", __doc__, 15, run, extra)
 
@@ -63,10 +65,9 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
                       objects="loose" if args.loose else "packed", enf_git=common.CHECKOUT)
         bench = Bench(work, served, url, n, reps, not args.loose)
         bench.setup()
-        bench.push_unchanged()
-        bench.push_with_memory()
-        bench.pull()
-        bench.first_push()
+        parts = {"a": bench.push_unchanged, "b": bench.push_with_memory, "c": bench.pull, "d": bench.first_push}
+        for part in sorted(set(args.only) & set(parts)):
+            parts[part]()
     finally:
         if daemon:
             daemon.stop()
@@ -191,18 +192,21 @@ class Bench:
     def push_with_memory(self) -> None:
         origin = self.served / "origin.git"
         landed: list[float] = []
+        exited: list[float] = []
 
         def alongside() -> float:
             """The default: our part goes beside the code push; timed until `git push` returns
-            (what a terminal waits for), and until memory has landed: the remote's claude-memory
-            is the clone's, and our part's output has closed (its process has exited)."""
+            (what a terminal waits for), until memory has landed (the remote's claude-memory is
+            the clone's), and until our part has exited (its output closed)."""
             self.memory_commit(self.alice)
             self.code_commit(self.alice)
             want = rev(self.alice, BRANCH)
-            returned, done, err = push_alongside(self.git_argv(True, "push", "-q", "origin", "main"), self.alice,
-                                                 lambda: ref_file(origin, f"refs/heads/{BRANCH}") == want)
+            returned, arrived, done, err = push_alongside(
+                self.git_argv(True, "push", "-q", "origin", "main"), self.alice,
+                lambda: ref_file(origin, f"refs/heads/{BRANCH}") == want)
             check(rev(origin, f"refs/heads/{BRANCH}") == want, f"memory was not pushed: {err}")
-            landed.append(done)
+            landed.append(arrived)
+            exited.append(done)
             return returned
 
         def first() -> float:
@@ -222,11 +226,13 @@ class Bench:
                                                lambda: self.push(self.alice, hooks=False)[0], memory_alone)
         print(f"(b) git push, hooks, 1 memory commit   N={self.reps}: {common.spread_ms(subj)}  (returned)")
         print(f"(b)   ... until memory landed          N={self.reps}: {common.spread_ms(landed)}")
+        print(f"(b)   ... until the hook's part exited  N={self.reps}: {common.spread_ms(exited)}")
         print(f"(b) the same, enf.pushMemory=first     N={self.reps}: {common.spread_ms(synced)}")
         print(f"(b) git push, no hooks                 N={self.reps}: {common.spread_ms(base)}")
         print(f"(b) git push of that memory alone      N={self.reps}: {common.spread_ms(alone)}")
         common.ratio_report("push-with-memory/push (git push returned)", subj, base, goal=2.0)
         common.ratio_report("push-with-memory/push (memory landed)", landed, base, goal=3.0)
+        common.ratio_report("push-with-memory/push (the hook's part exited)", exited, base)
         common.ratio_report("push-with-memory/push (enf.pushMemory=first)", synced, base)
         floor = [b + a for b, a in zip(base, alone)]
         common.ratio_report("(push + memory push alone)/push, the floor of a synchronous hook", floor, base)
@@ -359,10 +365,10 @@ def added(before: dict[str, int], after: dict[str, int]) -> str:
             f"{d['size-pack']} KiB)")
 
 
-def push_alongside(argv: list[str], cwd: Path, arrived: Callable[[], bool]) -> tuple[float, float, str]:
-    """Seconds until `git push` returned and until memory landed (`arrived()` is true and
-    the output closed: every process that writes it, our hook's background part
-    included, has exited), and that output."""
+def push_alongside(argv: list[str], cwd: Path, arrived: Callable[[], bool]) -> tuple[float, float, float, str]:
+    """Seconds until `git push` returned, until memory landed (`arrived()`, polled from
+    then on), and until the output closed (every process that writes it, our hook's
+    background part included, has exited); and that output."""
     import threading
 
     chunks: list[bytes] = []
@@ -374,15 +380,16 @@ def push_alongside(argv: list[str], cwd: Path, arrived: Callable[[], bool]) -> t
     reader.start()
     code = proc.wait()
     returned = time.perf_counter() - t0
-    reader.join()
     deadline = time.monotonic() + 60
     while not arrived() and time.monotonic() < deadline:  # a file read every ms: no process in the way
         time.sleep(0.001)
+    landed = time.perf_counter() - t0
+    reader.join()
     done = time.perf_counter() - t0
     out = b"".join(chunks).decode(errors="replace")
     if code != 0:
         raise RuntimeError(f"{' '.join(argv)} failed ({code}): {out}")
-    return returned, done, out
+    return returned, landed, done, out
 
 
 def interleave(reps: int, *series: Callable[[], float]) -> tuple[list[float], ...]:
