@@ -509,17 +509,18 @@ def _newest_full(repo: store.Repo, tip: store.Commit, path: str) -> bytes | None
 def keep_edit(sides: Sides, plan: Plan) -> None:
     """sync_merge's rule for sessions: a side that only compressed the base yields to the
     other side (an edit, kept in full, compressed again later); two compressions of
-    the same text keep the later tier. Anything else is the default three-way."""
+    the same text keep this compressor's over an older one's, then the later tier.
+    Anything else is the default three-way."""
     from .sync_merge import three_way
 
     if sides.base is None or sides.ours is None or sides.theirs is None:
         three_way(sides, plan)
         return
     base = sides.read(sides.base)
-    ours_only = _compresses(sides.path, base, sides.read(sides.ours))
-    theirs_only = _compresses(sides.path, base, sides.read(sides.theirs))
-    if ours_only and theirs_only:  # the same in either direction: by tier, then blob id
-        keep = max((tiers.RANK[ours_only], sides.ours), (tiers.RANK[theirs_only], sides.theirs))[1]
+    ours_only = _compression_rank(sides.path, base, sides.read(sides.ours))
+    theirs_only = _compression_rank(sides.path, base, sides.read(sides.theirs))
+    if ours_only and theirs_only:  # the same in either direction: this version's, by tier, then blob id
+        keep = max((ours_only, sides.ours), (theirs_only, sides.theirs))[1]
     elif ours_only or theirs_only:
         keep = sides.theirs if ours_only else sides.ours
     else:
@@ -527,6 +528,54 @@ def keep_edit(sides: Sides, plan: Plan) -> None:
         return
     if keep != sides.ours:
         plan.changes[sides.path] = sides.read(keep)
+
+
+def _compression_rank(path: str, base: bytes, data: bytes) -> tuple[int, int] | None:
+    """(1 for this compressor's output, else 0; the tier's rank) when `data` is a
+    compression of `base`, None when it is an edit.
+
+    A clone of an older enf-git writes another compressor's bytes for the same text (the
+    first one dropped Errors & Fixes from the cold tier). Taken as an edit, its output
+    would stand in place of this version's, or make a conflict copy against a real edit;
+    it is a compression, and yields like one: to an edit, and to this version's output.
+    """
+    tier = _compresses(path, base, data)
+    if tier:
+        return 1, tiers.RANK[tier]
+    tier = _older_compression(path, base, data)
+    return (0, tiers.RANK[tier]) if tier else None
+
+
+def _older_compression(path: str, base: bytes, data: bytes) -> str:
+    """The tier `data` was compressed to by an older compressor from the same full text
+    as `base` ("" if it was not, or if it holds a line of its own: someone edited it).
+
+    Its bytes cannot be checked by compressing again, so: another compressor version in
+    its header, the same full text named in `compressed_from`, a later tier than `base`,
+    and every line of its body (References aside: the older rules listed other things)
+    found in `base` or in this version's compression of it.
+    """
+    tier = tiers.tier_of(data)
+    version = tiers.header_value(data, "compressor:")
+    if tier not in tiers.TIERS or not version or version == tiers.VERSION:
+        return ""
+    if tiers.compressed_from(data) != (tiers.compressed_from(base) or tiers.blob_id(base)):
+        return ""
+    if tiers.RANK[tier] <= tiers.RANK.get(tiers.tier_of(base), 0):
+        return ""
+    try:
+        known = base.decode("utf-8") + tiers.compress(path, base, tier).decode("utf-8")
+        text = data.decode("utf-8")
+    except (tiers.CompressionRefused, ValueError, UnicodeDecodeError):
+        return ""
+    body = text.split("\n---", 1)[1] if text.startswith("---") and "\n---" in text else ""
+    in_references = False
+    for line in body.splitlines()[1:]:
+        if line.startswith("## "):
+            in_references = line.rstrip() == "## References"
+        elif line.strip() and not in_references and line.strip() not in known:
+            return ""
+    return tier
 
 
 def _compresses(path: str, base: bytes, data: bytes) -> str:

@@ -189,6 +189,13 @@ def compressed_from(data: bytes) -> str:
     return _header_value(data, "compressed_from:") if data.startswith(b"---") else ""
 
 
+def header_value(data: bytes, key: str) -> str:
+    """The value of one frontmatter field (`key` with its colon), "" when it has none."""
+    if not data.startswith(b"---"):
+        return ""
+    return _header_value(data, key)
+
+
 def _header_value(data: bytes, key: str) -> str:
     for raw in data.split(b"\n", 64)[1:64]:
         line = raw.decode("utf-8", "replace").rstrip("\r")
