@@ -168,7 +168,21 @@ def _name_authors(ctx: Context, report: Report, base: str | None) -> None:
     since = store.commit_at(ctx.repo, base)
     for path in [p for p, _ in report.conflicts] + [p for p, _ in report.kept]:
         report.authors[path] = store.author_of(ctx.repo, parent, path, hide=since) or ""
+    _say_why(ctx, report, parent, since)
     report.me = str(store.signature(ctx.repo, env=ctx.ident).name)
+
+
+def _say_why(ctx: Context, report: Report, parent: store.Commit, since: store.Commit | None) -> None:
+    """Why each conflict's two versions were kept apart, when not for edits of the same
+    lines (merge.why_apart): ours is the conflict copy, the branch's is in `parent`."""
+    ours = store.commit_at(ctx.repo, report.commit.oid) if report.commit else None
+    for path, saved in report.conflicts:
+        mine, theirs = (store.read_path(ctx.repo, ours.tree if ours else None, saved),
+                        store.read_path(ctx.repo, parent.tree, path))
+        if mine is not None and theirs is not None:
+            common = store.read_path(ctx.repo, since.tree, path) if since else None
+            if (why := merge.why_apart(path, common, mine, theirs)) != merge.SAME_LINES:
+                report.why[path] = why
 
 
 def _refresh(ctx: Context, manifest: Manifest, report: Report, found: Pending, written: dict[str, bytes]) -> list[str]:

@@ -96,6 +96,11 @@ _HEADER_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:")
 
 def _still_parses(path: str, data: bytes) -> bool:
     """Whether a merged file reads as what its path holds."""
+    return _parse_problem(path, data) is None
+
+
+def _parse_problem(path: str, data: bytes) -> str | None:
+    """Why `data` does not read as what its path holds (None: it does)."""
     try:
         if model.is_session_path(path):
             model.parse_session(path, data)
@@ -103,15 +108,37 @@ def _still_parses(path: str, data: bytes) -> bool:
             model.parse_decision_file(path, data)
         elif path.endswith(".json"):
             json.loads(data)
-            return True
+            return None
         parts = fm.split(data.decode("utf-8"))
         if parts is not None:
             fm.parse(data.decode("utf-8"))
             keys = [m.group(1) for line in parts[0] if (m := _HEADER_KEY.match(line))]
-            return len(keys) == len(set(keys))  # one field set twice: both sides added it, in two places
-    except (EnfError, ValueError):  # RecordError, FrontmatterError, JSONDecodeError
-        return False
-    return True
+            if len(keys) != len(set(keys)):
+                return "a header field is set twice"  # both sides added it, in two places
+    except EnfError as exc:  # RecordError, FrontmatterError
+        return exc.message.removeprefix(f"{path}: ")
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        return str(exc)
+    return None
+
+
+SAME_LINES = "in the same lines"
+
+
+def why_apart(path: str, base: bytes | None, ours: bytes, theirs: bytes) -> str:
+    """Why two edits of `path` were kept apart rather than merged line by line, as a
+    conflict line says it after "changed on both sides, ". Edits far apart are kept apart
+    too when the file is no text to merge or a version does not read as its record; the
+    reader should not look for an overlap that is not there."""
+    if base is None:
+        return "each from nothing (no version in common to merge from)"
+    if not all(map(_is_text, (base, ours, theirs))):
+        return "in a file that is not UTF-8 text (never merged line by line)"
+    for data in (ours, theirs):
+        problem = _parse_problem(path, data)
+        if problem is not None:
+            return f"and one version does not read as a record ({problem}), so it is not merged line by line"
+    return SAME_LINES
 
 
 def _blob(repo: store.Repo, oid: str | None) -> bytes:

@@ -14,9 +14,12 @@ the teammate's clone merged, and this clone only fast-forwards onto that merge
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .. import paths
 from ..plumbing import store
 from ..pure import render
+from . import merge
 
 MAX_MERGES = 20  # merge commits looked into on a fast-forward: a sync brings one or two
 
@@ -24,27 +27,31 @@ MAX_MERGES = 20  # merge commits looked into on a fast-forward: a sync brings on
 class Note:  # a plain class: see workspace.Settings
     """One path a merge could not settle silently: a conflict copy, or an edit over a deletion."""
 
-    __slots__ = ("deleted_here", "ours_by", "ours_in_place", "path", "saved", "theirs_by")
+    __slots__ = ("deleted_here", "ours_by", "ours_in_place", "path", "saved", "theirs_by", "why")
 
     def __init__(self, path: str, saved: str | None, ours_by: str, theirs_by: str, *,
-                 ours_in_place: bool = False, deleted_here: bool = False) -> None:
+                 ours_in_place: bool = False, deleted_here: bool = False, why: str = merge.SAME_LINES) -> None:
         self.path = path
         self.saved = saved  # the conflict copy's path; None: an edit kept over a deletion
         self.ours_by, self.theirs_by = ours_by, theirs_by  # authors' names ("": not found)
         self.ours_in_place = ours_in_place  # conflict: ours is the version the path keeps
         self.deleted_here = deleted_here  # kept: ours deleted it, theirs' edit stayed
+        self.why = why  # conflict: why the edits were kept apart (merge.why_apart)
 
     def __repr__(self) -> str:
         return f"Note({self.path!r}, {self.saved!r}, {self.ours_by!r}, {self.theirs_by!r})"
 
 
 def for_plan(repo: store.Repo, ours: store.Commit, theirs: store.Commit, conflicts: list[tuple[str, str]],
-             ours_in_place: set[str], kept: list[str], deleted_here: set[str]) -> list[Note]:
-    """The notes of a merge of `theirs` into `ours`: each side's author of each path."""
+             ours_in_place: set[str], kept: list[str], deleted_here: set[str],
+             why: Mapping[str, str] | None = None) -> list[Note]:
+    """The notes of a merge of `theirs` into `ours`: each side's author of each path.
+    `why`: conflicts kept apart for another reason than edits of the same lines."""
     def by(side: store.Commit, other: store.Commit, path: str) -> str:
         return store.author_of(repo, side, path, hide=other) or ""
 
-    notes = [Note(path, saved, by(ours, theirs, path), by(theirs, ours, path), ours_in_place=path in ours_in_place)
+    notes = [Note(path, saved, by(ours, theirs, path), by(theirs, ours, path), ours_in_place=path in ours_in_place,
+                  why=(why or {}).get(path, merge.SAME_LINES))
              for path, saved in conflicts]
     notes += [Note(path, None, by(ours, theirs, path), by(theirs, ours, path), deleted_here=path in deleted_here)
               for path in kept]
@@ -84,7 +91,17 @@ def _conflict_copy(repo: store.Repo, saved: str, here: store.Commit, there: stor
         return None
     in_place = store.blob_oid(repo, merged.tree, path) == store.blob_oid(repo, here.tree, path)
     return Note(path, saved, store.author_of(repo, here, path, hide=there) or "",
-                store.author_of(repo, there, path, hide=here) or "", ours_in_place=in_place)
+                store.author_of(repo, there, path, hide=here) or "", ours_in_place=in_place,
+                why=_why_apart(repo, path, here, there))
+
+
+def _why_apart(repo: store.Repo, path: str, here: store.Commit, there: store.Commit) -> str:
+    """What the merge of `here` and `there` found about `path`'s two versions (merge.why_apart)."""
+    ours, theirs = store.read_path(repo, here.tree, path), store.read_path(repo, there.tree, path)
+    if ours is None or theirs is None:
+        return merge.SAME_LINES
+    base = store.merge_base(repo, here, there)
+    return merge.why_apart(path, store.read_path(repo, base.tree, path) if base else None, ours, theirs)
 
 
 def _undone(repo: store.Repo, path: str, here: store.Commit, there: store.Commit, ours: store.Commit,
@@ -119,7 +136,7 @@ class _Names:
 def _reader_line(n: Note, who: _Names) -> str:
     if n.saved is not None:
         aside, here = (who.theirs, who.ours) if n.ours_in_place else (who.ours, who.theirs)
-        return (f"conflict: {n.path} changed on both sides, in the same lines; {_whose(aside)} version is at "
+        return (f"conflict: {n.path} changed on both sides, {n.why}; {_whose(aside)} version is at "
                 f"{n.saved}; the working copy has {_whose(here, alone=True)} (merge what you need into "
                 f"{paths.WC_DIR}/{n.path}, delete the copy, then git enf commit)")
     deleter, editor = (who.ours, who.theirs) if n.deleted_here else (who.theirs, who.ours)
@@ -137,7 +154,7 @@ def commit_lines(notes: list[Note], line_merged: list[str]) -> list[str]:
         ours, theirs = n.ours_by or "this side", n.theirs_by or "the other side"
         if n.saved is not None:
             here, aside = (ours, theirs) if n.ours_in_place else (theirs, ours)
-            out.append(f"conflict: {n.path} changed on both sides, in the same lines; {_whose(here)} version "
+            out.append(f"conflict: {n.path} changed on both sides, {n.why}; {_whose(here)} version "
                        f"stays in place, {_whose(aside)} is at {n.saved}")
         else:
             deleter, editor = (ours, theirs) if n.deleted_here else (theirs, ours)

@@ -21,6 +21,7 @@ class Report:  # a plain class, not a dataclass: see workspace.Settings
         self.conflicts: list[tuple[str, str]] = []  # (path, where ours went)
         self.kept: list[tuple[str, bool]] = []  # (path, deleted here): a deletion that yielded to an edit
         self.authors: dict[str, str] = {}  # conflicted or kept path -> who wrote the branch's version
+        self.why: dict[str, str] = {}  # conflicted path -> why kept apart, when not "in the same lines"
         self.me = ""  # the name this clone commits with
         self.problems: dict[str, EnfError] = {}  # malformed records, committed as they are
         self.refused: list[tuple[str, str]] = []  # (path, why): left in the working copy, not committed
@@ -89,7 +90,8 @@ def _branch_side(report: Report, path: str) -> tuple[str, str]:
 
 def _conflict_line(report: Report, path: str, saved: str) -> str:
     whose, _ = _branch_side(report, path)
-    return (f"conflict: {path} changed on both sides, in the same lines; your version is at {saved}; "
+    return (f"conflict: {path} changed on both sides, {report.why.get(path, 'in the same lines')}; "
+            f"your version is at {saved}; "
             f"the working copy has {whose} (merge what you need into {paths.WC_DIR}/{path}, delete the copy, "
             "then git enf commit)")
 

@@ -69,6 +69,7 @@ class Plan:
         self.changes: dict[str, bytes | None] = {}  # path -> bytes (None: delete), relative to ours
         self.conflicts: list[tuple[str, str]] = []  # (path, where the version not in place went)
         self.ours_in_place: set[str] = set()  # conflicts whose version in place is ours
+        self.why: dict[str, str] = {}  # conflicts not said to be "in the same lines": why kept apart
         self.kept: list[str] = []  # deleted on one side, edited on the other: the edit stayed
         self.deleted_here: set[str] = set()  # kept paths that ours deleted
         self.line_merged: list[str] = []  # edited on both sides, in different lines: merged
@@ -146,7 +147,8 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
                                       lambda: _plan(repo, base_tree, yours, mine).changes, cache, read)
     plan.changes.update(rendered)
     merge.refuse_markers(plan.changes)
-    notes = merge_notes.for_plan(repo, ours, theirs, plan.conflicts, plan.ours_in_place, plan.kept, plan.deleted_here)
+    notes = merge_notes.for_plan(repo, ours, theirs, plan.conflicts, plan.ours_in_place, plan.kept, plan.deleted_here,
+                                 plan.why)
     done = store.commit_merge(repo, ours, theirs, plan.changes, merge_message(ours, theirs, plan, notes), now,
                                env)
     cache.save()
@@ -208,8 +210,8 @@ def three_way(sides: Sides, plan: Plan) -> None:
             plan.deleted_here.add(sides.path)
         plan.kept.append(sides.path)
         return
-    merged = merge.merge_lines(sides.repo, sides.path, _base_bytes(sides), sides.read(sides.ours),
-                               sides.read(sides.theirs))
+    base, ours, theirs = _base_bytes(sides), sides.read(sides.ours), sides.read(sides.theirs)
+    merged = merge.merge_lines(sides.repo, sides.path, base, ours, theirs)
     if merged is not None:
         if store.hash_bytes(merged) != sides.ours:
             plan.changes[sides.path] = merged
@@ -223,6 +225,8 @@ def three_way(sides: Sides, plan: Plan) -> None:
     saved = f"{paths.CONFLICTS}{sides.path}.{keep[:8]}-{move[:8]}"
     plan.changes[saved] = sides.read(move)
     plan.conflicts.append((sides.path, saved))
+    if (why := merge.why_apart(sides.path, base, ours, theirs)) != merge.SAME_LINES:
+        plan.why[sides.path] = why
 
 
 def _base_bytes(sides: Sides) -> bytes | None:

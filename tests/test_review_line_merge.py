@@ -1,0 +1,71 @@
+"""Conflict lines say why two edits were not merged line by line.
+
+"changed on both sides, in the same lines" was said of every conflict copy, also when the
+edits lay far apart and the line merge was never tried or not kept: a file that is not
+UTF-8, a version that does not read as a record (broken frontmatter, a session past the
+size records are read at). The person then looks for an overlap that is not there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from enf_git import memory
+from enf_git.memory import records, sync_merge
+from enf_git.plumbing import store
+from gitfixtures import Git
+from test_line_merge import BASE, S, _two_copies, both_ways, ctx, fork, put  # noqa: F401 (ctx: a fixture)
+
+LATIN = BASE.replace("did thing 8\n", "did thing 8 caf\xe9\n").encode("latin-1")
+BROKEN = BASE.replace('summary: "Base"', 'summary: "Base').encode()  # an unclosed quote: no YAML
+
+
+def _conflict_said(lines: list[str]) -> str:
+    found = [ln for ln in lines if ln.startswith("conflict:")]
+    assert len(found) == 1, lines
+    return found[0]
+
+
+def test_a_side_that_is_not_utf8_is_not_said_to_be_the_same_lines(ctx: memory.Context, git: Git) -> None:
+    put(ctx, {S: BASE.encode()})
+    a = BASE.replace("did thing 1\n", "did thing ONE\n").encode()
+    tip_a, tip_b = fork(ctx, git, {S: a}, {S: LATIN})
+    done, _ = both_ways(ctx, git, tip_a, tip_b)
+    said = _conflict_said(done.lines())
+    assert "in the same lines" not in said
+    assert "not UTF-8" in said
+
+
+def test_a_side_that_does_not_parse_is_not_said_to_be_the_same_lines(ctx: memory.Context, git: Git) -> None:
+    put(ctx, {S: BASE.encode()})
+    a = BASE.replace("did thing 8\n", "did thing EIGHT\n").encode()
+    tip_a, tip_b = fork(ctx, git, {S: a}, {S: BROKEN})
+    done, _ = both_ways(ctx, git, tip_a, tip_b)
+    for said in (_conflict_said(done.lines()),
+                 _conflict_said(store.commit_at(ctx.repo, done.tip).message.splitlines())):  # type: ignore[union-attr]
+        assert "in the same lines" not in said
+        assert "does not read as" in said
+
+
+def test_a_fast_forward_onto_that_merge_says_the_same(ctx: memory.Context, git: Git) -> None:
+    put(ctx, {S: BASE.encode()})
+    a = BASE.replace("did thing 1\n", "did thing ONE\n").encode()
+    tip_a, tip_b = fork(ctx, git, {S: a}, {S: LATIN})
+    git("update-ref", "refs/heads/claude-memory", str(tip_b.id))
+    merged = sync_merge.merge_tips(ctx.repo, tip_b, tip_a, records.Cache(None), now=1_776_100_000)
+    git("update-ref", "refs/heads/claude-memory", str(tip_a.id))
+    ff = sync_merge.merge_tips(ctx.repo, tip_a, store.commit_at(ctx.repo, merged.tip),  # type: ignore[arg-type]
+                               records.Cache(None), now=1_776_100_000)
+    assert ff.outcome == "fast-forward"
+    said = _conflict_said(ff.lines())
+    assert "in the same lines" not in said and "not UTF-8" in said
+
+
+def test_a_commit_onto_a_moved_branch_says_why_too(repo_dir: Path, git: Git, tmp_path: Path) -> None:
+    a, b = _two_copies(repo_dir, git, tmp_path)
+    (a.root / S).write_text(BASE.replace("did thing 8\n", "did thing EIGHT\n"))
+    (b.root / S).write_bytes(BROKEN)
+    memory.commit(a)
+    report = memory.commit(b)
+    said = _conflict_said([line for _, line in memory.report_lines(report)])
+    assert "in the same lines" not in said and "does not read as" in said
