@@ -69,3 +69,27 @@ def test_a_commit_onto_a_moved_branch_says_why_too(repo_dir: Path, git: Git, tmp
     report = memory.commit(b)
     said = _conflict_said([line for _, line in memory.report_lines(report)])
     assert "in the same lines" not in said and "does not read as" in said
+
+
+def test_a_git_push_that_merges_memory_says_whose_version_is_where(tmp_path: Path, repo_dir: Path,
+                                                                   bare_remote: Path) -> None:
+    """The pre-push hook merges when the remote's memory moved: a conflict it made was said
+    nowhere but in the merge commit (the README: the git hooks say whose is where)."""
+    from test_githooks import alice_pushes_memory, code_commit, enf, git_run, run_git
+
+    run_git(repo_dir, "push", "-q", "origin", "main")
+    bob = alice_pushes_memory(tmp_path, repo_dir, bare_remote)
+    run_git(bob, "pull", "-q", "--no-rebase")
+    for clone, who in ((bob, "Bob"), (repo_dir, "Alice")):
+        [path] = (clone / ".claude-sessions" / "sessions").glob("*alice-work.md")
+        path.write_text(path.read_text().replace("Do the thing.", f"Do the thing, says {who}."))
+        enf(clone, "commit")
+    code_commit(bob, "bob.txt")
+    assert git_run(bob, "push", "origin", "main").returncode == 0
+    run_git(repo_dir, "pull", "-q", "--no-rebase", "origin", "main")  # the code only: memory not fetched
+    code_commit(repo_dir, "c.txt")
+    pushed = git_run(repo_dir, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr
+    said = [ln for ln in pushed.stderr.splitlines() if "conflict:" in ln]
+    assert len(said) == 1 and "the working copy has" in said[0] and "version is at conflicts/" in said[0], \
+        pushed.stderr

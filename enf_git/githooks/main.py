@@ -131,6 +131,8 @@ def pre_push(name: str, url: str) -> None:
     if not elected(ctx.settings.remote, name, url):
         return
     done = sync(ctx, in_hook=True, now=int(time.time()))
+    for line in (line for m in done.merges for line in m.lines()):
+        say(line)  # a conflict copy or an edit kept over a deletion: said even at a terminal
     if not done.ok:
         not_pushed(done.messages)
     elif done.pushed is not None:
