@@ -93,3 +93,34 @@ def test_a_git_push_that_merges_memory_says_whose_version_is_where(tmp_path: Pat
     said = [ln for ln in pushed.stderr.splitlines() if "conflict:" in ln]
     assert len(said) == 1 and "the working copy has" in said[0] and "version is at conflicts/" in said[0], \
         pushed.stderr
+
+
+def test_sync_says_what_its_own_commit_of_the_working_copy_left_or_kept_apart(
+        tmp_path: Path, repo_dir: Path) -> None:
+    """sync commits the working copy first, and printed nothing of that commit: a session
+    holding a conflict marker waited in the working copy without a word (the README: "a
+    file holding one waits in the working copy with a message"), and a conflict copy the
+    commit made onto a moved branch went unsaid."""
+    from test_line_merge import enf_as, make_team
+
+    _, alice, _ = make_team(tmp_path, repo_dir)
+    (alice / ".claude-sessions" / S).write_text(
+        BASE.replace("- step 8: did thing 8\n", "<<<<<<< HEAD\n- step 8: mine\n=======\n- step 8: theirs\n>>>>>>> x\n"))
+    out = enf_as(alice, "sync")
+    assert f"not committed: {S}: line " in out, out
+
+
+def test_sync_text_lists_the_commits_conflicts_and_kept_edits() -> None:
+    from enf_git.cli import sync_text
+    from enf_git.memory.report import Report
+    from enf_git.memory.sync import Synced
+
+    done, report = Synced("origin"), Report()
+    report.conflicts = [(S, f"conflicts/{S}.1234abcd")]
+    report.kept = [("sessions/2026-04-13-gone.md", True)]
+    done.local = report
+    said = sync_text.lines(done)
+    assert any(line.startswith(f"conflict: {S} changed on both sides") for line in said), said
+    assert any(line.startswith("kept: sessions/2026-04-13-gone.md: you deleted it") for line in said), said
+    assert not any(line == "nothing to commit" for line in said)  # a sync that had nothing to commit says nothing of it
+    assert sync_text.payload(done)["committed"] == [ln for ln in said if ln.startswith(("conflict:", "kept:"))]

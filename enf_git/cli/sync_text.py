@@ -27,13 +27,14 @@ def payload(done: Synced) -> dict[str, object]:
                                            "ahead": plan.ahead, "behind": plan.behind,
                                            "remote": plan.remote.state.value},
         "messages": done.messages,
+        "committed": _commit_lines(done),  # what sync's commit of the working copy said, as in the text
     }
 
 
 def lines(done: Synced) -> list[str]:
     if done.plan is not None:
         return _plan_lines(done)
-    lines = []
+    lines = _commit_lines(done)
     for m in done.merges:
         if m.outcome == "fast-forward":
             lines.append(f"fast-forwarded claude-memory to {done.remote}'s ({m.tip[:12]})")
@@ -41,6 +42,18 @@ def lines(done: Synced) -> list[str]:
             lines.append(f"merged {done.remote}'s memory into claude-memory ({m.tip[:12]})")
         lines += m.lines()
     return lines + done.messages
+
+
+def _commit_lines(done: Synced) -> list[str]:
+    """What sync's own commit of the working copy has to say: its warnings, and the files
+    it left in the working copy, kept apart or kept over a deletion (a file with a conflict
+    marker waits there with this message). Not its summary line: sync's own lines say what
+    moved."""
+    if done.local is None:
+        return []
+    from ..memory.report import report_lines
+
+    return [line for to_stderr, line in report_lines(done.local) if to_stderr]
 
 
 def _plan_lines(done: Synced) -> list[str]:
