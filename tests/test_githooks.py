@@ -9,6 +9,7 @@ import stat
 import subprocess
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,15 @@ def remote_tip(bare: Path) -> str:
 
 def local_tip(repo: Path) -> str:
     return run_git(repo, "rev-parse", "refs/heads/claude-memory").strip()
+
+
+def memory_landed(repo: Path, bare: Path, wait: float = 60.0) -> None:
+    """Wait until `bare` holds `repo`'s memory: by default the pre-push hook sends it
+    alongside the code, after `git push` itself returned."""
+    deadline = time.monotonic() + wait
+    while remote_tip(bare) != local_tip(repo):
+        assert time.monotonic() < deadline, f"memory did not reach {bare} within {wait} s"
+        time.sleep(0.05)
 
 
 def code_commit(repo: Path, name: str) -> None:
@@ -484,6 +494,7 @@ def alice_pushes_memory(tmp_path: Path, repo_dir: Path, origin: Path) -> Path:
     enf(repo_dir, "commit")
     code_commit(repo_dir, "a.txt")
     assert git_run(repo_dir, "push", "origin", "main").returncode == 0
+    memory_landed(repo_dir, origin)  # else Bob's pull may come first
     return bob
 
 

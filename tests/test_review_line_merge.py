@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from enf_git import memory
 from enf_git.memory import records, sync_merge
 from enf_git.plumbing import store
@@ -73,13 +71,11 @@ def test_a_commit_onto_a_moved_branch_says_why_too(repo_dir: Path, git: Git, tmp
     assert "in the same lines" not in said and "does not read as" in said
 
 
-@pytest.mark.skip(reason="races alice's memory push, which goes alongside the code: bob's pull may come first "
-                         "(failed once in a clean CI run); to be made to wait for memory to land")
 def test_a_git_push_that_merges_memory_says_whose_version_is_where(tmp_path: Path, repo_dir: Path,
                                                                    bare_remote: Path) -> None:
     """The pre-push hook merges when the remote's memory moved: a conflict it made was said
     nowhere but in the merge commit (the README: the git hooks say whose is where)."""
-    from test_githooks import alice_pushes_memory, code_commit, enf, git_run, run_git
+    from test_githooks import alice_pushes_memory, code_commit, enf, git_run, memory_landed, run_git
 
     run_git(repo_dir, "push", "-q", "origin", "main")
     bob = alice_pushes_memory(tmp_path, repo_dir, bare_remote)
@@ -90,6 +86,7 @@ def test_a_git_push_that_merges_memory_says_whose_version_is_where(tmp_path: Pat
         enf(clone, "commit")
     code_commit(bob, "bob.txt")
     assert git_run(bob, "push", "origin", "main").returncode == 0
+    memory_landed(bob, bare_remote)  # the race this test is about is alice's push against it, not a late one
     run_git(repo_dir, "pull", "-q", "--no-rebase", "origin", "main")  # the code only: memory not fetched
     code_commit(repo_dir, "c.txt")
     pushed = git_run(repo_dir, "push", "origin", "main")
