@@ -860,7 +860,7 @@ def move_branch(repo: pygit2.Repository, expected: pygit2.Commit | None, target:
             except (pygit2.GitError, OSError) as exc:
                 if not _is_race(exc):
                     raise RepoError(f"could not move {BRANCH}: {exc}",
-                                    hint=f"git fsck --no-dangling {BRANCH}; then retry") from exc
+                                    hint=refusal_hint(str(exc)) or f"git fsck --no-dangling {BRANCH}; then retry") from exc
             # The ref's lock is held: by a writer killed mid-update (its leftover goes
             # and we try once more), or by a live one (the caller re-reads the tip).
             if not (ours and _clear_stale_ref_lock(repo, [])):
@@ -897,7 +897,7 @@ def commit_merge(repo: pygit2.Repository, ours: pygit2.Commit, theirs: pygit2.Co
         oid = repo.create_commit(None, author, committer, message, tree, [ours.id, theirs.id])
     except (pygit2.GitError, OSError) as exc:
         raise RepoError(f"could not write the merge onto {BRANCH}: {exc}",
-                        hint=f"git fsck --no-dangling {BRANCH}; then retry") from exc
+                        hint=refusal_hint(str(exc)) or f"git fsck --no-dangling {BRANCH}; then retry") from exc
     reflog = f"enf: {message.splitlines()[0] if message else 'merge'}"
     if not move_branch(repo, ours, str(oid), reflog):
         return None
