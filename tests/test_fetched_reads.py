@@ -153,3 +153,37 @@ def test_status_names_fetched_memory_a_read_could_not_merge(tmp_path: Path, team
     enf(carol, "sync")
     assert "Alice tuned the zephyrine cache" in enf(carol, "log", "--oneline").stdout
     assert "not merged yet" not in enf(carol, "status").stdout
+
+
+def test_a_read_killed_after_its_merge_is_finished_by_the_next_read(team: tuple[Path, Path]) -> None:
+    """What a read killed between its merge and the working copy's refresh leaves (the
+    branch merged, the working copy old, nothing noted): the next read refreshes it."""
+    from enf_git.memory import fetched
+    from enf_git.memory.workspace import Context
+
+    alice, bob = team
+    shared = alice_shares(alice)
+    bob_pulls(bob)
+    assert fetched.merge_fetched(Context.open(bob)) is not None  # merged in-process, then "killed"
+    assert rev(bob, paths.REF) == shared
+    assert not (bob / paths.WC_DIR / "sessions" / ALICE).exists()
+    enf(bob, "log", "--oneline")
+    assert (bob / paths.WC_DIR / "sessions" / ALICE).is_file()
+    assert enf(bob, "log").stderr == ""  # and noted now: the read after that has nothing to do
+
+
+def test_a_merge_that_was_not_made_is_not_noted_as_seen(team: tuple[Path, Path]) -> None:
+    """The note says what the branch holds: a fetched tip the branch does not contain is
+    never noted, whoever tries (a hook, SessionStart), so the next read still merges it."""
+    from enf_git.memory import fetched
+    from enf_git.memory.workspace import Context
+
+    alice, bob = team
+    alice_shares(alice)
+    bob_pulls(bob)
+    ctx = Context.open(bob)
+    note = bob / ".git" / "enf" / paths.FETCHED_SEEN
+    before = note.read_text()
+    fetched.note_seen(ctx, fetched.seen_now(ctx))
+    assert note.read_text() == before and rev(bob, TRACKING) not in before
+    assert "claude-memory fast-forwarded to origin's memory" in enf(bob, "log").stderr

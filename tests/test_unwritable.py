@@ -142,3 +142,54 @@ def test_objects_owned_by_another_user_are_named_not_called_damage(enf: Enf, rep
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "Permission denied" in proc.stderr and "fsck" not in proc.stderr, proc.stderr
     assert proc.stderr.splitlines()[-1].startswith(f"hint: make {objects} writable by you again")
+
+
+def test_fetched_memory_a_read_cannot_merge_is_one_line_with_the_fix(enf: Enf, repo_dir: Path) -> None:
+    """A teammate's memory fetched into a repository the user may not write: the read still
+    answers, and says in one line why the merge waits and what lets it happen (a sync
+    would be refused too, so it is not what to type)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=repo_dir, capture_output=True, text=True, check=True).stdout.strip()
+
+    tip = git("rev-parse", "claude-memory")
+    theirs = git("commit-tree", "-p", tip, "-m", "a teammate's session", f"{tip}^{{tree}}")
+    git("remote", "add", "origin", str(repo_dir.parent / "nowhere.git"))
+    git("config", "enf.remote", "origin")
+    git("update-ref", "refs/remotes/origin/claude-memory", theirs)
+    state = repo_dir / ".git" / "enf"
+    _chmod_tree(repo_dir / ".git", writable=False)
+    proc = enf("log", "--oneline")
+    assert proc.returncode == 0 and "Added search" in proc.stdout, proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"origin's fetched memory ({theirs[:12]}) is not merged yet (cannot write {state / 'write.lock'}: "
+        f"permission denied): make {state} writable by you again, then any git enf command merges it"]
+    _chmod_tree(repo_dir / ".git", writable=True)
+    again = enf("log", "--oneline")
+    assert "fast-forwarded to origin's memory" in again.stderr and git("rev-parse", "claude-memory") == theirs
+
+
+def test_a_merge_of_fetched_memory_refused_by_objects_names_that_folder(enf: Enf, repo_dir: Path) -> None:
+    """A real merge (both sides moved) must write objects: refused, it names the folder, not fsck."""
+    def git(*args: str, **env: str) -> str:
+        return subprocess.run(["git", *args], cwd=repo_dir, capture_output=True, text=True, check=True,
+                              env={**os.environ, **env}).stdout.strip()
+
+    tip = git("rev-parse", "claude-memory")
+    index = {"GIT_INDEX_FILE": str(repo_dir.parent / "theirs.index")}
+    git("read-tree", tip, **index)
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo_dir, input=session_text(
+        session_id="b0b0b0b0", summary="A teammate's session"), capture_output=True, text=True, check=True).stdout.strip()
+    git("update-index", "--add", "--cacheinfo", f"100644,{blob},sessions/2026-04-14-b0b0b0b0.md", **index)
+    theirs = git("commit-tree", "-p", tip, "-m", "a teammate's session", git("write-tree", **index))
+    git("remote", "add", "origin", str(repo_dir.parent / "nowhere.git"))
+    git("config", "enf.remote", "origin")
+    git("update-ref", "refs/remotes/origin/claude-memory", theirs)
+    (repo_dir / ".claude-sessions" / "sessions" / "2026-04-15-c0c0c0c0.md").write_text(
+        session_text(session_id="c0c0c0c0", summary="My own session"))
+    subprocess.run([GIT_ENF, "commit"], cwd=repo_dir, capture_output=True, check=True)
+    objects = repo_dir / ".git" / "objects"
+    _chmod_tree(objects, writable=False)
+    proc = enf("log", "--oneline")
+    assert proc.returncode == 0 and "My own session" in proc.stdout, proc.stderr
+    [line] = proc.stderr.splitlines()
+    assert "fsck" not in line and line.endswith(f"make {objects} writable by you again, then any git enf command merges it")

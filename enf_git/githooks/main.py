@@ -219,16 +219,18 @@ def merge_fetched() -> None:
     from ..memory.workspace import Context
     from ..plumbing import store
 
+    from ..memory import fetched
+
     ctx = Context.open(".")
+    seen = fetched.seen_now(ctx)
     merged = _merge_remote(ctx)
     if store.tip(ctx.repo) is None:
         return
     with ctx.lock():
         materialize(ctx)
+    fetched.note_seen(ctx, seen)  # only now: a hook timed out before this is finished by the next read
     if merged is None:
         return
-    from ..memory import fetched
-
     for line in fetched.merge_lines(*merged):
         say(line)
 

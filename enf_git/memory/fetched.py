@@ -31,8 +31,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from .. import errors, paths
 from ..errors import EnfError
-from .. import paths
 from ..plumbing import detached, gitcli, store
 from . import sync_merge
 from .workspace import Context
@@ -75,7 +75,6 @@ def merge_fetched(ctx: Context, now: int | None = None, fill_missing: bool = Fal
     if theirs is None or ours is None or (not fill_missing and _blobs_missing(ctx, remote, env)):
         return None
     merged = sync_merge.merge_tips(ctx.repo, ours, theirs, ctx.cache(), now, env=ctx.ident)
-    _write_seen(ctx, f"{remote.tracking_ref} {theirs.id}")  # the next read has nothing to check
     return None if merged.outcome == "up-to-date" else (remote.label, merged)
 
 
@@ -85,6 +84,7 @@ class Unmerged(NamedTuple):
     label: str  # the remote's label
     theirs: str  # the fetched commit
     reason: str  # what stopped the merge ("" when nothing tried yet)
+    fix: str = "git enf sync merges it"  # what to do about it
 
 
 class CaughtUp(NamedTuple):
@@ -103,16 +103,18 @@ def catch_up(ctx: Context, now: int | None = None) -> CaughtUp:
     read-only .git, a malformed remote setting, a lock held too long) never stops the
     read: it is returned as `unmerged`, for the edge to say, and tried again next read.
     """
-    ref = _tracking_ref(ctx)
-    theirs = store.ref_target(ctx.repo, ref) if ref else None
-    seen = f"{ref or '-'} {theirs or '-'}"
+    seen = seen_now(ctx)
+    target = seen.partition(" ")[2]
+    theirs = None if target == "-" else target
     if _read_seen(ctx) == seen:
         return CaughtUp()
     tip = store.tip(ctx.repo)
     if tip is None:
         return CaughtUp()  # init adopts or merges it; nothing is noted before the branch exists
     if theirs is None or str(tip.id) == theirs:
-        _write_seen(ctx, seen)
+        if theirs is not None:
+            _refresh(ctx)  # cheap when nothing is new; else a read killed before its refresh
+        note_seen(ctx, seen)
         return CaughtUp()
     label = gitcli.Remote(ctx.settings.remote or "", gitcli.looks_like_url(ctx.settings.remote or "")).label
     try:
@@ -121,16 +123,28 @@ def catch_up(ctx: Context, now: int | None = None) -> CaughtUp:
         if _blobs_missing(ctx, remote, env):
             return CaughtUp(unmerged=Unmerged(label, theirs, "a partial clone: some of its objects are not here yet"))
         merged = merge_fetched(ctx, now, env=env)
-        if merged is not None:
-            _refresh(ctx)
-    except (EnfError, OSError) as exc:
-        return CaughtUp(unmerged=Unmerged(label, theirs, str(exc)))
+        _refresh(ctx)  # also when up to date: an earlier read may have been killed before it
+    except EnfError as exc:
+        return CaughtUp(unmerged=_left(label, theirs, exc.message, exc.hint))
+    except OSError as exc:
+        refused = errors.refused_write(exc)
+        if refused is None:
+            return CaughtUp(unmerged=Unmerged(label, theirs, str(exc)))
+        return CaughtUp(unmerged=_left(label, theirs, refused.message, refused.hint))
     except Exception as exc:
         if not store.is_git_error(exc):
             raise
-        return CaughtUp(unmerged=Unmerged(label, theirs, str(exc)))
-    _write_seen(ctx, seen)
+        return CaughtUp(unmerged=_left(label, theirs, str(exc), errors.refusal_hint(str(exc))))
+    note_seen(ctx, seen)
     return CaughtUp(merged=merged)
+
+
+def _left(label: str, theirs: str, reason: str, hint: str | None) -> Unmerged:
+    """A merge that could not be made: when the file system refused it (`hint` says how to
+    give the folder back), a sync would be refused too, so the fix is the hint."""
+    if hint and hint.startswith("make "):
+        return Unmerged(label, theirs, reason, f"{hint.split(' (')[0]}, then any git enf command merges it")
+    return Unmerged(label, theirs, reason)
 
 
 def merge_lines(label: str, result: sync_merge.MergeResult) -> list[str]:
@@ -147,7 +161,7 @@ def said(done: CaughtUp) -> list[str]:
 
 def unmerged_line(left: Unmerged) -> str:
     why = f" ({left.reason})" if left.reason else ""
-    return f"{left.label}'s fetched memory ({left.theirs[:12]}) is not merged yet{why}: git enf sync merges it"
+    return f"{left.label}'s fetched memory ({left.theirs[:12]}) is not merged yet{why}: {left.fix}"
 
 
 def _refresh(ctx: Context) -> None:
@@ -169,6 +183,19 @@ def _tracking_ref(ctx: Context) -> str | None:
     return gitcli.tracking_ref(paths.URL_REMOTE_NAME)
 
 
+def seen_now(ctx: Context) -> str:
+    """What `note_seen` records once the caller merged and refreshed: the tracking ref and
+    where it points now (read before the merge, so a fetch landing meanwhile is not skipped)."""
+    ref = _tracking_ref(ctx)
+    theirs = store.ref_target(ctx.repo, ref) if ref else None
+    return f"{ref or '-'} {theirs or '-'}"
+
+
+def _holds(ctx: Context, oid: str) -> bool:
+    tip, theirs = store.tip(ctx.repo), store.commit_at(ctx.repo, oid)
+    return tip is not None and theirs is not None and store.descends_from(ctx.repo, tip, theirs)
+
+
 def _seen_file(ctx: Context) -> Path:
     return store.state_dir(ctx.repo) / SEEN
 
@@ -180,8 +207,14 @@ def _read_seen(ctx: Context) -> str:
         return ""
 
 
-def _write_seen(ctx: Context, seen: str) -> None:
-    """Best effort: a read-only .git only means the next read checks again."""
+def note_seen(ctx: Context, seen: str) -> None:
+    """Record that fetched memory up to `seen` (from `seen_now`) is merged and in the working
+    copy, if the branch holds it: a merge that was not made (a partial clone's missing
+    blobs, a refused write) leaves the note as it was, for the next read to try again.
+    Best effort: a read-only .git only means the next read checks again."""
+    theirs = seen.partition(" ")[2]
+    if theirs != "-" and not _holds(ctx, theirs):
+        return
     path = _seen_file(ctx)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -51,11 +51,13 @@ def prepare(ctx: Context, message: str, now: int | None = None, current: str | N
         init(ctx, now)
         return Prepared(commit(ctx, message, now), [])
     report = commit(ctx, message, now)
+    seen = fetched.seen_now(ctx)
     merged = _merge_fetched(ctx, now)
     # One tier per start, oldest first (seed 000); `current` (the starting session) stays hot.
     compressed = compress.scheduled(ctx, now if now is not None else int(time.time()), current=current)
     restored = restore(ctx, report.held_deletions, paths_on_branch=True).written if report.held_deletions else []
     restored += init(ctx, now).materialized
+    fetched.note_seen(ctx, seen)  # merged and in the working copy: the next read has nothing to do
     return Prepared(report, [*report.restored, *restored], merged, compressed)
 
 
