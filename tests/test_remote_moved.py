@@ -151,3 +151,36 @@ def test_the_push_url_noted_is_the_one_git_hands_the_pre_push_hook(repo_dir: Pat
         run_git(repo_dir, "config", key, value)
     expected = run_git(repo_dir, "remote", "get-url", "--push", "origin").strip()
     assert gitcli.push_url(str(repo_dir), gitcli.Remote("origin", is_url=False)) == expected
+
+
+def test_a_token_in_the_remotes_url_is_never_written_to_the_record(tmp_path: Path, repo_dir: Path) -> None:
+    """A remote URL with `user:token@` (a CI job's, or a user's who pasted one): memory goes
+    with the push over smart HTTP, the record of where it went keeps no token, and the next
+    push of code still ends in the shell, because the shim compares the URL without it."""
+    from githttp import serving
+
+    served = tmp_path / "served"
+    served.mkdir()
+    bare(served, "team.git")
+    run_git(served / "team.git", "config", "http.receivepack", "true")
+    with serving(served) as (base, users):
+        url = base.replace("http://", "http://alice:s3cret-token@") + "/team.git"
+        run_git(repo_dir, "remote", "add", "origin", url)
+        run_git(repo_dir, "config", "enf.pushMemory", "first")
+        run_git(repo_dir, "push", "-q", "-u", "origin", "main")
+        enf(repo_dir, "init")
+        (repo_dir / ".claude-sessions" / "sessions" / "2026-04-13-token.md").write_text(
+            session_text(session_id="a1a1a1a1", summary="Shared over HTTP"))
+        enf(repo_dir, "commit")
+        code_commit(repo_dir, "a.txt")
+        assert "memory pushed to origin" in git_ok(repo_dir, "push", "origin", "main")
+        assert tip(served / "team.git") == tip(repo_dir) and "alice" in users
+        state = repo_dir / ".git" / "enf"
+        leaked = [p for p in state.rglob("*") if p.is_file() and b"s3cret-token" in p.read_bytes()]
+        assert leaked == []
+        assert (state / "remotes" / "origin").read_text().split()[2] == base + "/team.git"
+        pre_push = repo_dir / ".git" / "hooks" / "pre-push"
+        pre_push.write_text(githooks.render("pre-push", "/nonexistent/python"))
+        code_commit(repo_dir, "b.txt")
+        assert "enf-git" not in git_ok(repo_dir, "push", "origin", "main")  # the shell check ended it
+        assert "0 ahead, 0 behind origin/claude-memory" in enf(repo_dir, "status")

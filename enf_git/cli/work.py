@@ -72,7 +72,7 @@ def _remote_state(ctx: Context, tip: str) -> dict[str, Any] | None:
     seen = gitcli.seen(str(ctx.top), remote)
     if seen is not None:  # the tracking ref speaks for the URL we last talked to: is it still this one?
         now = gitcli.push_url(str(ctx.top), remote)
-        if now and now != seen.url:
+        if now and gitcli.without_credentials(now) != gitcli.without_credentials(seen.url):
             return {"name": remote.label, "fetched": False, "ahead": None, "behind": None,
                     "moved": {"from": gitcli.masked(seen.url), "to": gitcli.masked(now)}}
         if seen.remote is None and theirs == seen.tracking:

@@ -63,6 +63,12 @@ nl='
 '
 if [ $hook = pre-push ]; then
   [ $status -eq 0 ] || exit $status  # the push is not happening
+  # $2 without its user-info (user:token@), as .git/{state}/{seen}/ records it: no credentials kept.
+  url=$2
+  case $url in *://*@*)
+    rest=${{url#*://}}; auth=${{rest%%/*}}
+    case $auth in *@*) url="${{url%%://*}}://${{auth##*@}}${{rest#"$auth"}}" ;; esac ;;
+  esac
   # `git push --all`, `--mirror`, or naming the branch: git sends memory itself, and a push
   # of ours first would move the remote's ref under it ("failed to update ref").
   case $input in *" {ref} "*) exit $status ;; esac
@@ -79,7 +85,7 @@ if [ $hook = pre-push ]; then
         common=${{refs%%"$nl"*}} && refs=${{refs#*"$nl"}} && ours=${{refs%%"$nl"*}} && theirs=${{refs#*"$nl"}}
     fi
     was=; {{ read -r at tracked was <"$common/{state}/{seen}/$1"; }} 2>/dev/null
-    [ -n "$ours" ] && [ "$ours" = "$theirs" ] && [ "$was" = "$2" ] && exit $status
+    [ -n "$ours" ] && [ "$ours" = "$theirs" ] && [ "$was" = "$url" ] && exit $status
   fi
 fi
 remote=$(git config --get enf.remote 2>/dev/null)
@@ -98,7 +104,7 @@ pre-push)
   if [ -n "$named" ]; then [ "$1" = "$remote" ] || exit $status
   else [ "$1" = "$remote" ] || [ "$2" = "$remote" ] || exit $status; fi
   was=; {{ read -r at tracked was <"$common/{state}/{seen}/$seen_as"; }} 2>/dev/null
-  [ "$ours" = "$theirs" ] && [ "$was" = "$2" ] && exit $status  # nothing to push: Python is not started
+  [ "$ours" = "$theirs" ] && [ "$was" = "$url" ] && exit $status  # nothing to push: Python is not started
   mode=$(git config --get {mode_key} 2>/dev/null)
   case $mode in  # git's spellings, in any case
     [Ff][Aa][Ll][Ss][Ee]|[Oo][Ff][Ff]|[Nn][Oo]|0)  # memory goes with `git enf sync` only: say so, every push

@@ -879,11 +879,25 @@ def _seen_file(repo_dir: str, remote: Remote, env: Mapping[str, str] | None) -> 
     return os.path.join(paths.state_dir(common), paths.SEEN_DIR, name)
 
 
+def without_credentials(url: str) -> str:
+    """`url` without its user-info (`https://user:token@host/…` → `https://host/…`): what the
+    record keeps, since a token in .git/enf would outlive its use. The pre-push shim strips
+    `$2` the same way (shell parameter expansion) before it compares the two."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url  # scp-like `user@host:path` carries no password
+    authority, slash, path = rest.partition("/")
+    if "@" not in authority:
+        return url
+    return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
+
+
 def note_seen(repo_dir: str, remote: Remote, there: str | None, tracking: str | None, url: str | None = None,
               env: Mapping[str, str] | None = None) -> None:
-    """Record what we just saw at `remote` (see above). Best effort: without the record the
-    next push only takes the longer way (our part runs, and writes it)."""
-    where = url if url is not None else push_url(repo_dir, remote, env)
+    """Record what we just saw at `remote` (see above), the URL without credentials. Best
+    effort: without the record the next push only takes the longer way (our part runs,
+    and writes it)."""
+    where = without_credentials(url if url is not None else push_url(repo_dir, remote, env))
     path = _seen_file(repo_dir, remote, env)
     if not where or "\n" in where or path is None:
         return
