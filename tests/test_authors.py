@@ -1,0 +1,106 @@
+"""Who last changed each record (memory/authors.py): git's sense of "last changed", kept
+incrementally per machine and equal to a walk from scratch. Real repositories, commits
+made by memory.commit under git's identity variables, checked with the real `git`."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from enf_git import memory
+from enf_git.memory import authors, sync_merge
+from enf_git.plumbing import store
+from gitfixtures import run_git, session_text
+
+ALICE = {"GIT_AUTHOR_NAME": "Alice", "GIT_AUTHOR_EMAIL": "alice@example.com", "GIT_AUTHOR_DATE": "1764547200 +0000"}
+BOB = {"GIT_AUTHOR_NAME": "Bob", "GIT_AUTHOR_EMAIL": "bob@example.com", "GIT_AUTHOR_DATE": "1764633600 +0000"}
+S = "sessions/2026-04-13-shared.md"
+T = "sessions/2026-04-14-other.md"
+
+
+def as_(repo: Path, who: dict[str, str]) -> memory.Context:
+    return memory.Context.open(repo, environ=who)
+
+
+def write(repo: Path, rel: str, text: str) -> None:
+    (repo / ".claude-sessions" / rel).write_text(text)
+
+
+def git_last(repo: Path, rel: str) -> str:
+    """What git itself says last changed the path (git log -1 follows git's rule too)."""
+    stored = run_git(repo, "ls-tree", "-r", "--name-only", "claude-memory", raw=True).split()
+    path = next(p for p in stored if p.endswith(Path(rel).name))
+    return run_git(repo, "log", "-1", "--format=%an", "claude-memory", "--", path, raw=True).strip()
+
+
+def test_the_last_changer_is_named_to_everyone_but_themself(run_cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    run_cli("init")
+    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="Alice started it"))
+    memory.commit(as_(repo_dir, ALICE), "alice")
+    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="Bob changed it"))
+    memory.commit(as_(repo_dir, BOB), "bob")
+    seen_by_alice = authors.load(as_(repo_dir, {**ALICE}))
+    assert seen_by_alice.by(S) == "Bob, 2025-12-02" and git_last(repo_dir, S) == "Bob"
+    assert authors.load(as_(repo_dir, BOB)).by(S) == ""
+    assert seen_by_alice.names([S]) == ["Bob"] and authors.load(as_(repo_dir, BOB)).names([S]) == ["you"]
+
+
+def test_a_merge_that_only_brings_a_version_in_changed_nothing(run_cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    run_cli("init")
+    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="base"))
+    memory.commit(as_(repo_dir, ALICE), "base")
+    repo = store.open_repo(repo_dir)
+    base = store.tip(repo)
+    assert base is not None
+    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="Bob's edit"))
+    memory.commit(as_(repo_dir, BOB), "bob")
+    bobs = store.tip(repo)
+    assert bobs is not None
+    repo.references[store.REF].set_target(base.id)  # Alice's side: her own session, no edit of S
+    memory.Context.open(repo_dir).manifest_path.unlink()
+    write(repo_dir, T, session_text(session_id="b2b2b2b2", summary="Alice's own"))
+    memory.commit(as_(repo_dir, ALICE), "alice")
+    ctx = as_(repo_dir, ALICE)
+    merged = sync_merge.merge_tips(ctx.repo, store.tip(ctx.repo), bobs, ctx.cache(), env=ALICE)
+    assert merged.outcome == "merged"
+    table = authors.load(ctx)
+    assert table.by(S) == "Bob, 2025-12-02" and table.by(T) == ""
+    assert git_last(repo_dir, S) == "Bob"
+
+
+def test_kept_up_to_date_it_equals_a_walk_from_scratch(run_cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    run_cli("init")
+    for i, who in enumerate((ALICE, BOB, ALICE, BOB)):
+        write(repo_dir, f"sessions/2026-04-1{i}-s{i}.md", session_text(session_id=f"{i}" * 8, summary=f"s{i}"))
+        memory.commit(as_(repo_dir, who), f"c{i}")
+        authors.load(as_(repo_dir, ALICE))  # brought forward commit by commit
+    (repo_dir / ".claude-sessions" / "sessions" / "2026-04-11-s1.md").unlink()
+    memory.commit(as_(repo_dir, ALICE), "delete")
+    kept = authors.load(as_(repo_dir, ALICE)).changes
+    (store.state_dir(store.open_repo(repo_dir)) / authors.FILE).unlink()
+    fresh = authors.load(as_(repo_dir, ALICE)).changes
+    assert kept == fresh
+    assert "sessions/2026-04-11-s1.md" not in fresh and fresh["sessions/2026-04-13-s3.md"].name == "Bob"
+
+
+def test_a_rewritten_branch_is_walked_again(run_cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    run_cli("init")
+    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="Bob's"))
+    memory.commit(as_(repo_dir, BOB), "bob")
+    assert authors.load(as_(repo_dir, ALICE)).by(S).startswith("Bob")
+    tip = run_git(repo_dir, "rev-parse", "claude-memory").strip()
+    tree = run_git(repo_dir, "rev-parse", f"{tip}^{{tree}}").strip()
+    env = {"GIT_AUTHOR_NAME": "Carol", "GIT_AUTHOR_EMAIL": "carol@example.com"}
+    rewritten = subprocess.run(["git", "commit-tree", tree, "-m", "rewritten"], cwd=repo_dir, capture_output=True,
+                               text=True, check=True, env={**__import__("os").environ, **env}).stdout.strip()
+    run_git(repo_dir, "update-ref", "refs/heads/claude-memory", rewritten)
+    assert authors.load(as_(repo_dir, ALICE)).by(S).startswith("Carol")
+
+
+def test_a_damaged_file_is_walked_again(run_cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    run_cli("init")
+    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="Bob's"))
+    memory.commit(as_(repo_dir, BOB), "bob")
+    authors.load(as_(repo_dir, ALICE))
+    (store.state_dir(store.open_repo(repo_dir)) / authors.FILE).write_bytes(b"garbage")
+    assert authors.load(as_(repo_dir, ALICE)).by(S).startswith("Bob")
