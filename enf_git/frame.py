@@ -20,10 +20,11 @@ how memory is shown, not what it stores. Stdlib only, and `re` is loaded only fo
 that has a character worth looking at: the per-call hooks pass their text through here.
 """
 
-from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
+# No `from __future__`, no typing: the per-prompt hook imports this module (each import
+# costs there; tests/test_pointers.py counts them).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 OPEN, CLOSE = "\u2039", "\u203a"  # ‹ ›: reads as a bracket, parsed as nothing
 
@@ -51,10 +52,8 @@ _TRIGGERS = ("<", "&", "\uff1c", "\ufe64", "\u2329", "\u3008", "\\u003c", "\\x3c
 
 LT = r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?|\\u003c|\\x3c|\uff1c|\ufe64|\u2329|\u3008)"
 GT = r"(?:>|&gt;?|&#0*62;?|&#x0*3e;?|\\u003e|\\x3e|\uff1e|\ufe65|\u232a|\u3009)"
-_TAG_TRIGGERS = _TRIGGERS[:-2]
 
-_Rule = Callable[[str], str]
-_rules: list[_Rule] = []
+_rules: "list[Callable[[str], str]]" = []
 
 
 def inline(text: str) -> str:
@@ -81,12 +80,20 @@ def shown(text: str) -> str:
 def tags_only(text: str) -> str:
     """Only the tag rule, over a whole reply: the last guard at the boundary to the client
     (our own text has no tags, so whatever one it holds came from memory)."""
-    if not any(t in text for t in _TAG_TRIGGERS):
+    if not _may_hold_tag(text):
         return text
     return _compiled()[0](text)
 
 
-def shown_json(value: Any) -> Any:
+def _may_hold_tag(text: str) -> bool:
+    """A cheap look for any spelling of `<` (an `&` alone, as in "Errors & Fixes", is not one)."""
+    if any(t in text for t in ("<", "\uff1c", "\ufe64", "\u2329", "\u3008")):
+        return True
+    lowered = text.lower() if ("&" in text or "\\" in text) else ""
+    return any(t in lowered for t in ("&lt", "&#", "\\u003c", "\\x3c"))
+
+
+def shown_json(value: object) -> object:
     """`value` (parsed JSON: dicts, lists, strings) with every string `shown`: a tool
     result's JSON cannot carry a closing tag either, whatever key it sits under."""
     if isinstance(value, str):
@@ -98,13 +105,13 @@ def shown_json(value: Any) -> Any:
     return value
 
 
-def _compiled() -> list[_Rule]:
+def _compiled() -> "list[Callable[[str], str]]":
     if not _rules:
         _rules.extend(_build())
     return _rules
 
 
-def _build() -> list[_Rule]:
+def _build() -> "list[Callable[[str], str]]":
     import re
 
     # `<`, its entities (with or without `;`, decimal or hex, padded) and look-alikes, then

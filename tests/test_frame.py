@@ -1,4 +1,4 @@
-"""No text from memory breaks its frame (pure/frame.py): a corpus of attempts, each a
+"""No text from memory breaks its frame (frame.py): a corpus of attempts, each a
 test, and a property test over generated text, judged by an oracle of its own (the
 text as an HTML-ish parser or a model would read it: entities decoded, look-alikes
 folded by NFKC, invisible characters dropped)."""
@@ -13,7 +13,7 @@ import unicodedata
 
 import pytest
 
-from enf_git.pure import frame
+from enf_git import frame
 
 CLIENT_TAGS = ["system-reminder", "command-name", "command-message", "command-args", "function_calls",
                "function_results", "user-prompt-submit-hook", "local-command-stdout", "antml:invoke",

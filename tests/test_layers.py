@@ -19,7 +19,7 @@ PACKAGE = Path(memory.__file__).resolve().parent.parent
 # Rank of each top-level part of the package: a module may import its own part or
 # any part of a lower rank, never a higher one.
 RANKS = {
-    "errors": 0, "paths": 0, "fastjson": 0, "redact": 0, "__init__": 0,
+    "errors": 0, "paths": 0, "fastjson": 0, "redact": 0, "frame": 0, "__init__": 0,
     "pure": 1, "plumbing": 1,
     "memory": 2, "install": 2,
     "cli": 3, "claude": 3, "githooks": 3, "mcp": 3,

@@ -66,9 +66,11 @@ def _session_reminder(where: Where, sid: str, found: str | None, state: dict[str
     if prompts < HEARTBEAT_PROMPTS:
         return ""
     name = os.path.relpath(found, where.top)
-    return (f"<system-reminder>enf-git heartbeat: {prompts} prompts since {name} was last updated. "
+    # No tags of our own: the client puts hook context inside its system reminder already,
+    # and a tag in our text is what frame.py takes away from memory's.
+    return (f"enf-git heartbeat: {prompts} prompts since {name} was last updated. "
             f"Update it now (Interactions, Decisions as Y-statements, Errors & Fixes, Friction Events, Open Items) "
-            f"before answering.</system-reminder>")
+            f"before answering.")
 
 
 def _settings(where: Where) -> dict[str, str]:

@@ -136,7 +136,7 @@ def deny_reason(session_id: str, now: float | None = None) -> str:
     return (
         f"No session file exists for THIS session (id {prefix}) on {today}. Another session's file "
         f"dated today does NOT satisfy the Elephants Never Forget gate. Create "
-        f"`{WC_DIR}/sessions/{today}-<slug>.md` with frontmatter `session_id: {prefix}`, OR create "
+        f"`{WC_DIR}/sessions/{today}-SLUG.md` (SLUG: 2-5 kebab-case words) with frontmatter `session_id: {prefix}`, OR create "
         f"`{WC_DIR}/.opt-out/{prefix}` to opt out of tracking for this session."
     )
 
@@ -144,10 +144,9 @@ def deny_reason(session_id: str, now: float | None = None) -> str:
 def reminder(session_id: str, now: float | None = None) -> str:
     prefix, today = id8(session_id), days(now)[0]
     return (
-        f"<system-reminder>enf-git: this session (id {prefix}) has no session file yet. Before any other "
-        f"tool, create `{WC_DIR}/sessions/{today}-<slug>.md` (slug: 2-5 kebab-case words, [a-z0-9-]) with "
+        f"enf-git: this session (id {prefix}) has no session file yet. Before any other "
+        f"tool, create `{WC_DIR}/sessions/{today}-SLUG.md` (SLUG: 2-5 kebab-case words, [a-z0-9-]) with "
         f"frontmatter session_id: {prefix}, date: {today}, start_time, tags, status: active, summary, and an "
         f"## Intent section. If the user asked not to track this session, create the empty file "
         f"`{WC_DIR}/.opt-out/{prefix}` instead. Tools other than that Write are denied until then."
-        f"</system-reminder>"
     )

@@ -39,6 +39,14 @@ def session_of(payload: dict[str, object]) -> str:
 
 
 def reply(event: str, **fields: str) -> str:
+    """The hook's answer. Its context passes the tag rule once more as a whole (every
+    memory text in it was shown through frame.py already): whatever produced it, no
+    `</system-reminder>` reaches the client from us."""
+    text = fields.get("additionalContext", "")
+    if any(c in text for c in "<&\\\uff1c\ufe64\u2329\u3008"):  # else no spelling of `<`: frame.py not even loaded
+        from .. import frame
+
+        fields["additionalContext"] = frame.tags_only(text)
     return fastjson.dumps({"hookSpecificOutput": {"hookEventName": event, **fields}})
 
 

@@ -25,9 +25,9 @@ import threading
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
-from .. import paths
+from .. import frame, paths
 from ..errors import EnfError, NotFound
 from ..memory import answers, fetched, queries
 from ..memory.workspace import Context, require_branch
@@ -331,9 +331,11 @@ def call(name: str, arguments: object, where: Where) -> Result:
         traceback.print_exc(file=sys.stderr)
         return _error(f"{name} failed inside enf-git ({type(exc).__name__}: {exc})",
                       "this is a bug in enf-git: the traceback is in the MCP server's log; please report it")
-    return Result(json.dumps({"schema": SCHEMA, "command": name, **payload}, ensure_ascii=False,
+    # A model reads the result: every string in it (a summary, a session's text, a query
+    # echoed) is shown as data, so none can close the client's frame around it (frame.py).
+    return Result(json.dumps({"schema": SCHEMA, "command": name, **cast(Args, frame.shown_json(payload))}, ensure_ascii=False,
                              separators=(",", ":")))
 
 
 def _error(message: str, hint: str | None) -> Result:
-    return Result(f"error: {message}" + (f"\nhint: {hint}" if hint else ""), is_error=True)
+    return Result(frame.shown(f"error: {message}" + (f"\nhint: {hint}" if hint else "")), is_error=True)

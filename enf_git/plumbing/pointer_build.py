@@ -19,6 +19,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from .. import frame
 from . import atomic, pointers, search
 
 DELTA_MAX = 256  # changed records a delta may hold; more and the full file is rewritten
@@ -183,5 +184,7 @@ def _summary(text: str) -> str:
 
 
 def _short(line: str, width: int = 110) -> str:
-    line = " ".join(line.split())
+    """One line of a pointer, shown as data (frame.py) when the file is built, so the
+    per-prompt hook reads it ready."""
+    line = frame.inline(" ".join(line.split()))
     return line if len(line) <= width else line[: width - 1].rsplit(" ", 1)[0] + "…"

@@ -39,7 +39,7 @@ Record = tuple[str, str, str, str, str, list[Decision], float, dict[str, float]]
 # term -> (df, the highest-impact records, their impacts)
 Postings = dict[str, tuple[int, tuple[int, ...], tuple[float, ...]]]
 
-SCHEMA = 1
+SCHEMA = 2  # 2: summaries and decisions shown as data (frame.py) when the file is built
 MAGIC = b"ENFPTR1\n"
 SHARDS = 256
 CAP = 128  # postings kept per term, the highest-impact first (the candidates' source)
