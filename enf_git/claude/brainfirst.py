@@ -62,5 +62,6 @@ def line(p: pointers.Pointer) -> str:
         by = f" by {p.superseded_by}" if p.superseded_by else ""
         on = f" on {p.superseded_on}" if p.superseded_on else ""
         status = f" (SUPERSEDED{by}{on}: it no longer stands)"
-    return (f"- {p.date or '-'} {p.kind} {name}{pin}: {p.text}{status} — matches: {', '.join(p.matched)}"
+    by = f" — {p.author}" if p.author else ""  # a teammate's record names them (shown as data when built)
+    return (f"- {p.date or '-'} {p.kind} {name}{pin}: {p.text}{status}{by} — matches: {', '.join(p.matched)}"
             f" → `git enf show {p.ref}`")

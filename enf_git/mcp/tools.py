@@ -75,6 +75,16 @@ class Where:
                 memo.authors = queries.first_authors(ctx.repo, tip)
             return memo.records, memo.authors or {}
 
+    def written_by(self, ctx: Context, tip: store.Commit) -> Any:
+        """memory.authors' table for `tip` (who last changed each record), reused like the records."""
+        from ..memory import authors
+
+        with self._lock:
+            memo = self._of(ctx, tip)
+            if memo.written_by is None:
+                memo.written_by = authors.load(ctx, tip)
+            return memo.written_by
+
     def ledger(self, ctx: Context, tip: store.Commit) -> Any:
         """The decision ledger of `tip`'s records, reused like them."""
         with self._lock:
@@ -95,6 +105,7 @@ class _Memo:
         self.tip = tip
         self.records = records
         self.authors: dict[str, str] | None = None
+        self.written_by: Any = None
         self.ledger: Any = None
 
 
@@ -117,7 +128,14 @@ def _recall(where: Where, args: Args) -> dict[str, Any]:
     tip = require_branch(ctx)
     answer = search.query(indexer.ensure(ctx.repo, ctx.cache()), text, args["limit"])
     answers.note_asked(ctx, tip, [h.path for h in answer.hits])
-    return {"query": text, "weak": answer.weak, "results": [_hit(h) for h in answer.hits]}
+    table = where.written_by(ctx, tip)
+    return {"query": text, "weak": answer.weak,
+            "results": [_signed(_hit(h), table.by(h.path) if h.kind != "history" else "") for h in answer.hits]}
+
+
+def _signed(row: dict[str, Any], by: str) -> dict[str, Any]:
+    """`row` with `written_by` ("Alice, 2026-12-01") when someone else last changed its record."""
+    return {**row, "written_by": by} if by else row
 
 
 def _hit(h: Any) -> dict[str, Any]:
@@ -148,8 +166,9 @@ def _show(where: Where, args: Args) -> dict[str, Any]:
             for v in versions[:HISTORY_SHOWN]]}
     if found.chain is not None and found.decision is not None:
         _, authors = where.records(ctx, at, authors=True)
-        return {"kind": "decision", "path": found.decision.source,
-                "decision": answers.decision_answer(found.chain, found.decision, authors)}
+        return _signed({"kind": "decision", "path": found.decision.source,
+                        "decision": answers.decision_answer(found.chain, found.decision, authors)},
+                       where.written_by(ctx, tip).by(found.decision.source) if at.id == tip.id else "")
     data = store.read_path(ctx.repo, at.tree, found.path) or b""
     if args["full"]:
         from ..memory.compress import full_text
@@ -157,8 +176,9 @@ def _show(where: Where, args: Args) -> dict[str, Any]:
         data = full_text(ctx.repo, at, found.path, data)
     from ..pure import model
 
-    return {"kind": "session" if model.is_session_path(found.path) else "file", "path": found.path,
-            "revision": str(at.id), "text": data.decode("utf-8", "replace")}
+    return _signed({"kind": "session" if model.is_session_path(found.path) else "file", "path": found.path,
+                    "revision": str(at.id), "text": data.decode("utf-8", "replace")},
+                   where.written_by(ctx, tip).by(found.path) if at.id == tip.id else "")
 
 
 def _revision(ctx: Context, tip: store.Commit, rev: str | None) -> store.Commit:
@@ -191,7 +211,9 @@ def _log(where: Where, args: Args) -> dict[str, Any]:
     tip = require_branch(ctx)
     recs, authors = where.records(ctx, tip, authors=True)
     sessions = queries.filter_sessions(recs.all_sessions(), filters, authors)
-    return {"total": len(sessions), "sessions": [answers.session_row(s, authors) for s in sessions[:args["limit"]]]}
+    table = where.written_by(ctx, tip)
+    return {"total": len(sessions),
+            "sessions": [_signed(answers.session_row(s, authors), table.by(s.path)) for s in sessions[:args["limit"]]]}
 
 
 HISTORY_SHOWN = 50  # versions `show history` lists, newest first (its total says how many there are)
@@ -206,7 +228,9 @@ def _decisions(where: Where, args: Args) -> dict[str, Any]:
     chains, unresolved = queries.decision_chains(recs, filters, authors, ledger)
     open_ = queries.open_disagreements(recs, ledger)
     # Every list within `limit`, with its total: a model's context is no place for all of them.
-    return {"total": len(chains), "decisions": [answers.chain_row(c, authors) for c in chains[:args["limit"]]],
+    table = where.written_by(ctx, tip)
+    rows = [_signed(answers.chain_row(c, authors), table.by(c.current.source)) for c in chains[:args["limit"]]]
+    return {"total": len(chains), "decisions": rows,
             "unresolved_total": len(unresolved),
             "unresolved": [answers.unresolved_row(r) for r in unresolved[:args["limit"]]],
             "disagreements_total": len(open_),

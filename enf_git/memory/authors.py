@@ -121,6 +121,11 @@ def _inherited(ctx: Context, others: list[store.Tree], path: str, oid: str) -> b
     return any(store.blob_oid(ctx.repo, tree, path) == oid for tree in others)
 
 
+def reader(ctx: Context) -> tuple[str, str]:
+    """(name, email) of whoever reads memory here: git's author identity, as a commit would take it."""
+    return _me(ctx)
+
+
 def _me(ctx: Context) -> tuple[str, str]:
     from ..plumbing import ident
 

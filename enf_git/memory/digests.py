@@ -21,7 +21,7 @@ from ..pure import briefing, model, render
 from . import records
 
 FILE = "startup.json"
-VERSION = 2  # bump whenever the Digest's fields or their meaning change (2: reversals by phrase or session disagree)
+VERSION = 3  # bump whenever the Digest's fields or their meaning change (3: a decision line names its record)
 MAX_CHANGED = 200  # changed sessions folded in one by one; more (a big merge) rebuild it
 
 
@@ -103,7 +103,7 @@ def _write(path: Any, tip: str, key: tuple[str, str], digest: briefing.Digest) -
 def _digest_to_json(d: briefing.Digest) -> dict[str, Any]:
     return {"count": d.count, "newest": [records.session_to_json(s) for s in d.newest],
             "interrupted": [records.session_to_json(s) for s in d.interrupted], "standing": d.standing,
-            "lines": [[x.date, x.time, x.id, x.text] for x in d.lines], "disagreements": list(d.disagreements),
+            "lines": [[x.date, x.time, x.id, x.text, x.source] for x in d.lines], "disagreements": list(d.disagreements),
             "fixed": sorted(d.fixed), "last_reversal": list(d.last_reversal)}
 
 
@@ -112,6 +112,6 @@ def _digest_of_json(raw: dict[str, Any]) -> briefing.Digest:
     return briefing.Digest(
         int(raw["count"]), tuple(records.session_from_json(s) for s in raw["newest"]),
         tuple(records.session_from_json(s) for s in raw["interrupted"]), int(raw["standing"]),
-        tuple(briefing.DecisionLine(str(a), str(b), str(c), str(t)) for a, b, c, t in raw["lines"]),
+        tuple(briefing.DecisionLine(str(a), str(b), str(c), str(t), str(p)) for a, b, c, t, p in raw["lines"]),
         tuple(str(x) for x in raw["disagreements"]), frozenset(str(x) for x in raw["fixed"]),
         (str(last[0]), str(last[1]), str(last[2])))

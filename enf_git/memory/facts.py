@@ -306,6 +306,8 @@ def session_start_block(ctx: Context, session_id: str, now: int, user_dir: Path 
         pruned = []  # the branch kept moving, say: the budget below still leaves expired facts out
     listing = list_facts(ctx, places, settings=settings)
     shown, overridden = budget.reconcile(listing.by_scope)
+    if "project" in shown:
+        shown["project"] = _signed(ctx, shown["project"])
     fitted = [budget.fit(shown[s], settings.budgets[s], today, s) for s in places.scopes()]
     hint = HISTORY_HINT if any(f.scope == "project" for f in pruned) else ""
     text = budget.block(fitted, pruned, overridden, hint)
@@ -317,8 +319,26 @@ def session_start_block(ctx: Context, session_id: str, now: int, user_dir: Path 
 # --- SessionStart's block, cached per machine ---------------------------------------------
 
 BLOCK_FILE = "facts-block.json"
-BLOCK_VERSION = 1  # bump whenever the block's text or what it depends on changes
+BLOCK_VERSION = 2  # bump whenever the block's text or what it depends on changes (2: teammates' facts signed)
 NEVER = "9999-12-31"  # the lapse day of facts that never expire
+
+
+def _signed(ctx: Context, facts: list[pf.Fact]) -> list[pf.Fact]:
+    """The project's facts as the block shows them: one someone else last changed ends with
+    "— Alice, 2026-12-01" (within its budget: the name counts)."""
+    from dataclasses import replace
+
+    from . import authors
+
+    try:
+        table = authors.load(ctx)
+    except (EnfError, OSError):
+        return facts
+    out = []
+    for f in facts:
+        by = table.by(f"{pf.MEMORIES_DIR}/{f.id}.md")
+        out.append(replace(f, text=f"{f.text} — {by}") if by else f)
+    return out
 
 
 def _block_key(ctx: Context, places: Places, settings: FactSettings) -> list[object]:
@@ -328,7 +348,10 @@ def _block_key(ctx: Context, places: Places, settings: FactSettings) -> list[obj
     memories = store.blob_oid(ctx.repo, tip.tree, pf.MEMORIES_DIR) if tip is not None else None
     user = _folder_stamp(places.user_dir / pf.MEMORIES_DIR) if places.user_dir is not None else None
     own = _file_stamp(fact_stores.session_path(ctx, places.session_id)) if places.session_id else None
-    return [BLOCK_VERSION, memories, str(places.user_dir), user, places.session_id, own,
+    from . import authors
+
+    me = authors.reader(ctx)  # whose facts go unsigned
+    return [BLOCK_VERSION, memories, str(places.user_dir), user, places.session_id, own, list(me),
             sorted((k, v) for k, v in settings.ttls.items()), sorted(settings.budgets.items())]
 
 

@@ -24,7 +24,7 @@ def enabled(repo: store.Repo) -> bool:
 
 
 BLOCK_FILE = "instincts-block.json"
-BLOCK_VERSION = 2  # bump whenever the block's text changes for the same records
+BLOCK_VERSION = 3  # bump whenever the block's text changes for the same records (3: teammates' signed)
 
 
 def session_start_block(ctx: Context) -> str:
@@ -36,7 +36,10 @@ def session_start_block(ctx: Context) -> str:
         return ""
     tip = store.tip(ctx.repo)
     room = _budget(ctx.repo) * CHARS_PER_TOKEN
-    key = [BLOCK_VERSION, store.blob_oid(ctx.repo, tip.tree, paths.INSTINCTS_DIR) if tip is not None else None, room]
+    from .authors import reader
+
+    key = [BLOCK_VERSION, store.blob_oid(ctx.repo, tip.tree, paths.INSTINCTS_DIR) if tip is not None else None, room,
+           list(reader(ctx))]  # whose lines go unsigned
     cache = store.state_dir(ctx.repo) / BLOCK_FILE
     try:
         saved = fastjson.loads(cache.read_text(encoding="utf-8"))
@@ -47,12 +50,24 @@ def session_start_block(ctx: Context) -> str:
     from ..pure import instincts as pi
     from .instincts import load
 
-    text = pi.block(list(load(ctx.repo, tip).instincts.values()), room)
+    text = pi.block(list(load(ctx.repo, tip).instincts.values()), room, _by(ctx))
     try:
         atomic.write(cache, fastjson.dumps({"key": key, "text": text}).encode("utf-8"))
     except OSError:
         pass  # a read-only state dir costs the next start a recompute, never this one
     return text
+
+
+def _by(ctx: Context) -> dict[str, str]:
+    """instincts/<id>.md -> "Alice, 2026-12-01" for those someone else last changed."""
+    from ..errors import EnfError
+    from . import authors
+
+    try:
+        table = authors.load(ctx)
+    except (EnfError, OSError):
+        return {}
+    return {p: who for p in table.changes if p.startswith(paths.INSTINCTS_DIR + "/") and (who := table.by(p))}
 
 
 def _budget(repo: store.Repo) -> int:

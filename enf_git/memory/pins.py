@@ -494,8 +494,27 @@ def session_start_block(ctx: Context, now: int) -> str:
                 _save_listing(ctx, _listing_key(ctx), listing)
     except EnfError:
         return ""
-    shown = [pp.Shown(s.pin, _pointer(ctx, s), s.summary) for s in listing.statuses]
+    by = _by(ctx, [s.pin.session_path for s in listing.statuses])
+    shown = [pp.Shown(s.pin, _pointer(ctx, s), _signed(s.summary, by.get(s.pin.session_path, "")))
+             for s in listing.statuses]
     return pp.block(shown, released, _budget(ctx.repo) * CHARS_PER_TOKEN, listing.after)
+
+
+def _by(ctx: Context, sessions: list[str]) -> dict[str, str]:
+    """session path -> "Alice, 2026-12-01" for those of `sessions` someone else last changed."""
+    if not sessions:
+        return {}
+    from . import authors
+
+    try:
+        table = authors.load(ctx)
+    except (EnfError, OSError):
+        return {}
+    return {path: who for path in sessions if (who := table.by(path))}
+
+
+def _signed(summary: str, by: str) -> str:
+    return f"{summary} — {by}" if by else summary
 
 
 # --- the SessionStart listing, cached per machine ----------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 
 from .. import paths
+from ..errors import EnfError
 from ..plumbing import detached, locks, store
 from . import pins, pointer_state
 from .workspace import Context
@@ -42,4 +43,15 @@ def run(top: str) -> int | None:
     from . import indexer  # sqlite and the index builder: the detached process only
 
     ctx = Context.open(top)
-    return indexer.refresh_pointers(ctx.repo, ctx.cache(), pins.pinned(ctx.repo, store.tip(ctx.repo)))
+    return indexer.refresh_pointers(ctx.repo, ctx.cache(), pins.pinned(ctx.repo, store.tip(ctx.repo)), _by(ctx))
+
+
+def _by(ctx: Context) -> dict[str, str]:
+    """Whose each teammate's record is, for the pointers to name them; {} when unknown."""
+    from . import authors
+
+    try:
+        table = authors.load(ctx)
+    except (EnfError, OSError):
+        return {}
+    return {path: who for path in table.changes if (who := table.by(path))}

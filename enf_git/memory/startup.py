@@ -9,7 +9,7 @@ from .. import paths
 from ..errors import EnfError
 from ..plumbing import store
 from ..pure import briefing, model
-from . import compress, digests, fetched
+from . import authors, compress, digests, fetched
 from .commits import commit
 from .report import Report
 from .setup import init
@@ -82,8 +82,26 @@ def context_text(ctx: Context, situation: briefing.Situation, blocks: tuple[str,
     situation = briefing.Situation(project=project_of(ctx.repo, tip.tree, {}), session_id=situation.session_id,
                                    today=situation.today, yesterday=situation.yesterday, source=situation.source,
                                    own_file=situation.own_file, opted_out=situation.opted_out,
-                                   conflicts=tuple(_conflict_copies(ctx, tip)))
+                                   conflicts=tuple(_conflict_copies(ctx, tip)),
+                                   authorship=authorship(ctx, tip, digest, details))
     return briefing.build_from(situation, digest, blocks=blocks, details=details)
+
+
+def authorship(ctx: Context, tip: store.Commit, digest: briefing.Digest,
+               details: list[model.Session]) -> dict[str, tuple[str, str]]:
+    """(name, date) of whoever last changed each record the context may show; name "" for
+    the reader's own. Never stops a start: without it, lines go unsigned."""
+    try:
+        table = authors.load(ctx, tip)
+    except (EnfError, OSError):
+        return {}
+    wanted = {s.path for s in (*digest.newest, *digest.interrupted, *details)} | {x.source for x in digest.lines}
+    out: dict[str, tuple[str, str]] = {}
+    for path in wanted:
+        change = table.of(path)
+        if change is not None:
+            out[path] = ("", "") if table.mine(change) else (change.name or change.email, change.date)
+    return out
 
 
 def _conflict_copies(ctx: Context, tip: store.Commit) -> list[str]:

@@ -28,22 +28,23 @@ _ROWS = "SELECT kind, ref, path, date, text, blob, decided, summary, tags, body 
 Row = tuple[Any, ...]
 
 
-def refresh(db: sqlite3.Connection, out: str, tip: str, pins: list[str]) -> int:
+def refresh(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[str, str] | None = None) -> int:
     """Bring the files at `out` to `tip`: a delta over the full file when few records
     changed, else a new full file. Returns the number of records written."""
     base = pointers.load(out)
     if base is not None and "catalog" in base.header and "avg" in base.header:
         try:
-            written = _delta(db, base, out, tip, pins)
+            written = _delta(db, base, out, tip, pins, by or {})
         except (ValueError, EOFError, TypeError, KeyError, IndexError):
             written = None  # a damaged full file: write a new one
         if written is not None:
             return written
-    return build(db, out, tip, pins)
+    return build(db, out, tip, pins, by)
 
 
-def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str]) -> int:
-    """Write the full file for the index in `db` (built for `tip`) and drop the delta."""
+def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[str, str] | None = None) -> int:
+    """Write the full file for the index in `db` (built for `tip`) and drop the delta.
+    `by`: record path -> "Alice, 2026-12-01" for the records someone else last changed."""
     rows = db.execute(_ROWS + " ORDER BY path").fetchall()
     decisions = _decisions(db)
     freqs, lengths = _frequencies(rows)
@@ -52,7 +53,7 @@ def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str]) -> int:
     catalog = (tuple(r[2] for r in rows), tuple(r[5] or "" for r in rows),
                tuple(standing.get(r[2], ()) for r in rows))
     _write(out, rows, freqs, lengths, avg, decisions, pins,
-           {"tip": tip, "avg": avg, "abbr": _abbreviations(db)}, extra=catalog)
+           {"tip": tip, "avg": avg, "abbr": _abbreviations(db)}, by or {}, extra=catalog)
     try:
         os.unlink(pointers.delta_path(out))
     except OSError:
@@ -60,7 +61,8 @@ def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str]) -> int:
     return len(rows)
 
 
-def _delta(db: sqlite3.Connection, base: pointers.Index, out: str, tip: str, pins: list[str]) -> int | None:
+def _delta(db: sqlite3.Connection, base: pointers.Index, out: str, tip: str, pins: list[str],
+           by: dict[str, str]) -> int | None:
     """Write the records that changed since `base` as its delta; None when a full file is due."""
     (catalog,) = base.blobs([tuple(base.header["catalog"])])
     if not isinstance(catalog, tuple) or len(catalog) != 3:
@@ -81,7 +83,7 @@ def _delta(db: sqlite3.Connection, base: pointers.Index, out: str, tip: str, pin
     masked = tuple(sorted(where[p] for p in changed if p in where))
     decisions = _decisions(db, wanted)
     _write(pointers.delta_path(out), rows, freqs, lengths, float(base.header["avg"]), decisions, pins,
-           {"tip": tip, "base_tip": base.tip, "masked": masked, "abbr": _abbreviations(db)})
+           {"tip": tip, "base_tip": base.tip, "masked": masked, "abbr": _abbreviations(db)}, by)
     return len(rows)
 
 
@@ -103,7 +105,7 @@ def _frequencies(rows: Sequence[Row]) -> tuple[list[dict[str, float]], list[int]
 
 def _write(out: str, rows: Sequence[Row], freqs: list[dict[str, float]], lengths: list[int], avg: float,
            decisions: dict[str, list[pointers.Decision]], pins: list[str], head: dict[str, Any],
-           extra: Any = None) -> None:
+           by: dict[str, str], extra: Any = None) -> None:
     norms = [pointers.K1 * (1 - pointers.B + pointers.B * n / avg) for n in lengths]
     postings: dict[str, list[tuple[float, int]]] = {}
     for doc, freq in enumerate(freqs):
@@ -115,7 +117,8 @@ def _write(out: str, rows: Sequence[Row], freqs: list[dict[str, float]], lengths
         shards[pointers.shard_of(t)][t] = (len(plist), tuple(d for _, d in best), tuple(round(x, 4) for x, _ in best))
     body, spans = _blobs(list(shards))
     records = [(kind, ref or path, path, date or "", _summary(text or ""), decisions.get(path, []),
-                round(norms[doc], 4), freqs[doc]) for doc, (kind, ref, path, date, text, *_cols) in enumerate(rows)]
+                round(norms[doc], 4), freqs[doc], frame.inline(by.get(path, "")))
+               for doc, (kind, ref, path, date, text, *_cols) in enumerate(rows)]
     record_blob, record_spans = _blobs(records, start=len(body))
     end = len(body) + len(record_blob)
     offsets = b"".join(off.to_bytes(8, "little") for off in [*(o for o, _ in record_spans), end])

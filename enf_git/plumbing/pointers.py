@@ -34,12 +34,13 @@ from . import abbrev, stem as analysis
 # import annotations` alone would cost the import of __future__ (~0.3 ms).
 # (id, analyzed terms, text, status, superseded by, superseded on)
 Decision = tuple[str, tuple[str, ...], str, str, str, str]
-# (kind, ref, path, date, summary, decisions, norm, weighted term frequencies)
-Record = tuple[str, str, str, str, str, list[Decision], float, dict[str, float]]
+# (kind, ref, path, date, summary, decisions, norm, weighted term frequencies, author: "Alice,
+# 2026-12-01" when someone other than this machine's user last changed it, else "")
+Record = tuple[str, str, str, str, str, list[Decision], float, dict[str, float], str]
 # term -> (df, the highest-impact records, their impacts)
 Postings = dict[str, tuple[int, tuple[int, ...], tuple[float, ...]]]
 
-SCHEMA = 2  # 2: summaries and decisions shown as data (frame.py) when the file is built
+SCHEMA = 2  # 2: records shown as data (frame.py) when the file is built, and their authors
 MAGIC = b"ENFPTR1\n"
 SHARDS = 256
 CAP = 128  # postings kept per term, the highest-impact first (the candidates' source)
@@ -57,7 +58,7 @@ class Pointer:
     """One strong match. A plain class: the per-prompt path imports no dataclasses."""
 
     __slots__ = ("kind", "ref", "path", "date", "text", "status", "superseded_by", "superseded_on",
-                 "matched", "pinned", "score")
+                 "matched", "pinned", "score", "author")
 
     def __init__(self, kind: str, ref: str, path: str, date: str, text: str, matched: list[str],
                  score: float, status: str = "", superseded_by: str = "", superseded_on: str = "",
@@ -65,6 +66,7 @@ class Pointer:
         self.kind, self.ref, self.path, self.date, self.text = kind, ref, path, date, text
         self.matched, self.score, self.pinned = matched, score, pinned
         self.status, self.superseded_by, self.superseded_on = status, superseded_by, superseded_on
+        self.author = ""  # "Alice, 2026-12-01": someone else last changed the record
 
     @property
     def key(self) -> str:
@@ -158,7 +160,7 @@ class Index:
             spans.append((start, end - start))
         out = {}
         for doc, blob in zip(docs, self.blobs(spans)):
-            if not isinstance(blob, tuple) or len(blob) != 8:
+            if not isinstance(blob, tuple) or len(blob) != 9:
                 raise ValueError(f"{self.path}: record {doc} is damaged")
             out[doc] = blob
         return out
@@ -328,10 +330,12 @@ def _present(details: dict[int, Record], strong: list[tuple[int, float, list[str
     words = _surface(text, q)
     out = []
     for doc, score, terms in strong:
-        kind, ref, path, date, summary, decisions, _norm, _freq = details[doc]
+        kind, ref, path, date, summary, decisions, _norm, _freq, author = details[doc]
         stem = path.rsplit("/", 1)[-1].removesuffix(".md")
-        out.append(_pointer(kind, ref, path, date, summary, decisions, terms, [words[t] for t in terms], score,
-                            stem in pins))
+        found = _pointer(kind, ref, path, date, summary, decisions, terms, [words[t] for t in terms], score,
+                         stem in pins)
+        found.author = author
+        out.append(found)
     decided = {details[doc][2] for doc, _, _ in strong if details[doc][5]}
     out.sort(key=lambda p: (not p.pinned, status and p.path not in decided, -p.score))
     return [p for p in out if p.key not in seen][:limit]

@@ -203,15 +203,16 @@ def over_cap(live: Iterable[Instinct], cap: int = CAP) -> list[Instinct]:
 
 # --- SessionStart ---------------------------------------------------------------------------------
 
-def line(i: Instinct) -> str:
+def line(i: Instinct, by: str = "") -> str:
+    """`by`: "Alice, 2026-12-01" when someone else last changed the instinct's file."""
     sessions, authors = i.corroboration()
     seen = f"{sessions}{'+' if sessions >= MAX_SESSIONS else ''} session{'s' if sessions != 1 else ''}"
     if authors > 1:
         seen += f", {authors} people"
-    return f"- {i.rule} ({i.id}; {seen})"
+    return f"- {i.rule} ({i.id}; {seen})" + (f" — {by}" if by else "")
 
 
-def block(instincts: Sequence[Instinct], room: int) -> str:
+def block(instincts: Sequence[Instinct], room: int, by: Mapping[str, str] | None = None) -> str:
     """The SessionStart block, most corroborated first, within `room` characters ("" when
     there is no live instinct). A line that does not fit is skipped and counted (`git enf
     instincts`), and the lines after it still get their chance."""
@@ -224,7 +225,7 @@ def block(instincts: Sequence[Instinct], room: int) -> str:
     size = sum(len(ln) + 1 for ln in lines)
     left_out = 0
     for i in shown:
-        text = line(i)
+        text = line(i, (by or {}).get(instinct_path(i.id), ""))
         if size + len(text) + 1 > room - 40:  # room kept for the count line
             left_out += 1  # one that does not fit; a shorter one after it may
             continue
