@@ -4,6 +4,7 @@ made by memory.commit under git's identity variables, checked with the real `git
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -76,9 +77,9 @@ def test_kept_up_to_date_it_equals_a_walk_from_scratch(run_cli, repo_dir: Path) 
         authors.load(as_(repo_dir, ALICE))  # brought forward commit by commit
     (repo_dir / ".claude-sessions" / "sessions" / "2026-04-11-s1.md").unlink()
     memory.commit(as_(repo_dir, ALICE), "delete")
-    kept = authors.load(as_(repo_dir, ALICE)).changes
-    (store.state_dir(store.open_repo(repo_dir)) / authors.FILE).unlink()
-    fresh = authors.load(as_(repo_dir, ALICE)).changes
+    kept = dict(authors.load(as_(repo_dir, ALICE)).all())
+    shutil.rmtree(store.state_dir(store.open_repo(repo_dir)) / authors.FOLDER)
+    fresh = dict(authors.load(as_(repo_dir, ALICE)).all())
     assert kept == fresh
     assert "sessions/2026-04-11-s1.md" not in fresh and fresh["sessions/2026-04-13-s3.md"].name == "Bob"
 
@@ -102,5 +103,29 @@ def test_a_damaged_file_is_walked_again(run_cli, repo_dir: Path) -> None:  # typ
     write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="Bob's"))
     memory.commit(as_(repo_dir, BOB), "bob")
     authors.load(as_(repo_dir, ALICE))
-    (store.state_dir(store.open_repo(repo_dir)) / authors.FILE).write_bytes(b"garbage")
+    shard = store.state_dir(store.open_repo(repo_dir)) / authors.FOLDER / f"{authors.shard_of(S):02x}.bin"
+    shard.write_bytes(b"garbage")
+    assert authors.load(as_(repo_dir, ALICE)).by(S) == ""  # this read cannot trust it: unsigned, not wrong
+    assert authors.load(as_(repo_dir, ALICE)).by(S).startswith("Bob")  # the next walks afresh
+
+
+def test_a_start_reads_only_the_shards_it_asks_for(run_cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    run_cli("init")
+    for i in range(30):
+        write(repo_dir, f"sessions/2026-04-{i % 28 + 1:02d}-s{i}.md", session_text(session_id=f"{i:08d}", summary=f"s{i}"))
+    memory.commit(as_(repo_dir, BOB), "bob")
+    authors.load(as_(repo_dir, ALICE))
+    table = authors.load(as_(repo_dir, ALICE))
+    assert table.by("sessions/2026-04-01-s0.md").startswith("Bob")
+    assert len(table._shards) == 1
+
+
+def test_a_read_only_state_folder_still_answers(run_cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    run_cli("init")
+    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="Bob's"))
+    memory.commit(as_(repo_dir, BOB), "bob")
+    folder = store.state_dir(store.open_repo(repo_dir)) / authors.FOLDER
+    folder.mkdir()
+    (folder / "lock").write_text("")
+    (folder / "tip").mkdir()  # not a file: nothing can be saved over it
     assert authors.load(as_(repo_dir, ALICE)).by(S).startswith("Bob")

@@ -6,26 +6,34 @@ very commit is signed. "Last changed" is git's own sense of it: a commit changed
 when its blob there differs from the blob in every parent (a merge that only brought a
 teammate's version in changed nothing; one that resolved two versions did).
 
-Kept per machine in `.git/enf/authors.bin` (marshal: read in about a millisecond at
-10,000 records) for the tip it describes, and brought to a new tip by walking only the
-commits since, oldest first; a tip that does not descend from the saved one (a rewritten
-branch) is walked from the start. A pure accelerator: delete it and the next read walks
-the branch again.
+Kept per machine in `.git/enf/authors/`: one small file per shard of the paths (a hash
+of the path picks it), and `tip`, the commit the shards describe. A start reads only the
+shards of the few records it shows (a whole table is ~40 ms to load at 10,000 records,
+a shard well under one), and a new tip is reached by walking only the commits since,
+oldest first; a tip that does not descend from the saved one (a rewritten branch) is
+walked from the start. Shards are written before `tip`, under a lock, so a writer
+killed halfway leaves a `tip` whose walk is simply redone (each step is "the last change
+wins": doing it twice gives the same). A pure accelerator: delete the folder and the
+next read walks the branch again.
 """
 
 from __future__ import annotations
 
 import marshal
 import time
-from collections.abc import Iterable, Mapping
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import NamedTuple
 
-from ..plumbing import atomic, store
+from ..plumbing import atomic, locks, store
 from ..pure import model
 from .workspace import Context
 
-FILE = "authors.bin"
+FOLDER = "authors"
 VERSION = 1
+SHARDS = 256
+LOCK_WAIT = 2.0  # seconds; a writer stuck longer: this read walks in memory and writes nothing
 
 
 class Change(NamedTuple):
@@ -41,16 +49,35 @@ class Change(NamedTuple):
         return time.strftime("%Y-%m-%d", time.gmtime(self.time))
 
 
-class Authors:
-    """path -> Change for every record at one tip, and whose they are to this reader."""
+def shard_of(path: str) -> int:
+    return zlib.crc32(path.encode("utf-8")) % SHARDS
 
-    def __init__(self, tip: str, changes: Mapping[str, Change], me: tuple[str, str]) -> None:
+
+class Authors:
+    """Who last changed each record at one tip, read shard by shard, and whose they are
+    to this reader."""
+
+    def __init__(self, tip: str, folder: Path | None, me: tuple[str, str],
+                 loaded: dict[int, dict[str, Change]] | None = None) -> None:
         self.tip = tip
-        self.changes = changes
+        self._folder = folder  # None: everything is in `loaded`
+        self._shards: dict[int, dict[str, Change]] = loaded or {}
         self._me = (me[0].strip().lower(), me[1].strip().lower())
 
     def of(self, path: str) -> Change | None:
-        return self.changes.get(path)
+        return self._shard(shard_of(path)).get(path)
+
+    def all(self) -> Iterator[tuple[str, Change]]:
+        """Every record's change (every shard read: for a background job, not a hook)."""
+        for n in range(SHARDS):
+            yield from self._shard(n).items()
+
+    def _shard(self, n: int) -> dict[str, Change]:
+        found = self._shards.get(n)
+        if found is None:
+            found = _read_shard(self._folder, n) if self._folder is not None else {}
+            self._shards[n] = found
+        return found
 
     def mine(self, change: Change) -> bool:
         """Whether the reader made it: the same email (or, with no email on either, name)."""
@@ -62,7 +89,7 @@ class Authors:
     def by(self, path: str) -> str:
         """"Alice, 2026-12-01" for a record someone else last changed; "" for the reader's
         own, or one this table does not know."""
-        change = self.changes.get(path)
+        change = self.of(path)
         if change is None or self.mine(change):
             return ""
         return f"{change.name or change.email}, {change.date}"
@@ -71,44 +98,65 @@ class Authors:
         """Whose words `paths` hold, the reader first ("you"), each name once."""
         out: dict[str, None] = {}
         for path in paths:
-            change = self.changes.get(path)
+            change = self.of(path)
             if change is not None:
                 out["you" if self.mine(change) else (change.name or change.email)] = None
         return sorted(out, key=lambda n: (n != "you", n.lower()))
 
 
 def load(ctx: Context, tip: store.Commit | None = None) -> Authors:
-    """The table for `tip` (default: the branch tip), from the file, brought up to date, or built."""
+    """The table for `tip` (default: the branch tip), brought up to date first if need be."""
     me = _me(ctx)
     tip = tip or store.tip(ctx.repo)
     if tip is None:
-        return Authors("", {}, me)
-    path = store.state_dir(ctx.repo) / FILE
-    saved = _read(path)
-    if saved is not None and saved[0] == str(tip.id):
-        return Authors(saved[0], saved[1], me)
-    base = store.commit_at(ctx.repo, saved[0]) if saved is not None else None
-    if base is None or not store.descends_from(ctx.repo, tip, base):
-        base, changes = None, {}
-    else:
-        changes = dict(saved[1]) if saved is not None else {}
-    _walk(ctx, tip, base, changes)
-    _write(path, str(tip.id), changes)
-    return Authors(str(tip.id), changes, me)
+        return Authors("", None, me)
+    folder = store.state_dir(ctx.repo) / FOLDER
+    if _saved_tip(folder) == str(tip.id):
+        return Authors(str(tip.id), folder, me)
+    try:
+        folder.mkdir(exist_ok=True)
+        with locks.file_lock(folder / "lock", wait=LOCK_WAIT) as held:
+            if held:
+                return _bring(ctx, tip, folder, me, write=True)
+    except OSError:
+        pass  # not ours to write (a read-only .git): answer from memory
+    return _bring(ctx, tip, folder, me, write=False)
 
 
-def _walk(ctx: Context, tip: store.Commit, base: store.Commit | None, changes: dict[str, Change]) -> None:
+def _bring(ctx: Context, tip: store.Commit, folder: Path, me: tuple[str, str], write: bool) -> Authors:
+    saved = _saved_tip(folder)
+    if saved == str(tip.id):
+        return Authors(saved, folder, me)
+    base = store.commit_at(ctx.repo, saved) if saved else None
+    fresh = base is None or not store.descends_from(ctx.repo, tip, base)
+    table = Authors(str(tip.id), None if fresh else folder, me)
+    touched: set[int] = set(range(SHARDS)) if fresh else set()
+    for path, change in _walk(ctx, tip, None if fresh else base):
+        n = shard_of(path)
+        shard = table._shard(n)
+        touched.add(n)
+        if change is None:
+            shard.pop(path, None)
+        else:
+            shard[path] = change
+    if write:
+        _save(folder, str(tip.id), {n: table._shard(n) for n in touched})
+    return table
+
+
+def _walk(ctx: Context, tip: store.Commit, base: store.Commit | None) -> Iterator[tuple[str, Change | None]]:
+    """(path, its change, or None: deleted) for every record change since `base`, oldest first."""
     for c in store.walk(ctx.repo, tip, hide=base, oldest_first=True):
         trees = [p.tree for p in c.parents]
         first = trees[0] if trees else None
         for delta in store.deltas(first, c.tree):  # working-copy names: a month folder is no change
             if delta.status == "D":
-                changes.pop(delta.old_path, None)
+                if _record(delta.old_path):
+                    yield delta.old_path, None
                 continue
             path = delta.new_path
-            if not _record(path) or _inherited(ctx, trees[1:], path, delta.new_oid):
-                continue
-            changes[path] = Change(str(c.id), c.author.name or "", c.author.email or "", int(c.author.time))
+            if _record(path) and not _inherited(ctx, trees[1:], path, delta.new_oid):
+                yield path, Change(str(c.id), c.author.name or "", c.author.email or "", int(c.author.time))
 
 
 def _record(path: str) -> bool:
@@ -133,19 +181,34 @@ def _me(ctx: Context) -> tuple[str, str]:
     return who.name or "", who.email or ""
 
 
-def _read(path: object) -> tuple[str, dict[str, Change]] | None:
+def _saved_tip(folder: Path) -> str:
     try:
-        with open(str(path), "rb") as f:
-            raw = marshal.load(f)
-        if raw[0] != VERSION:
-            return None
-        return str(raw[1]), {p: Change(*c) for p, c in raw[2].items()}
-    except (OSError, ValueError, EOFError, TypeError, IndexError, KeyError):
-        return None
+        version, _, tip = (folder / "tip").read_text(encoding="utf-8").strip().partition(" ")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    return tip if version == str(VERSION) else ""
 
 
-def _write(path: object, tip: str, changes: Mapping[str, Change]) -> None:
+def _read_shard(folder: Path, n: int) -> dict[str, Change]:
     try:
-        atomic.write(str(path), marshal.dumps((VERSION, tip, {p: tuple(c) for p, c in changes.items()})))
+        raw = marshal.loads((folder / f"{n:02x}.bin").read_bytes())
+        return {str(p): Change(*c) for p, c in raw.items()}
+    except (OSError, ValueError, EOFError, TypeError, AttributeError):
+        # Every shard is written with the tip: one missing or damaged means the folder
+        # cannot be trusted. Its records go unsigned in this read; the next walks afresh.
+        try:
+            (folder / "tip").unlink()
+        except OSError:
+            pass
+        return {}
+
+
+def _save(folder: Path, tip: str, shards: Mapping[int, Mapping[str, Change]]) -> None:
+    """The shards, then `tip` (see the module docstring). Best effort: a failed write only
+    means the next read walks again."""
+    try:
+        for n, shard in shards.items():
+            atomic.write(folder / f"{n:02x}.bin", marshal.dumps({p: tuple(c) for p, c in shard.items()}))
+        atomic.write(folder / "tip", f"{VERSION} {tip}\n".encode("utf-8"))
     except OSError:
-        pass  # a read-only state dir: the next read walks again, this one answers
+        pass

@@ -50,7 +50,8 @@ def session_start_block(ctx: Context) -> str:
     from ..pure import instincts as pi
     from .instincts import load
 
-    text = pi.block(list(load(ctx.repo, tip).instincts.values()), room, _by(ctx))
+    found = list(load(ctx.repo, tip).instincts.values())
+    text = pi.block(found, room, _by(ctx, [pi.instinct_path(i.id) for i in found]))
     try:
         atomic.write(cache, fastjson.dumps({"key": key, "text": text}).encode("utf-8"))
     except OSError:
@@ -58,8 +59,8 @@ def session_start_block(ctx: Context) -> str:
     return text
 
 
-def _by(ctx: Context) -> dict[str, str]:
-    """instincts/<id>.md -> "Alice, 2026-12-01" for those someone else last changed."""
+def _by(ctx: Context, files: list[str]) -> dict[str, str]:
+    """instincts/<id>.md -> "Alice, 2026-12-01" for those of `files` someone else last changed."""
     from ..errors import EnfError
     from . import authors
 
@@ -67,7 +68,7 @@ def _by(ctx: Context) -> dict[str, str]:
         table = authors.load(ctx)
     except (EnfError, OSError):
         return {}
-    return {p: who for p in table.changes if p.startswith(paths.INSTINCTS_DIR + "/") and (who := table.by(p))}
+    return {p: who for p in files if (who := table.by(p))}
 
 
 def _budget(repo: store.Repo) -> int:

@@ -54,4 +54,4 @@ def _by(ctx: Context) -> dict[str, str]:
         table = authors.load(ctx)
     except (EnfError, OSError):
         return {}
-    return {path: who for path in table.changes if (who := table.by(path))}
+    return {path: who for path, _ in table.all() if (who := table.by(path))}
