@@ -50,7 +50,7 @@ each per kind and per set. Goals, on the held-out set alone: MRR >= BM25 + 0.03,
 recall@5 >= 0.97, >= 80 % of none-queries flagged weak, <= 5 % of answerable ones flagged;
 on the conversational held-out set: the same two weak-flag goals (MRR and recall@5
 against BM25 reported). The weak rule's sensitivity: the flag rates it would have at other values of
-its two constants (search.WEAK_SHARE, search.NAME_SHARE), from the `strength` counts each
+its three constants (search.WEAK_SHARE, search.NAME_SHARE, search.APART_WEIGHT), from the `strength` counts each
 answer reports, on the dev sets only (a tuning table must not show held-out figures).
 
 Run: python bench/recall_quality.py [--corpus adr|conversations|all] [--verbose] [--json] [--keep]
@@ -314,12 +314,13 @@ def goals(enf: dict[str, Any], bm25: dict[str, Any], corpus: str = "adr") -> dic
     }
 
 
-SHARES = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
+SHARES = (0.5, 0.55, 0.6, 0.63, 0.65, 0.7, 0.75)
 NAME_SHARES = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
+APART_WEIGHTS = (0.0, 0.3, 0.5, 0.65, 0.8, 1.0)
 
 
 def sensitivity(rows: list[Scored]) -> list[dict[str, Any]]:
-    """Flag rates of the weak rule at other values of its two constants, one varied at a
+    """Flag rates of the weak rule at other values of its three constants, one varied at a
     time, on the dev sets only (empty when the answers carry no counts): the held-out set
     must never be what a constant is chosen on."""
     rows = [r for r in rows if r.query.set in DEV_SETS]
@@ -327,18 +328,22 @@ def sensitivity(rows: list[Scored]) -> list[dict[str, Any]]:
         return []
     from enf_git.plumbing import search
 
-    def rates(share: float, name_share: float) -> dict[str, Any]:
+    def rates(share: float, name_share: float, apart: float) -> dict[str, Any]:
         def flagged(r: Scored) -> float:
             st = r.answer.strength
             return float(search.is_weak(st["matched"], st["unknown_share"], bool(st.get("unknown_names")),
-                                        share, name_share))
-        current = abs(share - search.WEAK_SHARE) < 1e-9 and abs(name_share - search.NAME_SHARE) < 1e-9
-        return {"share": round(share, 3), "name_share": round(name_share, 3), "current": current,
+                                        st.get("apart_share", 0.0), share, name_share, apart))
+        current = (abs(share - search.WEAK_SHARE) < 1e-9 and abs(name_share - search.NAME_SHARE) < 1e-9
+                   and abs(apart - search.APART_WEIGHT) < 1e-9)
+        return {"share": round(share, 3), "name_share": round(name_share, 3), "apart_weight": round(apart, 3),
+                "current": current,
                 "none_flagged": mean(flagged(r) for r in rows if r.query.kind == "none"),
                 "answerable_flagged": mean(flagged(r) for r in rows if r.query.kind != "none")}
 
-    return ([rates(share, search.NAME_SHARE) for share in SHARES]
-            + [rates(search.WEAK_SHARE, name) for name in NAME_SHARES if abs(name - search.NAME_SHARE) > 1e-9])
+    share, name, apart = search.WEAK_SHARE, search.NAME_SHARE, search.APART_WEIGHT
+    return ([rates(s, name, apart) for s in SHARES]
+            + [rates(share, n, apart) for n in NAME_SHARES if abs(n - name) > 1e-9]
+            + [rates(share, name, a) for a in APART_WEIGHTS if abs(a - apart) > 1e-9])
 
 
 # --- output -----------------------------------------------------------------------
@@ -387,12 +392,13 @@ def print_failures(system: str, rows: list[Scored]) -> None:
 def print_sensitivity(table: list[dict[str, Any]]) -> None:
     if not table:
         return
-    print("\nweak rule sensitivity, dev sets only (unseen words' share of the query's idf above which it is weak, "
-          "without and with an unseen name; * = search.WEAK_SHARE, search.NAME_SHARE):")
+    print("\nweak rule sensitivity, dev sets only (the share of the query's idf the first result lacks above which "
+          "it is weak; the unseen share that makes a query with an unseen name weak; what a word held elsewhere "
+          "counts; * = search.WEAK_SHARE, search.NAME_SHARE, search.APART_WEIGHT):")
     for row in table:
         mark = "*" if row["current"] else " "
-        print(f"  {mark} share {row['share']:.3f} / name {row['name_share']:.3f}: none flagged "
-              f"{pct(row['none_flagged']):>5}, answerable flagged {pct(row['answerable_flagged']):>5}")
+        print(f"  {mark} share {row['share']:.3f} / name {row['name_share']:.3f} / apart {row['apart_weight']:.2f}: "
+              f"none flagged {pct(row['none_flagged']):>5}, answerable flagged {pct(row['answerable_flagged']):>5}")
 
 
 def print_goals(checks: dict[str, dict[str, Any]], corpus: str = "adr") -> None:

@@ -79,12 +79,22 @@ def test_snippets_cut_on_word_boundaries() -> None:
 
 def test_weak_rule_weighs_unseen_words_by_idf() -> None:
     assert not search.is_weak(matched=3, unknown_share=0.0)
-    assert search.is_weak(matched=1, unknown_share=0.6)  # most of the query's weight is words memory never saw
+    assert search.is_weak(matched=1, unknown_share=0.7)  # most of the query's weight is words memory never saw
     assert not search.is_weak(matched=1, unknown_share=0.4)  # a paraphrase: an unseen word or two
     assert search.is_weak(matched=0, unknown_share=0.0)  # no first result holds any of it
     # An unseen name lowers the share that makes it weak, not to nothing.
     assert search.is_weak(matched=3, unknown_share=0.4, names=True)
     assert not search.is_weak(matched=3, unknown_share=0.2, names=True)
+
+
+def test_weak_rule_counts_the_words_the_first_result_lacks() -> None:
+    # The same unseen share: the first result holding the rest of the question is a
+    # paraphrase's answer; the rest only in other records (never together), no answer.
+    assert not search.is_weak(matched=2, unknown_share=0.45, apart_share=0.0)
+    assert search.is_weak(matched=2, unknown_share=0.45, apart_share=0.4)
+    # Words apart count less than unseen ones: alone, they are a paraphrase's everyday words.
+    assert not search.is_weak(matched=1, unknown_share=0.0, apart_share=0.9)
+    assert search.is_weak(matched=1, unknown_share=0.9)
 
 
 # --- through the CLI ----------------------------------------------------------------
@@ -164,7 +174,8 @@ def test_weak_matches_are_said_to_be_weak(enf, repo_dir: Path) -> None:  # type:
     two_sessions(enf, repo_dir)
     strong = json.loads(enf("recall", "postgres", "fts", "--json"))
     assert strong["weak"] is False and strong["strength"] == {"terms": 2, "matched": 2, "unknown": 0,
-                                                                 "unknown_share": 0.0, "unknown_names": []}
+                                                                 "unknown_share": 0.0, "unknown_names": [],
+                                                                 "apart_share": 0.0}
     weak = json.loads(enf("recall", "kafka", "event", "bus", "search", "--json"))
     assert weak["weak"] is True and weak["strength"]["unknown"] == 3 and weak["strength"]["unknown_share"] > 0.5
     assert weak["results"]  # still shown: the closest there is
@@ -206,7 +217,8 @@ def test_without_fts5_the_same_ranking_is_computed_in_python(enf, repo_dir: Path
     db.execute("DROP TABLE fts")
     answer = search.query(db, "elasticsearch cost", 10)
     assert [h.path for h in answer.hits][:2] == [r["path"] for r in with_fts][:2]
-    assert answer.strength() == {"terms": 2, "matched": 2, "unknown": 0, "unknown_share": 0.0, "unknown_names": []}
+    assert answer.strength() == {"terms": 2, "matched": 2, "unknown": 0, "unknown_share": 0.0, "unknown_names": [],
+                                 "apart_share": 0.0}
 
 
 def test_a_name_memory_never_saw_makes_an_answer_weak(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
@@ -238,6 +250,14 @@ def test_a_synonym_finds_a_session_written_in_other_words(enf, repo_dir: Path) -
     enf("commit", "-m", "tracking")
     rows = json.loads(enf("recall", "who", "hears", "about", "crashes", "--json"))["results"]
     assert rows[0]["path"] == "sessions/2026-04-23-error-tracking.md"
+    # The weak rule counts what the first result holds as the ranking does: "error", in
+    # another session, is held by this one's "exceptions".
+    write(repo_dir, "2026-04-24-build-error", session_text(
+        session_id="d4e5f6a7", date="2026-04-24", summary="Fixed a build error", tags="[ci]"))
+    enf("commit", "-m", "build")
+    out = json.loads(enf("recall", "production", "error", "tracker", "--json"))
+    assert out["results"][0]["path"] == "sessions/2026-04-23-error-tracking.md"
+    assert out["strength"]["unknown"] == 0 and out["strength"]["apart_share"] == 0.0
 
 
 def test_synonyms_of_one_query_word_score_as_that_one_word(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
@@ -289,11 +309,12 @@ def test_a_compound_matches_its_spelling_without_the_hyphen(enf, repo_dir: Path)
 
 def test_a_paraphrase_whose_answer_holds_few_of_its_words_is_not_weak(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     two_sessions(enf, repo_dir)
-    # No result holds more than one of the four terms (the rule before this one, a third
-    # of the terms, called that weak), but only "pricey" is unseen: the other words are
-    # memory's own, in other sessions. A paraphrase, not a question memory cannot answer.
-    out = json.loads(enf("recall", "algolia", "moved", "tuned", "pricey", "--json"))
-    assert out["strength"]["matched"] == 1 and out["strength"]["unknown"] == 1
+    # No result holds more than one of the three terms (a rule on what the first results
+    # hold alone, a third of the terms, called that weak), but every word is memory's own,
+    # in other sessions: words apart count less than unseen ones. A paraphrase.
+    out = json.loads(enf("recall", "algolia", "moved", "tuned", "--json"))
+    assert out["strength"]["matched"] == 1 and out["strength"]["unknown"] == 0
+    assert out["strength"]["apart_share"] > 0.5
     assert out["weak"] is False
     assert json.loads(enf("recall", "algolia", "pricey", "bills", "--json"))["weak"] is True  # mostly unseen
 
@@ -467,6 +488,32 @@ def test_a_status_question_about_a_standing_decision_says_it_stands(enf, repo_di
     assert data["weak"] is False
     assert (data["results"][0]["status"], data["results"][0]["path"]) == ("standing",
                                                                           "sessions/2026-04-20-postgres-fts.md")
+
+
+def people_sessions(repo_dir: Path, together: bool) -> None:
+    """Tom, a school and a name, each in two sessions; with `together`, one session holds all three."""
+    summaries = ["Tom reviewed the billing rewrite", "Tom paired on the invoice export", "Mapped the school run",
+                 "Baked for the school fete", "Picked a name for the package", "The queue name is final",
+                 "Tuned the build cache", "Tuned the test cache"]
+    if together:
+        summaries[0] = "Tom chose a name for the school run"
+    for i, summary in enumerate(summaries):
+        write(repo_dir, f"2026-05-0{i + 1}-note-{i}", session_text(session_id=f"d{i}e5f6a7", date=f"2026-05-0{i + 1}",
+                                                                  summary=summary, tags="[notes]"))
+
+
+@pytest.mark.parametrize("together", [False, True])
+def test_words_memory_holds_but_never_together_make_a_question_weak(enf, repo_dir: Path, together: bool) -> None:  # type: ignore[no-untyped-def]
+    # "daughter" is in no session, under half the question's weight: unseen words alone
+    # would not call it weak. Whether it is depends on the rest: memory has Tom, schools and
+    # names, but no note about Tom's school or name, so it holds no answer; with one such
+    # note, the question is a paraphrase of it.
+    people_sessions(repo_dir, together)
+    enf("commit", "-m", "notes")
+    out = json.loads(enf("recall", "Tom's", "daughter's", "school", "and", "name", "--json"))
+    assert out["strength"]["unknown"] == 1 and out["strength"]["unknown_share"] < search.WEAK_SHARE
+    assert out["weak"] is (not together)
+    assert (out["strength"]["apart_share"] == 0.0) is together
 
 
 def test_a_status_question_about_what_memory_never_held_stays_weak(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]

@@ -28,19 +28,25 @@ result shows its best line (a decision line wins a tie, and then says whether th
 decision still stands); a superseded decision is followed by the decision that
 replaced it. Elephants Never Forget's recall order (decisions, sessions, history) only breaks ties.
 
-A query is weak when memory most likely does not hold its answer: when more than
-WEAK_SHARE of the query's weight is words memory has never seen, a term's weight being
-its idf (a word no record holds gets the largest). "Kafka event bus" about a memory
-without Kafka is mostly unseen words; a paraphrase ("how do we hear about crashes")
-has an unseen word or two, but its common words carry the rest. Weighting by idf, and
-not counting words, keeps "the" kind of words ("get", "use") from diluting the share.
+A query is weak when memory most likely does not hold its answer: when the words the
+first result lacks carry more than WEAK_SHARE of the query's weight, a term's weight
+being its idf (a word no record holds gets the largest). A word memory has never seen
+counts in full; a word other records hold, but not the first result, counts APART_WEIGHT
+of its weight (the first result holds its topic with a synonym or an abbreviation's other
+form too). "Kafka event bus" about a memory without Kafka is mostly unseen words; a
+paraphrase ("how do we hear about crashes") has an unseen word or two, but its common
+words carry the rest. Weighting by idf, and not counting words, keeps "the" kind of words
+("get", "use") from diluting the share. The words apart count because a question memory
+cannot answer is often made of words memory holds, never together ("what is Tom's
+daughter's name": Tom in one note, names in others); they count less than unseen ones
+because a paraphrase's everyday words are often in other notes than its answer.
 A name the query spells with a capital (Kafka, gRPC, GDPR) that no record mentions
-lowers that share to NAME_SHARE: names carry a question's topic, and memory never saw
-this one. Not to nothing: in a long question whose other words memory holds ("why do
-the CMS specs use hand-written doubles instead of recorded responses") the name is a
-small part, often an acronym of the trade (CMS, CDN) that the sessions spell out.
-A rule on how much of the query the first results hold (the one before this) flagged
-paraphrases above all: their answer shares few words with them by nature.
+makes it weak once unseen words alone carry NAME_SHARE: names carry a question's topic,
+and memory never saw this one. Not at once: in a long question whose other words memory
+holds ("why do the CMS specs use hand-written doubles instead of recorded responses") the
+name is a small part, often an acronym of the trade (CMS, CDN) that the sessions spell out.
+A rule on how much of the query the first results hold alone flagged paraphrases above
+all: their answer shares few words with them by nature.
 A status question ("do we still use Elasticsearch?", "why did we drop it?", stem.frame)
 asks whether a decision stands: its frame words count for nothing in that share, and
 never weigh more than its heaviest topic word in the ranking; results that decided
@@ -71,8 +77,9 @@ COLUMNS = ("decided", "summary", "tags", "body")
 # every decision line in full, so a decided clause counts once more through the body.
 WEIGHTS = (2.0, 2.0, 2.0, 1.0)
 LINE_WEIGHTS = {"decision": 2.0, "summary": 2.0, "tags": 2.0, "body": 1.0}
-WEAK_SHARE = 0.5  # see the module docstring; bench/recall_quality.py reports the sensitivity
-NAME_SHARE = 0.3  # the same, for a query with a name no record holds
+WEAK_SHARE = 0.63  # see the module docstring; bench/recall_quality.py reports the sensitivity
+NAME_SHARE = 0.3  # the unseen words' share that makes a query with an unseen name weak
+APART_WEIGHT = 0.65  # what a word other records hold, but not the first result, counts of its weight
 WEAK_TOP = 3  # results `matched` reports on: the answer is often second or third, rarely further
 _CANDIDATES = 50  # rows FTS5 ranks first, which _score ranks again (history rows may share a file)
 K1, B = 1.2, 0.75  # BM25's (and FTS5's) saturation and length normalisation
@@ -111,31 +118,36 @@ class Hit:
 class Answer:
     """The ranked hits, and how strongly the best of them matches (see the module docstring)."""
 
-    __slots__ = ("hits", "terms", "matched", "unknown", "unknown_share", "unknown_names")
+    __slots__ = ("hits", "terms", "matched", "unknown", "unknown_share", "unknown_names", "apart_share")
 
     def __init__(self, hits: list[Hit], terms: int, matched: int, unknown: int, unknown_share: float = 0.0,
-                 unknown_names: list[str] | None = None) -> None:
+                 unknown_names: list[str] | None = None, apart_share: float = 0.0) -> None:
         self.hits = hits
         self.terms = terms  # query terms after stopwords
         self.matched = matched  # of them in the first results (the most any of them holds)
         self.unknown = unknown  # of them in no document at all
         self.unknown_share = unknown_share  # their share of the query's idf
         self.unknown_names = unknown_names or []  # capitalized query words no document holds
+        self.apart_share = apart_share  # the share of words other documents hold, but not the first result
 
     @property
     def weak(self) -> bool:
-        return is_weak(self.matched, self.unknown_share, bool(self.unknown_names))
+        return is_weak(self.matched, self.unknown_share, bool(self.unknown_names), self.apart_share)
 
     def strength(self) -> dict[str, object]:
         return {"terms": self.terms, "matched": self.matched, "unknown": self.unknown,
-                "unknown_share": round(self.unknown_share, 4), "unknown_names": self.unknown_names}
+                "unknown_share": round(self.unknown_share, 4), "unknown_names": self.unknown_names,
+                "apart_share": round(self.apart_share, 4)}
 
 
-def is_weak(matched: int, unknown_share: float, names: bool = False, share: float = WEAK_SHARE,
-            name_share: float = NAME_SHARE) -> bool:
-    """No first result holds a query term, or unseen words carry more than `share` of its
-    idf, or more than `name_share` when one of them is a name (see the module docstring)."""
-    return not matched or unknown_share > (name_share if names else share)
+def is_weak(matched: int, unknown_share: float, names: bool = False, apart_share: float = 0.0,
+            share: float = WEAK_SHARE, name_share: float = NAME_SHARE, apart_weight: float = APART_WEIGHT) -> bool:
+    """No first result holds a query term, or what the first result lacks carries more than
+    `share` of the query's idf (unseen words in full, words apart at `apart_weight`), or
+    unseen words more than `name_share` when one of them is a name (see the module docstring)."""
+    if not matched or (names and unknown_share > name_share):
+        return True
+    return unknown_share + apart_weight * apart_share > share
 
 
 # --- the database -------------------------------------------------------------------
@@ -234,8 +246,11 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
             hits.append(replacement)
             placed.add(replacement.path)
     matched = max((len(g.matched() - frame) for g in groups[:WEAK_TOP]), default=0)
-    share = sum(idf[t] for t in unseen - frame) / (sum(idf[t] for t in topic) or 1.0)
-    return Answer(hits, len(topic), matched, len(unseen - frame), share, names)
+    total = sum(idf[t] for t in topic) or 1.0
+    share = sum(idf[t] for t in unseen - frame) / total
+    first = groups[0].held() if groups else set()
+    apart = sum(idf[t] for t in topic if t not in unseen and t not in first) / total
+    return Answer(hits, len(topic), matched, len(unseen - frame), share, names, apart)
 
 
 def _decisions_first(db: sqlite3.Connection, groups: list[_Group], q: set[str]) -> list[_Group]:
@@ -297,12 +312,13 @@ def _doc_count(db: sqlite3.Connection) -> int:
 class _Row:
     """A ranked row: what ranking needs; its text and terms are fetched only when needed."""
 
-    __slots__ = ("id", "kind", "ref", "path", "date", "rev", "score", "text", "terms")
+    __slots__ = ("id", "kind", "ref", "path", "date", "rev", "score", "text", "terms", "held")
 
     def __init__(self, id: int, kind: str, ref: str, path: str, date: str, rev: str, score: float = 0.0) -> None:
         self.id, self.kind, self.ref, self.path, self.date, self.rev, self.score = id, kind, ref, path, date, rev, score
         self.text = ""
         self.terms: set[str] | None = None  # the row's query terms, once fetched
+        self.held: set[str] = set()  # the query terms whose concept (a synonym, an abbreviation too) it holds
 
 
 class _Group:
@@ -337,6 +353,13 @@ class _Group:
             return self.best_history.terms | self.tip_terms()
         return self.tip_terms()
 
+    def held(self) -> set[str]:
+        """The query terms the file holds, each by itself or by a member of its concept."""
+        tip = self.tip.held if self.tip is not None else set()
+        if self.kind == "history" and self.best_history is not None:
+            return self.best_history.held | tip
+        return tip
+
 
 _ROW = "d.id, d.kind, d.ref, d.path, d.date, d.rev"
 _COLS = "d.decided, d.summary, d.tags, d.body, d.length"
@@ -362,7 +385,7 @@ def _rank(db: sqlite3.Connection, q: list[str], concepts: list[tuple[str, ...]],
         if group.history and group.tip is None:  # the tip's version ranked below the candidates, if it matched
             group.tip = _tip_row(db, group.path)
             if group.tip is not None:
-                _fetch(db, [group.tip], qset)
+                _fetch(db, [group.tip], qset, concepts)
         group.settle()
     order = {k: i for i, k in enumerate(KINDS)}
     ranked = [g for g in groups.values() if g.score > 0]
@@ -445,6 +468,7 @@ def _score(db: sqlite3.Connection, found: list[tuple[_Row, tuple[str, str, str, 
            for c, df in _concept_df(db, concepts).items()}
     avg = _avg_length(db)
     members = {t for c in concepts for m in c for t in m.split()}
+    covers = _covers(concepts, qset)
     for row, (*cols, length) in found:
         tf: dict[str, float] = {}
         for weight, col in zip(WEIGHTS, cols):
@@ -454,11 +478,18 @@ def _score(db: sqlite3.Connection, found: list[tuple[_Row, tuple[str, str, str, 
         row.terms = qset.intersection(tf)
         norm = K1 * (1 - B + B * (length or 0) / avg)
         score = 0.0
+        held: set[str] = set()
         for c in concepts:
             f = sum(abbrev.frequency(tf, m) for m in c)
             if f:
                 score += idf[c] * f * (K1 + 1) / (f + norm)
-        row.score = score
+                held.update(covers[c])
+        row.score, row.held = score, held
+
+
+def _covers(concepts: list[tuple[str, ...]], qset: set[str]) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """The query terms each concept stands for (a long form's terms, a synonym group's)."""
+    return {c: tuple(t for m in c for t in m.split() if t in qset) for c in concepts}
 
 
 def _concept_df(db: sqlite3.Connection, concepts: list[tuple[str, ...]]) -> dict[tuple[str, ...], int]:
@@ -488,16 +519,21 @@ def settle_lengths(db: sqlite3.Connection) -> None:
     db.execute("INSERT OR REPLACE INTO meta VALUES ('avg_length', (SELECT coalesce(avg(length), 1) FROM docs))")
 
 
-def _fetch(db: sqlite3.Connection, rows: list[_Row], qset: set[str]) -> None:
-    """Fill in the text and the query terms of `rows`."""
+def _fetch(db: sqlite3.Connection, rows: list[_Row], qset: set[str],
+           concepts: list[tuple[str, ...]] | None = None) -> None:
+    """Fill in the text and the query terms of `rows` (and, given the concepts, what they hold)."""
     if not rows:
         return
     by_id = {r.id: r for r in rows}
     marks = ",".join("?" * len(by_id))
+    covers = _covers(concepts or [], qset)
     for rid, text, *cols in db.execute(f"SELECT id, text, {', '.join(COLUMNS)} FROM docs WHERE id IN ({marks})",
                                        list(by_id)):
+        terms = set(" ".join(cols).split())
         by_id[rid].text = text
-        by_id[rid].terms = qset.intersection(" ".join(cols).split())
+        by_id[rid].terms = qset & terms
+        if concepts is not None:  # _present fetches a row's text only: what it holds stays as _score found it
+            by_id[rid].held = {t for c, ts in covers.items() if any(set(m.split()) <= terms for m in c) for t in ts}
 
 
 def _fts(db: sqlite3.Connection, q: list[str]) -> list[tuple[_Row, tuple[str, str, str, str, int]]]:
