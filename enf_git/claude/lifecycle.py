@@ -16,7 +16,7 @@ from ..memory import eventlog, fact_stores, facts, fetched, handoff, instinct_bl
 from ..plumbing import detached, events, signing, store
 from ..pure import briefing
 from . import gate
-from .protocol import Where, record_error, reply, session_of
+from .protocol import Where, record_error, record_note, reply, session_of
 
 def handle(event: str, where: Where, payload: dict[str, object]) -> str:
     sid = session_of(payload)
@@ -158,7 +158,7 @@ def checkpoint(where: Where, message: str) -> memory.Report | None:
         return memory.commit(ctx, message, now=int(time.time()))
     except signing.SigningError as exc:
         if signing.note_failure(where.state, exc):
-            record_error(where.state, message, exc)
+            record_note(where.state, message, f"memory not committed: {exc.message} (hint: {exc.hint})")
         return None
 
 
