@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -321,3 +322,29 @@ def test_an_ssh_signature_without_allowed_signers_is_unverifiable_not_unsigned(
     found = verify.verdicts(str(repo_dir), [oid])[oid]
     assert (found.kind, found.trusted, found.format) == ("unverifiable", False, "ssh")
     assert "no gpg.ssh.allowedSignersFile" in found.why
+
+
+def test_a_literal_ssh_key_signs_with_the_agents_private_half(repo_dir: Path, ssh_key: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    if shutil.which("ssh-agent") is None or shutil.which("ssh-add") is None:
+        pytest.skip("ssh-agent is not installed: a literal key::… signing key needs one")
+    sock = tempfile.mktemp(prefix="enfa", dir="/tmp")
+    agent = subprocess.Popen(["ssh-agent", "-D", "-a", sock], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)  # the agent creates its socket once it listens
+        monkeypatch.setenv("SSH_AUTH_SOCK", sock)
+        subprocess.run(["ssh-add", "-q", str(ssh_key)], check=True, capture_output=True)
+        public = ssh_key.with_suffix(".pub").read_text().strip()
+        allowed = tmp_path / "allowed_signers"
+        _allow(allowed, "author@example.com", ssh_key)
+        for key, value in (("commit.gpgSign", "true"), ("gpg.format", "ssh"), ("user.signingKey", f"key::{public}"),
+                           ("gpg.ssh.allowedSignersFile", str(allowed))):
+            run_git(repo_dir, "config", key, value)
+        enf(repo_dir, "init", "--no-hooks")
+        run_git(repo_dir, "verify-commit", "claude-memory")
+    finally:
+        agent.kill()
+        agent.wait()
