@@ -86,9 +86,14 @@ def verdicts(repo_dir: str, commit_oids: Iterable[str], repo: store.Repo | None 
     path = os.path.join(str(store.state_dir(repo)), CACHE_FILE)
     digest = trust_digest(repo, environ)
     known = _load(path, digest)
-    wanted = list(dict.fromkeys(commit_oids))
-    out = {oid: known[oid] for oid in wanted if oid in known}
-    todo = [oid for oid in wanted if oid not in out and _is_commit(repo, oid)]
+    out: dict[str, Verdict] = {}
+    todo: list[str] = []
+    for oid in dict.fromkeys(commit_oids):
+        kept = known.get(oid)
+        if kept is not None:
+            out[oid] = kept
+        elif _is_commit(repo, oid):
+            todo.append(oid)
     for start in range(0, len(todo), BATCH):
         found = _ask_git(repo_dir, repo, todo[start:start + BATCH], environ)
         out.update(found)
@@ -218,7 +223,11 @@ def _signature_format(repo: store.Repo, oid: str) -> str:
 
 
 def _load(path: str, digest: str) -> dict[str, Verdict]:
-    """The kept verdicts: all of them under the same trust digest, else the unsigned ones."""
+    """The kept verdicts: all of them under the same trust digest, else the unsigned ones.
+
+    Stored as a table of distinct verdicts (a handful: one per signer and outcome) and
+    commit id -> row number, so 10,000 commits read as 10,000 small integers.
+    """
     try:
         with open(path, encoding="utf-8") as f:
             data = fastjson.loads(f.read())
@@ -226,22 +235,31 @@ def _load(path: str, digest: str) -> dict[str, Verdict]:
         return {}
     if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
         return {}
+    table, rows = data.get("table"), data.get("verdicts")
+    if not isinstance(table, list) or not isinstance(rows, dict):
+        return {}
     same = data.get("trust") == digest
-    rows = data.get("verdicts")
+    kinds = [_from_row(row) for row in table]
     out: dict[str, Verdict] = {}
-    for oid, row in (rows.items() if isinstance(rows, dict) else ()):
-        if row == "N":
-            out[oid] = UNSIGNED
-        elif same and isinstance(row, list) and len(row) == 8:
-            letter, kind, trusted, signer, key, fpr, trust, fmt = row
-            out[oid] = Verdict(str(letter), str(kind), bool(trusted), str(signer), str(key), str(fpr), str(trust),
-                               str(fmt))
+    for oid, n in rows.items():
+        found = kinds[n] if isinstance(n, int) and 0 <= n < len(kinds) else None
+        if found is not None and (same or found.kind == "unsigned"):
+            out[oid] = found
     return out
 
 
+def _from_row(row: object) -> Verdict | None:
+    if not isinstance(row, list) or len(row) != 8:
+        return None
+    letter, kind, trusted, signer, key, fpr, trust, fmt = row
+    return Verdict(str(letter), str(kind), bool(trusted), str(signer), str(key), str(fpr), str(trust), str(fmt))
+
+
 def _save(path: str, digest: str, known: dict[str, Verdict]) -> None:
-    rows = {oid: "N" if v.kind == "unsigned" else list(v) for oid, v in known.items()}
+    table: dict[Verdict, int] = {}
+    rows = {oid: table.setdefault(v, len(table)) for oid, v in known.items()}
+    data = {"version": CACHE_VERSION, "trust": digest, "table": [list(v) for v in table], "verdicts": rows}
     try:
-        atomic.write(path, fastjson.dumps({"version": CACHE_VERSION, "trust": digest, "verdicts": rows}).encode())
+        atomic.write(path, fastjson.dumps(data).encode())
     except OSError:
         pass  # a read-only .git: the verdicts are asked again next time
