@@ -818,6 +818,19 @@ def config_value(repo: pygit2.Repository, key: str) -> str | None:
         return None
 
 
+def config_values(repo: pygit2.Repository, key: str) -> list[str]:
+    """Every value of a multi-valued git config key, in git's order (lowest precedence
+    first), then the one given on git's command line (`git -c KEY=VALUE enf …`)."""
+    from . import fastconfig
+
+    try:
+        out = [str(v) for v in repo.config.get_multivar(key)]
+    except (KeyError, ValueError, pygit2.GitError):
+        out = []
+    given = fastconfig.command_line(key)
+    return [*out, given] if given is not None else out
+
+
 def ahead_behind(repo: pygit2.Repository, local: str, upstream: str) -> tuple[int, int]:
     """(commits `local` has that `upstream` lacks, and the reverse)."""
     ahead, behind = repo.ahead_behind(local, upstream)
