@@ -210,6 +210,25 @@ def test_hooks_exit_0_on_a_signing_failure_and_say_so_once(repo_dir: Path, gnupg
     assert "could not commit" not in enf(repo_dir, "status").stdout
 
 
+def test_an_edit_waiting_on_a_failed_signature_survives_session_start(repo_dir: Path, gnupg: str) -> None:
+    """SessionStart commits, merges and refreshes the working copy: with the commit refused
+    at git's signing step, the refresh must leave the uncommitted edit alone."""
+    enf(repo_dir, "init", "--no-hooks")
+    session = new_session(repo_dir, "a1b2c3d4")
+    enf(repo_dir, "commit", "-m", "unsigned first")
+    edited = session.read_text(encoding="utf-8").replace("Added search", "Added search and ranking")
+    session.write_text(edited, encoding="utf-8")
+    run_git(repo_dir, "config", "commit.gpgSign", "true")
+    run_git(repo_dir, "config", "user.signingKey", "nobody@example.invalid")
+    hook(repo_dir, "SessionStart", source="startup")
+    assert session.read_text(encoding="utf-8") == edited
+    assert f"changed: sessions/{session.name}" in enf(repo_dir, "status").stdout
+    run_git(repo_dir, "config", "--unset", "user.signingKey")
+    enf(repo_dir, "commit", "-m", "now signed")
+    assert letters(repo_dir)[:2] == ["G", "N"]
+    assert "Added search and ranking" in run_git(repo_dir, "show", f"claude-memory:sessions/{session.name}")
+
+
 def test_git_booleans_as_git_reads_them() -> None:
     assert [signing.git_bool("k", v) for v in ("true", "Yes", "on", "1", "2", "false", "NO", "off", "0", "")] == \
         [True, True, True, True, True, False, False, False, False, False]
