@@ -10,7 +10,7 @@ from .base import CONTEXT, JSON_OPTION, emit, reading
 from .text import envelope, plural
 
 if TYPE_CHECKING:  # the verification machinery is imported only when a trust command runs
-    from ..memory.trust import Gate, Withheld
+    from ..memory.trust import Review, Withheld
 
 
 @click.group(name="trust", context_settings=CONTEXT)
@@ -30,12 +30,13 @@ def review(mode: str | None, as_json: bool) -> None:
 
     ctx = reading()
     tip = memory.require_branch(ctx)
-    gate, held = trust.withheld(ctx, tip, mode)
+    found = trust.review(ctx, tip, mode)
     if as_json:
-        click.echo(envelope("trust review", mode=gate.rules.mode, trusted_authors=sorted(gate.rules.authors),
-                            records=len(gate.table.changes), withheld=[_row(w) for w in held]))
+        rules = found.gate.rules
+        click.echo(envelope("trust review", mode=rules.mode, trusted_authors=sorted(rules.authors),
+                            records=found.records, withheld=[_row(w) for w in found.withheld]))
         return
-    emit(ctx, "\n".join(_lines(gate, held)), pageable=True)
+    emit(ctx, "\n".join(_lines(found)), pageable=True)
 
 
 def _row(w: Withheld) -> dict[str, object]:
@@ -44,13 +45,12 @@ def _row(w: Withheld) -> dict[str, object]:
             "reason": w.reason}
 
 
-def _lines(gate: Gate, held: list[Withheld]) -> list[str]:
-    mode = gate.rules.mode
+def _lines(found: Review) -> list[str]:
+    mode, held, total = found.gate.rules.mode, found.withheld, found.records
     if mode == "all":
         return ["enf.trust all: every record reaches the model, nothing is withheld "
                 "(git config enf.trust signed, or authors with enf.trustedAuthors, to gate it; "
                 "git enf trust review --as signed shows what that would withhold)"]
-    total = len(gate.table.changes)
     if not held:
         return [f"enf.trust {mode}: all {plural(total, 'record')} reach the model, none withheld"]
     out = [f"enf.trust {mode}: {len(held):,} of {plural(total, 'record')} withheld from the model "

@@ -54,19 +54,30 @@ def policy(ctx: Context, mode: str | None = None) -> Policy:
 
 
 class Gate:
-    """The decision for each record under one policy at one tip: `reason(path)` is why it
-    is withheld, or None when it is shown. Verdicts are asked for all the records' last
-    commits at once (one `git log`, then cached per commit)."""
+    """The decision for each record under one policy at one tip: `reasons(paths)` says why
+    each is withheld (None: shown). Under `signed`, the verdicts of the paths' last commits
+    are asked at once (one `git log` for those not cached yet, then kept per commit), and
+    only for the paths asked about: a start that shows ten records reads ten."""
 
     def __init__(self, ctx: Context, rules: Policy, table: authors.Authors) -> None:
+        self._ctx = ctx
         self.rules = rules
         self.table = table
-        self.verdicts: dict[str, verify.Verdict] = {}
-        if rules.mode == "signed":
-            commits = {change.commit for change in table.changes.values()}
-            self.verdicts = verify.verdicts(str(ctx.top), commits, repo=ctx.repo, env=None)
+        self._verdicts: dict[str, verify.Verdict] = {}
+
+    def reasons(self, paths: Iterable[str]) -> dict[str, str | None]:
+        wanted = list(paths)
+        if self.rules.mode == "signed":
+            changes = (self.table.of(p) for p in wanted)
+            todo = {c.commit for c in changes if c is not None and c.commit not in self._verdicts}
+            if todo:
+                self._verdicts.update(verify.verdicts(str(self._ctx.top), todo, repo=self._ctx.repo))
+        return {path: self._reason(path) for path in wanted}
 
     def reason(self, path: str) -> str | None:
+        return self.reasons([path])[path]
+
+    def _reason(self, path: str) -> str | None:
         if self.rules.mode == "all":
             return None
         change = self.table.of(path)
@@ -76,7 +87,7 @@ class Gate:
             if self.table.mine(change) or change.email.strip().lower() in self.rules.authors:
                 return None
             return f"author {change.email or change.name or 'unknown'} is not in {AUTHORS_KEY}"
-        verdict = self.verdicts.get(change.commit)
+        verdict = self._verdicts.get(change.commit)
         if verdict is None:
             return "signature cannot be checked (git has no such commit)"
         return None if verdict.trusted else verdict.why
@@ -87,17 +98,20 @@ def gate(ctx: Context, tip: store.Commit | None = None, mode: str | None = None)
     return Gate(ctx, policy(ctx, mode), authors.load(ctx, tip))
 
 
-def withheld(ctx: Context, tip: store.Commit | None = None, mode: str | None = None,
-             paths: Iterable[str] | None = None) -> tuple[Gate, list[Withheld]]:
-    """Every record (or those of `paths`) the gate withholds, oldest change first."""
+class Review(NamedTuple):
+    gate: Gate
+    records: int  # how many records the branch holds
+    withheld: list[Withheld]  # oldest change first
+
+
+def review(ctx: Context, tip: store.Commit | None = None, mode: str | None = None) -> Review:
+    """Every record the gate withholds (reads every record's author: for the person's
+    command, not for a hook)."""
     found = gate(ctx, tip, mode)
+    changes = dict(found.table.all())
     if found.rules.mode == "all":
-        return found, []
-    out: list[Withheld] = []
-    for path in sorted(found.table.changes if paths is None else paths):
-        why = found.reason(path)
-        change = found.table.of(path)
-        if why is not None and change is not None:
-            out.append(Withheld(path, change, why))
-    out.sort(key=lambda w: (w.change.time, w.path))
-    return found, out
+        return Review(found, len(changes), [])
+    held = [Withheld(path, changes[path], why) for path, why in found.reasons(sorted(changes)).items()
+            if why is not None]
+    held.sort(key=lambda w: (w.change.time, w.path))
+    return Review(found, len(changes), held)
