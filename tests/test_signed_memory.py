@@ -80,6 +80,10 @@ def letters(repo: Path, rev: str = "claude-memory") -> list[str]:
     return run_git(repo, "log", "--format=%G?", rev).split()
 
 
+def tip_signature(repo: Path) -> bytes | None:
+    return store.commit_signature(store.open_repo(repo), run_git(repo, "rev-parse", "claude-memory").strip())
+
+
 def hook(repo: Path, event: str, **fields: object) -> str:
     payload = json.dumps({"session_id": "5e55104a-aaaa-bbbb-cccc-000000000001", "cwd": str(repo),
                           "hook_event_name": event, **fields})
@@ -109,7 +113,7 @@ def test_no_signature_and_no_gpg_when_commit_gpgsign_is_off(repo_dir: Path, spel
     new_session(repo_dir, "a1b2c3d4")
     enf(repo_dir, "commit", "-m", "x")
     assert set(letters(repo_dir)) == {"N"}
-    assert store.commit_signature(store.open_repo(repo_dir), run_git(repo_dir, "rev-parse", "claude-memory").strip()) is None
+    assert tip_signature(repo_dir) is None
 
 
 def test_git_dash_c_turns_signing_on_and_off_for_one_command(repo_dir: Path, gnupg: str) -> None:
@@ -134,8 +138,7 @@ def test_ssh_signing_follows_user_signingkey_and_allowed_signers(repo_dir: Path,
     enf(repo_dir, "commit", "-m", "ssh-signed")
     run_git(repo_dir, "verify-commit", "claude-memory")
     assert set(letters(repo_dir)) == {"G"}
-    assert b"BEGIN SSH SIGNATURE" in (store.commit_signature(store.open_repo(repo_dir),
-                                                             run_git(repo_dir, "rev-parse", "claude-memory").strip()) or b"")
+    assert b"BEGIN SSH SIGNATURE" in (tip_signature(repo_dir) or b"")
 
 
 def test_a_merge_of_teammates_memory_is_signed_too(repo_dir: Path, gnupg: str) -> None:
@@ -172,8 +175,7 @@ def test_a_signing_failure_fails_like_git_and_loses_nothing(repo_dir: Path, gnup
     run_git(repo_dir, "config", "--unset", "user.signingKey")  # the committer's own key: git's default
     enf(repo_dir, "commit", "-m", "x")
     assert letters(repo_dir)[0] == "G"
-    assert store.read_path(store.open_repo(repo_dir), store.tip(store.open_repo(repo_dir)).tree,  # type: ignore[union-attr]
-                           f"sessions/{session.name}") == session_text("a1b2c3d4").encode()
+    assert run_git(repo_dir, "show", f"claude-memory:sessions/{session.name}") == session_text("a1b2c3d4")
 
 
 def test_a_missing_signing_program_is_a_signing_failure(repo_dir: Path) -> None:

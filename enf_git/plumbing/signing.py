@@ -96,7 +96,8 @@ def _sign_gpg(how: Signer, buffer: bytes, key: str) -> str:
     run = _run([how.program, "--status-fd=2", "-bsau", key], buffer)
     status = "\n" + run[2]
     if run[0] != 0 or "\n[GNUPG:] SIG_CREATED " not in status:
-        raise SigningError("gpg failed to sign the data", hint=_hint(how, _said(run[2]) or f"{how.program} exited {run[0]}"))
+        said = _said(run[2]) or f"{how.program} exited {run[0]}"
+        raise SigningError("gpg failed to sign the data", hint=_hint(how, said))
     return run[1].replace("\r\n", "\n")
 
 
@@ -169,7 +170,8 @@ def _run(args: list[str], stdin: bytes) -> tuple[int, str, str]:
     except FileNotFoundError:
         return 127, "", f"{args[0]}: command not found"
     except subprocess.TimeoutExpired:
-        return 124, "", f"{args[0]} gave no signature within {int(SIGN_TIMEOUT)} s (a passphrase prompt nobody answered?)"
+        return 124, "", (f"{args[0]} gave no signature within {int(SIGN_TIMEOUT)} s "
+                         "(a passphrase prompt nobody answered?)")
     except OSError as exc:
         return 126, "", f"{args[0]}: {exc.strerror}"
     return (proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
