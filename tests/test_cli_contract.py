@@ -39,7 +39,7 @@ Run = Callable[..., str]
 SCHEMA = 1
 ENVELOPE = {"schema", "command"}
 STATUS_KEYS = ENVELOPE | {"branch", "tip", "working_set_floor", "behind", "changes", "edited_views", "missing", "remote",
-                          "disagreements", "refused",
+                          "disagreements", "refused", "signing_failed",
                           "conflicts"}
 CHANGE_KEYS = {"path", "state"}
 LOG_KEYS = ENVELOPE | {"sessions", "malformed"}

@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import time
 
-from .. import memory
+from .. import memory, paths
 from ..memory import eventlog, fact_stores, facts, fetched, handoff, instinct_block, pins, pointer_refresh, startup
-from ..plumbing import detached, events, store
+from ..plumbing import detached, events, signing, store
 from ..pure import briefing
 from . import gate
-from .protocol import Where, record_error, reply, session_of
+from .protocol import Where, record_error, record_note, reply, session_of
 
 def handle(event: str, where: Where, payload: dict[str, object]) -> str:
     sid = session_of(payload)
@@ -127,23 +127,39 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
         own_file=os.path.relpath(own, where.top) if own else None, opted_out=bool(sid) and gate.opted_out(where.root, sid))
     # In order of what is cut first when together they outgrow their share of the
     # context (briefing.BLOCK_SHARE): the last ones.
-    blocks = (_facts_block(ctx, sid, now), _handoff_block(ctx, sid, now), _pins_block(ctx, now), _instincts_block(ctx),
-              prepared.compression_notice())
+    blocks = (_signing_block(ctx), _facts_block(ctx, sid, now), _handoff_block(ctx, sid, now), _pins_block(ctx, now),
+              _instincts_block(ctx), prepared.compression_notice())
     text = startup.context_text(ctx, situation, blocks)
     fetched.start_background_fetch(ctx, os.environ)  # detached: what it brings is merged by the next session or git hook
     spawn_background_index(ctx)
     return reply("SessionStart", additionalContext=text)
 
 
+def _signing_block(ctx: memory.Context) -> str:
+    """Once, after a hook's commit failed at git's signing step: the person should know their
+    memory is waiting in the working copy, and how to see why."""
+    said = signing.tell_once(str(store.state_dir(ctx.repo)))
+    if said is None:
+        return ""
+    return (f"## Memory not committed\n- {said} (commit.gpgSign is on): tell the user their notes wait in "
+            f"{paths.WC_DIR}/ until a signed commit succeeds; `git enf commit` in a terminal shows why")
+
+
 def checkpoint(where: Where, message: str) -> memory.Report | None:
     """Flush event logs into log.md, then commit the working copy (which restores a
-    vanished one instead of deleting it)."""
+    vanished one instead of deleting it). A failure at git's signing step keeps the files
+    where they are, is logged once, and told at the next SessionStart."""
     ctx = memory.Context.open(where.top)
     if store.tip(ctx.repo) is None:
         return None
     _learn_instincts(ctx, where)
     eventlog.flush(str(ctx.root), where.state)
-    return memory.commit(ctx, message, now=int(time.time()))
+    try:
+        return memory.commit(ctx, message, now=int(time.time()))
+    except signing.SigningError as exc:
+        if signing.note_failure(where.state, exc):
+            record_note(where.state, message, f"memory not committed: {exc.message} (hint: {exc.hint})")
+        return None
 
 
 def spawn_background_commit(top: str) -> None:

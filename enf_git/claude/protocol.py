@@ -50,6 +50,18 @@ def reply(event: str, **fields: str) -> str:
     return fastjson.dumps({"hookSpecificOutput": {"hookEventName": event, **fields}})
 
 
+def record_note(folder: str, what: str, line: str) -> None:
+    """One line in `folder`/hook-errors.log: an expected failure (no traceback to read)."""
+    try:
+        import time
+
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, paths.HOOK_ERRORS), "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {what}: {line}\n")
+    except BaseException:  # noqa: BLE001, S110
+        pass
+
+
 def record_error(folder: str, what: str, exc: BaseException) -> None:
     """Append `exc` with its traceback to `folder`/hook-errors.log: where a hook's internal
     errors go, never to the model. Logging must not break the hook either."""

@@ -19,7 +19,7 @@ def status(as_json: bool) -> None:
     """What would be committed, and what needs attention."""
     from .. import memory
     from ..memory import working_set
-    from ..plumbing import store
+    from ..plumbing import signing, store
 
     ctx = reading()
     tip = memory.require_branch(ctx)
@@ -44,6 +44,7 @@ def status(as_json: bool) -> None:
         "refused": [{"path": p, "why": why} for p, why in refused],
         "edited_views": sorted(found.views), "missing": lacking, "conflicts": conflicts, "remote": remote,
         "disagreements": [_disagreement_row(d) for d in disagreements],
+        "signing_failed": signing.noted_failure(str(store.state_dir(ctx.repo))),
     }
     if as_json:
         click.echo(envelope("status", **state))
@@ -90,6 +91,9 @@ def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
     from .. import memory
 
     lines = [f"branch {paths.BRANCH} at {str(state['tip'])[:12]}"]
+    if state["signing_failed"]:  # a hook's commit failed at git's signing step: the person must hear of it
+        lines.append(f"a hook could not commit memory: {state['signing_failed']} (commit.gpgSign is on); "
+                     "the changes below wait here: git enf commit shows why")
     remote = state["remote"]
     if remote is not None and remote["fetched"]:
         lines.append(f"{remote['ahead']} ahead, {remote['behind']} behind {remote['name']}/{paths.BRANCH} "

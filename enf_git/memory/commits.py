@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import EnfError, is_refusal
-from ..plumbing import store, workcopy
+from ..plumbing import signing, store, workcopy
 from ..plumbing.workcopy import Manifest
 from ..pure import model, render, slug
 from ..redact import redact_count, spans_in_bytes
@@ -151,6 +151,8 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
 
     full = f"{message}\n\n{body}\n" if body and body != message else message
     report.commit = store.commit(ctx.repo, build, full, when=now, env=ctx.ident)
+    if report.commit is not None:  # signed if git would sign: a failure a hook kept is over
+        signing.clear_failure(str(store.state_dir(ctx.repo)))
     cache.save()
     if report.conflicts or report.kept:
         _name_authors(ctx, report, manifest.base)

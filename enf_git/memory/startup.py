@@ -7,7 +7,7 @@ import time
 
 from .. import paths
 from ..errors import EnfError
-from ..plumbing import store
+from ..plumbing import signing, store
 from ..pure import briefing, model
 from . import authors, compress, digests, fetched
 from .commits import commit
@@ -50,7 +50,7 @@ def prepare(ctx: Context, message: str, now: int | None = None, current: str | N
     if store.tip(ctx.repo) is None:
         init(ctx, now)
         return Prepared(commit(ctx, message, now), [])
-    report = commit(ctx, message, now)
+    report = _commit_or_keep(ctx, message, now)
     seen = fetched.seen_now(ctx)
     merged = _merge_fetched(ctx, now)
     # One tier per start, oldest first (seed 000); `current` (the starting session) stays hot.
@@ -59,6 +59,17 @@ def prepare(ctx: Context, message: str, now: int | None = None, current: str | N
     restored += init(ctx, now).materialized
     fetched.note_seen(ctx, seen)  # merged and in the working copy: the next read has nothing to do
     return Prepared(report, [*report.restored, *restored], merged, compressed)
+
+
+def _commit_or_keep(ctx: Context, message: str, now: int | None) -> Report:
+    """The start's commit of what earlier sessions left; when git's signing step fails
+    (commit.gpgSign with no usable key or agent), the session still starts: the files stay
+    in the working copy for the next commit, and the failure is kept to be told once."""
+    try:
+        return commit(ctx, message, now)
+    except signing.SigningError as exc:
+        signing.note_failure(str(store.state_dir(ctx.repo)), exc)
+        return Report()
 
 
 def _merge_fetched(ctx: Context, now: int | None) -> str:

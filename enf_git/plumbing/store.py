@@ -25,7 +25,7 @@ from typing import Literal, NamedTuple, TypeAlias
 import pygit2
 
 from .. import paths
-from . import ident
+from . import ident, signing
 from .locks import file_lock
 from ..errors import ConcurrencyError, NotFound, RepoError, refusal_hint
 
@@ -296,6 +296,31 @@ def _signatures(repo: pygit2.Repository, when: int | None,
     return signature(repo, when, env, "author"), signature(repo, when, env, "committer")
 
 
+def create_commit(repo: pygit2.Repository, author: pygit2.Signature, committer: pygit2.Signature, message: str,
+                  tree: pygit2.Oid, parents: list[pygit2.Oid]) -> pygit2.Oid:
+    """Write a commit object (no ref moves), signed when git would sign it (`commit.gpgSign`:
+    see signing). A signing failure raises signing.SigningError and writes nothing."""
+    how = signing.signer(lambda key: config_value(repo, key))
+    if how is None:
+        return repo.create_commit(None, author, committer, message, tree, parents)
+    # pygit2's stub says Oid; it returns the commit object's text (the bytes git signs)
+    buffer = str(repo.create_commit_string(author, committer, message, tree, list[str | pygit2.Oid](parents)))
+    signature = signing.sign(how, buffer.encode("utf-8"), f"{committer.name} <{committer.email}>")
+    return repo.create_commit_with_signature(buffer, signature, "gpgsig")
+
+
+def commit_signature(repo: pygit2.Repository, oid: str) -> bytes | None:
+    """The signature in a commit's gpgsig header (None: unsigned, or no such commit)."""
+    try:
+        found = repo.get(oid)
+    except (ValueError, pygit2.GitError):
+        return None
+    if not isinstance(found, pygit2.Commit):
+        return None
+    signature, _signed = found.gpg_signature
+    return bytes(signature) if signature else None
+
+
 def checked_out_in(repo: pygit2.Repository) -> list[str]:
     """Git dirs whose HEAD is the memory branch (someone ran `git checkout claude-memory`)."""
     common = common_dir(repo)
@@ -404,7 +429,7 @@ def _attempt(
         return None
     author, committer = _signatures(repo, when, env)
     parents: list[pygit2.Oid] = [parent.id] if parent is not None else []
-    oid = repo.create_commit(None, author, committer, message, new_tree, parents)
+    oid = create_commit(repo, author, committer, message, new_tree, parents)
     reflog = f"enf: {message.splitlines()[0] if message else 'commit'}"
     try:
         if ref is None:
@@ -793,6 +818,19 @@ def config_value(repo: pygit2.Repository, key: str) -> str | None:
         return None
 
 
+def config_values(repo: pygit2.Repository, key: str) -> list[str]:
+    """Every value of a multi-valued git config key, in git's order (lowest precedence
+    first), then the one given on git's command line (`git -c KEY=VALUE enf …`)."""
+    from . import fastconfig
+
+    try:
+        out = [str(v) for v in repo.config.get_multivar(key)]
+    except (KeyError, ValueError, pygit2.GitError):
+        out = []
+    given = fastconfig.command_line(key)
+    return [*out, given] if given is not None else out
+
+
 def ahead_behind(repo: pygit2.Repository, local: str, upstream: str) -> tuple[int, int]:
     """(commits `local` has that `upstream` lacks, and the reverse)."""
     ahead, behind = repo.ahead_behind(local, upstream)
@@ -894,7 +932,7 @@ def commit_merge(repo: pygit2.Repository, ours: pygit2.Commit, theirs: pygit2.Co
     try:
         tree = write_tree(repo, ours.tree, changes, blobs)
         author, committer = _signatures(repo, when, env)
-        oid = repo.create_commit(None, author, committer, message, tree, [ours.id, theirs.id])
+        oid = create_commit(repo, author, committer, message, tree, [ours.id, theirs.id])
     except (pygit2.GitError, OSError) as exc:
         raise RepoError(f"could not write the merge onto {BRANCH}: {exc}",
                         hint=refusal_hint(str(exc)) or f"git fsck --no-dangling {BRANCH}; then retry") from exc
