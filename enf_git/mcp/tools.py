@@ -85,6 +85,12 @@ class Where:
                 memo.written_by = authors.load(ctx, tip)
             return memo.written_by
 
+    def gate(self, ctx: Context, tip: store.Commit) -> Any:
+        """memory.trust's gate for this call (enf.trust read afresh: a change applies at once)."""
+        from ..memory import trust
+
+        return trust.shown_gate(ctx, self.written_by(ctx, tip))
+
     def ledger(self, ctx: Context, tip: store.Commit) -> Any:
         """The decision ledger of `tip`'s records, reused like them."""
         with self._lock:
@@ -129,8 +135,20 @@ def _recall(where: Where, args: Args) -> dict[str, Any]:
     answer = search.query(indexer.ensure(ctx.repo, ctx.cache()), text, args["limit"])
     answers.note_asked(ctx, tip, [h.path for h in answer.hits])
     table = where.written_by(ctx, tip)
-    return {"query": text, "weak": answer.weak,
-            "results": [_signed(_hit(h), table.by(h.path) if h.kind != "history" else "") for h in answer.hits]}
+    withheld = where.gate(ctx, tip).withheld([h.path for h in answer.hits])
+    hits = [h for h in answer.hits if h.path not in withheld]
+    return _counted({"query": text, "weak": answer.weak,
+                     "results": [_signed(_hit(h), table.by(h.path) if h.kind != "history" else "") for h in hits]},
+                    len({h.path for h in answer.hits} & set(withheld)))
+
+
+def _counted(answer: dict[str, Any], withheld: int) -> dict[str, Any]:
+    """`answer` saying how many records enf.trust kept out of it, and where to look."""
+    if not withheld:
+        return answer
+    from ..memory import trust
+
+    return {**answer, "withheld": withheld, "withheld_note": trust.withheld_line(withheld)}
 
 
 def _signed(row: dict[str, Any], by: str) -> dict[str, Any]:
@@ -158,6 +176,12 @@ def _show(where: Where, args: Args) -> dict[str, Any]:
     at = _revision(ctx, tip, args["at"])
     recs, _ = where.records(ctx, at)
     found = queries.resolve_target(ctx.repo, at, recs, args["target"])
+    why = where.gate(ctx, tip).withheld([found.path]).get(found.path)
+    if why:
+        from ..memory import trust
+
+        raise EnfError(f"{found.path} is withheld from the model by enf.trust ({why})",
+                       hint=f"the user can read it with git enf show, and review it with {trust.REVIEW}")
     answers.note_asked(ctx, tip, [found.path])
     if args["history"]:
         versions = queries.history(ctx.repo, tip, found.path)
@@ -212,8 +236,10 @@ def _log(where: Where, args: Args) -> dict[str, Any]:
     recs, authors = where.records(ctx, tip, authors=True)
     sessions = queries.filter_sessions(recs.all_sessions(), filters, authors)
     table = where.written_by(ctx, tip)
-    return {"total": len(sessions),
-            "sessions": [_signed(answers.session_row(s, authors), table.by(s.path)) for s in sessions[:args["limit"]]]}
+    withheld = where.gate(ctx, tip).withheld([s.path for s in sessions])
+    kept = [s for s in sessions if s.path not in withheld]
+    return _counted({"total": len(kept), "sessions": [_signed(answers.session_row(s, authors), table.by(s.path))
+                                                      for s in kept[:args["limit"]]]}, len(withheld))
 
 
 HISTORY_SHOWN = 50  # versions `show history` lists, newest first (its total says how many there are)
@@ -229,8 +255,10 @@ def _decisions(where: Where, args: Args) -> dict[str, Any]:
     open_ = queries.open_disagreements(recs, ledger)
     # Every list within `limit`, with its total: a model's context is no place for all of them.
     table = where.written_by(ctx, tip)
+    withheld = where.gate(ctx, tip).withheld([c.current.source for c in chains])
+    chains = [c for c in chains if c.current.source not in withheld]
     rows = [_signed(answers.chain_row(c, authors), table.by(c.current.source)) for c in chains[:args["limit"]]]
-    return {"total": len(chains), "decisions": rows,
+    return {"total": len(chains), "decisions": rows, **({"withheld": len(withheld)} if withheld else {}),
             "unresolved_total": len(unresolved),
             "unresolved": [answers.unresolved_row(r) for r in unresolved[:args["limit"]]],
             "disagreements_total": len(open_),

@@ -22,7 +22,7 @@ from ..errors import EnfError
 from ..plumbing import atomic, store
 from ..pure import budget, facts as pf
 from ..redact import redact_count
-from . import fact_stores
+from . import fact_stores, trust
 from .workspace import Context
 
 TTL_KEY = "enf.ttl."  # + category key: days, or never
@@ -297,7 +297,8 @@ def session_start_block(ctx: Context, session_id: str, now: int, user_dir: Path 
     fact_stores.sweep_sessions(ctx, session_id, now)
     today = day_of(now)
     key = _block_key(ctx, places, settings)
-    cached = _cached_block(ctx, key, today)
+    gate = trust.shown_gate(ctx)
+    cached = _cached_block(ctx, key, today) if not gate.rule.gates else None  # a gated block is judged afresh
     if cached is not None:
         return cached, []
     try:
@@ -306,11 +307,16 @@ def session_start_block(ctx: Context, session_id: str, now: int, user_dir: Path 
         pruned = []  # the branch kept moving, say: the budget below still leaves expired facts out
     listing = list_facts(ctx, places, settings=settings)
     shown, overridden = budget.reconcile(listing.by_scope)
+    withheld = 0
     if "project" in shown:
-        shown["project"] = _signed(ctx, shown["project"])
+        kept = _trusted(gate, shown["project"])
+        withheld = len(shown["project"]) - len(kept)
+        shown["project"] = _signed(ctx, kept)
     fitted = [budget.fit(shown[s], settings.budgets[s], today, s) for s in places.scopes()]
     hint = HISTORY_HINT if any(f.scope == "project" for f in pruned) else ""
     text = budget.block(fitted, pruned, overridden, hint)
+    if withheld:
+        text = (text + "\n" if text else "## Remembered facts\n") + f"- {trust.withheld_line(withheld, 'fact')}"
     if not pruned:  # a block that announces a prune is said once; the next start caches its successor
         _save_block(ctx, key, _lapses(listing.all()), today, text)
     return text, pruned
@@ -321,6 +327,12 @@ def session_start_block(ctx: Context, session_id: str, now: int, user_dir: Path 
 BLOCK_FILE = "facts-block.json"
 BLOCK_VERSION = 2  # bump whenever the block's text or what it depends on changes (2: teammates' facts signed)
 NEVER = "9999-12-31"  # the lapse day of facts that never expire
+
+
+def _trusted(gate: trust.Gate, facts: list[pf.Fact]) -> list[pf.Fact]:
+    """The project facts enf.trust lets reach the model."""
+    withheld = gate.withheld([f"{pf.MEMORIES_DIR}/{f.id}.md" for f in facts])
+    return [f for f in facts if f"{pf.MEMORIES_DIR}/{f.id}.md" not in withheld]
 
 
 def _signed(ctx: Context, facts: list[pf.Fact]) -> list[pf.Fact]:

@@ -129,7 +129,7 @@ def _busy() -> EnfError:
 
 
 def refresh_pointers(repo: store.Repo, cache: records.Cache, pinned: frozenset[str] = frozenset(),
-                     by: dict[str, str] | None = None) -> int | None:
+                     by: dict[str, str] | None = None, withheld: frozenset[str] | None = None) -> int | None:
     """Bring the recall index and the pointers file to the branch tip; the number of
     records written, or None when it was current or another process holds the lock."""
     lock = store.state_dir(repo) / paths.POINTERS_LOCK
@@ -143,7 +143,7 @@ def refresh_pointers(repo: store.Repo, cache: records.Cache, pinned: frozenset[s
             db = ensure(repo, cache)
             try:
                 tip = search.indexed_tip(db)
-                written = pointer_build.refresh(db, str(pointers_path(repo)), tip or "", sorted(pinned), by)
+                written = pointer_build.refresh(db, str(pointers_path(repo)), tip or "", sorted(pinned), by, withheld)
             finally:
                 db.close()
     return written

@@ -41,17 +41,25 @@ def session_start_block(ctx: Context) -> str:
     key = [BLOCK_VERSION, store.blob_oid(ctx.repo, tip.tree, paths.INSTINCTS_DIR) if tip is not None else None, room,
            list(reader(ctx))]  # whose lines go unsigned
     cache = store.state_dir(ctx.repo) / BLOCK_FILE
+    from . import trust
+
+    gate = trust.shown_gate(ctx)
     try:
         saved = fastjson.loads(cache.read_text(encoding="utf-8"))
-        if isinstance(saved, dict) and saved.get("key") == key and isinstance(saved.get("text"), str):
+        if (not gate.rule.gates and isinstance(saved, dict) and saved.get("key") == key
+                and isinstance(saved.get("text"), str)):  # a gated block is judged afresh
             return str(saved["text"])
     except (OSError, ValueError):
         pass
     from ..pure import instincts as pi
     from .instincts import load
 
-    found = list(load(ctx.repo, tip).instincts.values())
+    every = list(load(ctx.repo, tip).instincts.values())
+    withheld = gate.withheld([pi.instinct_path(i.id) for i in every])
+    found = [i for i in every if pi.instinct_path(i.id) not in withheld]
     text = pi.block(found, room, _by(ctx, [pi.instinct_path(i.id) for i in found]))
+    if withheld:
+        text = (text or "## Learned instincts") + f"\n- {trust.withheld_line(len(withheld), 'instinct')}"
     try:
         atomic.write(cache, fastjson.dumps({"key": key, "text": text}).encode("utf-8"))
     except OSError:

@@ -494,10 +494,17 @@ def session_start_block(ctx: Context, now: int) -> str:
                 _save_listing(ctx, _listing_key(ctx), listing)
     except EnfError:
         return ""
-    by = _by(ctx, [s.pin.session_path for s in listing.statuses])
+    from . import trust
+
+    withheld = trust.shown_gate(ctx).withheld([s.pin.session_path for s in listing.statuses])
+    statuses = [s for s in listing.statuses if s.pin.session_path not in withheld]
+    by = _by(ctx, [s.pin.session_path for s in statuses])
     shown = [pp.Shown(s.pin, _pointer(ctx, s), _signed(s.summary, by.get(s.pin.session_path, "")))
-             for s in listing.statuses]
-    return pp.block(shown, released, _budget(ctx.repo) * CHARS_PER_TOKEN, listing.after)
+             for s in statuses]
+    text = pp.block(shown, released, _budget(ctx.repo) * CHARS_PER_TOKEN, listing.after)
+    if withheld:
+        text = (text or "## Pinned sessions") + f"\n- {trust.withheld_line(len(withheld), 'pinned session')}"
+    return text
 
 
 def _by(ctx: Context, sessions: list[str]) -> dict[str, str]:

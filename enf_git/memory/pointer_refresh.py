@@ -42,8 +42,26 @@ def run(top: str) -> int | None:
     """The detached process: the recall index and the pointers file brought to the tip."""
     from . import indexer  # sqlite and the index builder: the detached process only
 
+    from ..plumbing import pointer_build, pointers
+
     ctx = Context.open(top)
-    return indexer.refresh_pointers(ctx.repo, ctx.cache(), pins.pinned(ctx.repo, store.tip(ctx.repo)), _by(ctx))
+    withheld = _withheld(ctx)
+    path = str(pointer_state.pointers_path(ctx.repo))
+    built = pointers.load(path)
+    if built is not None and built.header.get("wh", 0) != pointer_build.withheld_digest(withheld):
+        pointers.discard(path)  # enf.trust now withholds other records: the next refresh writes a full file
+    return indexer.refresh_pointers(ctx.repo, ctx.cache(), pins.pinned(ctx.repo, store.tip(ctx.repo)), _by(ctx),
+                                    withheld)
+
+
+def _withheld(ctx: Context) -> frozenset[str] | None:
+    """The records enf.trust keeps from the model (None under `all`): the pointers leave them out."""
+    from . import trust
+
+    gate = trust.shown_gate(ctx)
+    if not gate.rule.gates:
+        return None
+    return frozenset(gate.withheld([path for path, _ in gate.table.all()]))
 
 
 def _by(ctx: Context) -> dict[str, str]:

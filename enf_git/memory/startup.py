@@ -9,7 +9,7 @@ from .. import paths
 from ..errors import EnfError
 from ..plumbing import signing, store
 from ..pure import briefing, model
-from . import authors, compress, digests, fetched
+from . import authors, compress, digests, fetched, trust
 from .commits import commit
 from .report import Report
 from .setup import init
@@ -94,7 +94,8 @@ def context_text(ctx: Context, situation: briefing.Situation, blocks: tuple[str,
                                    today=situation.today, yesterday=situation.yesterday, source=situation.source,
                                    own_file=situation.own_file, opted_out=situation.opted_out,
                                    conflicts=tuple(_conflict_copies(ctx, tip)),
-                                   authorship=authorship(ctx, tip, digest, details))
+                                   authorship=authorship(ctx, tip, digest, details),
+                                   withheld=_withheld(ctx, digest, details), withheld_line=trust.withheld_line_template())
     return briefing.build_from(situation, digest, blocks=blocks, details=details)
 
 
@@ -113,6 +114,15 @@ def authorship(ctx: Context, tip: store.Commit, digest: briefing.Digest,
         if change is not None:
             out[path] = ("", "") if table.mine(change) else (change.name or change.email, change.date)
     return out
+
+
+def _withheld(ctx: Context, digest: briefing.Digest, details: list[model.Session]) -> frozenset[str]:
+    """The records enf.trust keeps from the model, of those the context may show."""
+    gate = trust.shown_gate(ctx)
+    if not gate.rule.gates:
+        return frozenset()
+    wanted = {s.path for s in (*digest.newest, *digest.interrupted, *details)} | {x.source for x in digest.lines}
+    return frozenset(gate.withheld(sorted(wanted)))
 
 
 def _conflict_copies(ctx: Context, tip: store.Commit) -> list[str]:

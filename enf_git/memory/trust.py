@@ -30,9 +30,16 @@ AUTHORS_KEY = "enf.trustedAuthors"
 MODES = ("all", "signed", "authors")
 
 
+REVIEW = "git enf trust review"
+
+
 class Policy(NamedTuple):
     mode: str  # all, signed, authors
     authors: frozenset[str]  # enf.trustedAuthors, lower-cased
+
+    @property
+    def gates(self) -> bool:
+        return self.mode != "all"
 
 
 class Withheld(NamedTuple):
@@ -77,6 +84,16 @@ class Gate:
     def reason(self, path: str) -> str | None:
         return self.reasons([path])[path]
 
+    @property
+    def rule(self) -> Policy:
+        return self.rules
+
+    def withheld(self, paths: Iterable[str]) -> dict[str, str]:
+        """path -> why, for those of `paths` the model must not see ({} under `all`)."""
+        if not self.rules.gates:
+            return {}
+        return {p: why for p, why in self.reasons(dict.fromkeys(paths)).items() if why is not None}
+
     def _reason(self, path: str) -> str | None:
         if self.rules.mode == "all":
             return None
@@ -96,6 +113,32 @@ class Gate:
 def gate(ctx: Context, tip: store.Commit | None = None, mode: str | None = None) -> Gate:
     """The gate for the branch tip (or `tip`) under enf.trust (or `mode`)."""
     return Gate(ctx, policy(ctx, mode), authors.load(ctx, tip))
+
+
+def shown_gate(ctx: Context, table: authors.Authors | None = None) -> Gate:
+    """The gate of what reaches a model (a hook, a pointer, an MCP result). A value of
+    enf.trust it cannot read withholds like `signed` (fail closed: the person's commands
+    refuse it and say how to fix it); under `all` no record's author is even read."""
+    try:
+        rules = policy(ctx)
+    except EnfError:
+        listed = frozenset(w.lower() for v in store.config_values(ctx.repo, AUTHORS_KEY)
+                           for w in v.replace(",", " ").split())
+        rules = Policy("signed", listed)
+    if not rules.gates:
+        return Gate(ctx, rules, table or authors.Authors("", None, ("", "")))
+    return Gate(ctx, rules, table if table is not None else authors.load(ctx))
+
+
+def withheld_line(count: int, kind: str = "record") -> str:
+    """What a model is told instead of what it was not shown."""
+    plural = "s" if count != 1 else ""
+    return f"{count} {kind}{plural} from unverified authors withheld (enf.trust): {REVIEW}"
+
+
+def withheld_line_template() -> str:
+    """withheld_line with `{count}` left for the context to fill in (pure/briefing.py)."""
+    return f"{{count}} record(s) from unverified authors withheld (enf.trust): {REVIEW}"
 
 
 class Review(NamedTuple):

@@ -28,24 +28,35 @@ _ROWS = "SELECT kind, ref, path, date, text, blob, decided, summary, tags, body 
 Row = tuple[Any, ...]
 
 
-def refresh(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[str, str] | None = None) -> int:
+def withheld_digest(withheld: frozenset[str] | None) -> int:
+    """What the file's header keeps of the records it leaves out (enf.trust): a change of
+    the set means a full file, since a delta only knows records whose blob changed."""
+    import zlib
+
+    return zlib.crc32("\n".join(sorted(withheld or ())).encode("utf-8")) if withheld else 0
+
+
+def refresh(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[str, str] | None = None,
+            withheld: frozenset[str] | None = None) -> int:
     """Bring the files at `out` to `tip`: a delta over the full file when few records
     changed, else a new full file. Returns the number of records written."""
     base = pointers.load(out)
-    if base is not None and "catalog" in base.header and "avg" in base.header:
+    if (base is not None and "catalog" in base.header and "avg" in base.header
+            and base.header.get("wh", 0) == withheld_digest(withheld)):
         try:
-            written = _delta(db, base, out, tip, pins, by or {})
+            written = _delta(db, base, out, tip, pins, by or {}, withheld or frozenset())
         except (ValueError, EOFError, TypeError, KeyError, IndexError):
             written = None  # a damaged full file: write a new one
         if written is not None:
             return written
-    return build(db, out, tip, pins, by)
+    return build(db, out, tip, pins, by, withheld)
 
 
-def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[str, str] | None = None) -> int:
+def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[str, str] | None = None,
+          withheld: frozenset[str] | None = None) -> int:
     """Write the full file for the index in `db` (built for `tip`) and drop the delta.
     `by`: record path -> "Alice, 2026-12-01" for the records someone else last changed."""
-    rows = db.execute(_ROWS + " ORDER BY path").fetchall()
+    rows = [r for r in db.execute(_ROWS + " ORDER BY path").fetchall() if not withheld or r[2] not in withheld]
     decisions = _decisions(db)
     freqs, lengths = _frequencies(rows)
     avg = max(1.0, sum(lengths) / len(lengths)) if lengths else 1.0
@@ -53,7 +64,8 @@ def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[
     catalog = (tuple(r[2] for r in rows), tuple(r[5] or "" for r in rows),
                tuple(standing.get(r[2], ()) for r in rows))
     _write(out, rows, freqs, lengths, avg, decisions, pins,
-           {"tip": tip, "avg": avg, "abbr": _abbreviations(db)}, by or {}, extra=catalog)
+           {"tip": tip, "avg": avg, "abbr": _abbreviations(db), "wh": withheld_digest(withheld)}, by or {},
+           extra=catalog)
     try:
         os.unlink(pointers.delta_path(out))
     except OSError:
@@ -62,7 +74,7 @@ def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[
 
 
 def _delta(db: sqlite3.Connection, base: pointers.Index, out: str, tip: str, pins: list[str],
-           by: dict[str, str]) -> int | None:
+           by: dict[str, str], withheld: frozenset[str]) -> int | None:
     """Write the records that changed since `base` as its delta; None when a full file is due."""
     (catalog,) = base.blobs([tuple(base.header["catalog"])])
     if not isinstance(catalog, tuple) or len(catalog) != 3:
@@ -71,7 +83,8 @@ def _delta(db: sqlite3.Connection, base: pointers.Index, out: str, tip: str, pin
     known = {p: (b, s) for p, b, s in zip(paths, blobs, standing)}
     where = {p: i for i, p in enumerate(paths)}
     standing = _standings(db)
-    now = {p: b or "" for p, b in db.execute("SELECT path, blob FROM docs WHERE kind != 'history'")}
+    now = {p: b or "" for p, b in db.execute("SELECT path, blob FROM docs WHERE kind != 'history'")
+           if p not in withheld}
     changed = {p for p, b in now.items() if known.get(p) != (b, standing.get(p, ()))}
     changed |= known.keys() - now.keys()
     if len(changed) > DELTA_MAX:
