@@ -107,3 +107,17 @@ def test_signed_mode_shows_only_what_a_trusted_key_signed(team: Path) -> None:
     assert bobs not in context(team)
     run_git(team, "config", "enf.trust", "all")
     assert bobs in context(team)
+
+
+def test_log_and_show_mark_what_the_model_does_not_see(project: Path) -> None:
+    run_git(project, "config", "enf.trust", "authors")
+    line = [ln for ln in enf(project, "log", "--oneline").splitlines() if "zephyr-cache" in ln]
+    assert line and line[0].endswith("[withheld from the model: author bob@example.com is not in enf.trustedAuthors]")
+    import subprocess
+    import sys
+
+    proc = subprocess.run([str(Path(sys.executable).with_name("git-enf")), "show", "2026-04-13-zephyr-cache"],
+                          cwd=project, capture_output=True, text=True)
+    assert "SYSTEM OVERRIDE" in proc.stdout and "note: withheld from the model by enf.trust" in proc.stderr
+    run_git(project, "config", "--unset", "enf.trust")
+    assert "withheld" not in enf(project, "log", "--oneline")

@@ -59,28 +59,42 @@ def log(since: str | None, until: str | None, tags: tuple[str, ...], status: str
     # Malformed session files are on the branch (committed as-is) but have no fields to
     # list or filter by: say they are left out, never drop them without a word.
     malformed = sorted(p for p in recs.problems if model.is_session_path(p))
+    withheld = _withheld(ctx, [s.path for s in sessions])
     if as_json:
-        click.echo(envelope("log", sessions=[answers.session_row(s, authors or {}) for s in sessions],
-                            malformed=malformed))
+        rows = [{**answers.session_row(s, authors or {}), **({"withheld": withheld[s.path]} if s.path in withheld else {})}
+                for s in sessions]
+        click.echo(envelope("log", sessions=rows, malformed=malformed))
         return
-    emit(ctx, "\n".join(_session_lines(ctx, sessions, oneline)) or "no sessions match", pageable=True)
+    emit(ctx, "\n".join(_session_lines(ctx, sessions, oneline, withheld)) or "no sessions match", pageable=True)
     if malformed:
         click.echo(f"note: {plural(len(malformed), 'malformed session file')} left out "
                    f"({', '.join(malformed[:3])}{' …' if len(malformed) > 3 else ''}): git enf doctor says what "
                    "is wrong with each", err=True)
 
 
-def _session_lines(ctx: Context, sessions: list[model.Session], oneline: bool) -> list[str]:
+def _withheld(ctx: Context, paths: list[str]) -> dict[str, str]:
+    """path -> why enf.trust keeps it from the model: the person sees it all, marked."""
+    from ..memory import trust
+
+    return trust.shown_gate(ctx).withheld(paths)
+
+
+def _session_lines(ctx: Context, sessions: list[model.Session], oneline: bool,
+                   withheld: dict[str, str] | None = None) -> list[str]:
     lines: list[str] = []
+    withheld = withheld or {}
     for s in sessions:
         if oneline:
             tags_txt = f"  [{', '.join(s.tags)}]" if s.tags else ""
-            lines.append(f"{s.stem}  {s.status:<9}  {s.summary or '(in progress)'}{tags_txt}")
+            mark = f"  [withheld from the model: {withheld[s.path]}]" if s.path in withheld else ""
+            lines.append(f"{s.stem}  {s.status:<9}  {s.summary or '(in progress)'}{tags_txt}{mark}")
             continue
         lines.append(style(ctx, f"session {s.stem}", fg="yellow") + f"  ({s.status}, id {s.session_id})")
         lines.append(f"Date:   {s.date} {s.start_time}".rstrip())
         if s.tags:
             lines.append(f"Tags:   {', '.join(s.tags)}")
+        if s.path in withheld:
+            lines.append(f"Trust:  withheld from the model by enf.trust ({withheld[s.path]})")
         lines += ["", f"    {s.summary or '(in progress)'}", ""]
         if s.decisions or s.reversals:
             lines += [f"    {len(s.decisions)} decision(s), {len(s.reversals)} reversal(s)", ""]
@@ -149,6 +163,9 @@ def show(target: str, rev: str | None, history: bool, full: bool, as_json: bool)
         authors = queries.first_authors(ctx.repo, at) if as_json else {}
         _print_decision(ctx, found.chain, found.decision, as_json, authors)
         return
+    why = _withheld(ctx, [found.path]).get(found.path) if at.id == tip.id else None
+    if why:
+        click.echo(f"note: withheld from the model by enf.trust ({why}): git enf trust review", err=True)
     data = store.read_path(ctx.repo, at.tree, found.path) or b""
     if full:
         from ..memory.compress import full_text
