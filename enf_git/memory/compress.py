@@ -279,7 +279,11 @@ class _Run:
         if current is not None:
             self.result.current_named = any(current in (r[2], r[4][5], r[3]) for r in rows)
         newest = (_Ranked(r[3], r[2], str(r[4][5]), r[0], r[1], str(r[4][4])) for r in reversed(rows))
-        hot = tiers.hot_paths(newest, self.policy.tiers.hot, pins, current, self.active)
+        # A current session that names none on the branch (a new one: no file yet) would
+        # keep hot_paths reading all 10,000 for it; without it the same sessions are hot
+        # (an active one further back may go unlisted: it is never compressed anyway).
+        named = current if current is not None and self.result.current_named else None
+        hot = tiers.hot_paths(newest, self.policy.tiers.hot, pins, named, self.active)
         for t in ORDER:
             if tier is not None and t != tier:
                 continue
