@@ -196,8 +196,31 @@ def header_value(data: bytes, key: str) -> str:
     return _header_value(data, key)
 
 
+_HEADER_LINES = 63  # the header is looked for in the 63 lines after the opening ---
+
+
 def _header_value(data: bytes, key: str) -> str:
-    for raw in data.split(b"\n", 64)[1:64]:
+    """The value of the first line among the header's that starts with `key`. Found
+    with one search of the bytes, then checked (no closing line before it, within the
+    first lines): a ranking asks this of every session blob it has not seen, and
+    decoding each file's first 64 lines cost ~20 us a file. `_header_value_slow` is
+    the definition it is tested against."""
+    at = data.find(b"\n" + key.encode())
+    if at < 0:
+        return ""
+    head = data[:at]
+    if head.count(b"\n") >= _HEADER_LINES:
+        return ""
+    maybe_closed = b"\n---" in head or b"\n..." in head  # a closing line starts so: else none to look for
+    if maybe_closed and any(line.rstrip() in ("---", "...") for line in head.decode("utf-8", "replace").split("\n")[1:]):
+        return ""  # the header closed before it
+    end = data.find(b"\n", at + 1)
+    line = data[at + 1: end if end >= 0 else len(data)].decode("utf-8", "replace").rstrip("\r")
+    return line[len(key):].strip().strip("\"'")
+
+
+def _header_value_slow(data: bytes, key: str) -> str:
+    for raw in data.split(b"\n", _HEADER_LINES + 1)[1:_HEADER_LINES + 1]:
         line = raw.decode("utf-8", "replace").rstrip("\r")
         if line.rstrip() in ("---", "..."):
             break
