@@ -412,7 +412,10 @@ _EXCEPTION_SUFFIXES = ("Error", "Exception", "Exit", "Interrupt", "Iteration", "
 # that the regex engine skips ahead to it: scanning every position cost compressing
 # the bench corpus three times more.
 _END = r"(?!\w|-[A-Z0-9_])"  # a code ends at a hyphen only when a lower-case word follows ("ENOENT-style")
-_CODES = tuple(re.compile(p) for p in (
+# The code patterns, the exception and the error-words patterns are compiled on first
+# use (`re` keeps them compiled after that), not at import: SessionStart imports this
+# module on every start, and compiling them was ~4 ms of it, for the few starts that compress.
+_CODES = tuple(p for p in (
     # An upper-case word (hyphen-joined parts allowed) with a digit or an underscore in it:
     # E0308, TS2345, CS0246, ORA-00942, ERR_ZQ_4421, MODULE_NOT_FOUND, SQLITE_BUSY, HV000,
     # or E-prefixed (errno and Node: EIO, EACCES, ECONNREFUSED, EZQFAIL).
@@ -432,14 +435,14 @@ _CODES = tuple(re.compile(p) for p in (
 ))
 # Exception and error class names (KeyboardInterrupt, Go's ErrNoRows), then the module
 # before one, if any (java.lang.NullPointerException, psycopg2.errors.UniqueViolation).
-_EXCEPTION = re.compile(r"[A-Z](?<!\w[A-Z])(?:[A-Za-z0-9]*(?:" + "|".join(_EXCEPTION_SUFFIXES)
-                        + r")|(?<=E)rr[A-Z][A-Za-z0-9]*)\b")
+_EXCEPTION = (r"[A-Z](?<!\w[A-Z])(?:[A-Za-z0-9]*(?:" + "|".join(_EXCEPTION_SUFFIXES)
+              + r")|(?<=E)rr[A-Z][A-Za-z0-9]*)\b")
 _MODULE = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w*\.)+\Z")
 # An exact error text: an inline code span of more than one word that names a code or
 # reads as an error ("`panic: runtime error: index out of range [5] with length 3`").
 # One word alone is a path, a code or a name, which the other kinds cover.
 _SPAN = re.compile(r"`([^`\n]+)`")
-_ERROR_WORDS = re.compile(
+_ERROR_WORDS = (
     r"(?i)\b(?:errors?|errno|exceptions?|traceback|panic(?:ked)?|fatal|fail(?:ed|ure|s)?|refused|denied|timed out|"
     r"timeout|not found|no such|cannot|can't|could not|unable to|invalid|unexpected|undefined|segmentation fault|"
     r"abort(?:ed)?|killed|violat\w*|does not exist|not allowed|unauthori[sz]ed|forbidden|overflow|deadlock\w*)\b")
@@ -467,8 +470,8 @@ def codes(text: str) -> set[str]:
     """Every error code `text` names (`_CODES`, `_EXCEPTION`), verbatim."""
     out: set[str] = set()
     for pattern in _CODES:
-        out.update(pattern.findall(text))
-    for m in _EXCEPTION.finditer(text):
+        out.update(re.findall(pattern, text))
+    for m in re.finditer(_EXCEPTION, text):
         start = m.start()
         if start and text[start - 1] == ".":  # a module name before it: part of the name
             module = _MODULE.search(text, max(0, start - 200), start)
@@ -487,7 +490,7 @@ def error_texts(text: str) -> set[str]:
     for span in _SPAN.findall(text):
         if " " in span.strip():
             named = codes(span)
-            if span not in named and (named or _ERROR_WORDS.search(span)):
+            if span not in named and (named or re.search(_ERROR_WORDS, span)):
                 out.add(span)
     return out
 
