@@ -15,7 +15,8 @@ one side yields to an edit on the other, so nothing written is ever lost to it.
 
 Per machine, `.git/enf/tiers.json` remembers each session blob's tier and
 Interactions count and the compressions that were refused or not smaller, so a
-session start on a 10,000-session branch does not re-read every file.
+session start on a 10,000-session branch does not re-read every file; without it (a
+fresh clone) the records cache's entries give the same facts (records.tier_facts).
 """
 
 from __future__ import annotations

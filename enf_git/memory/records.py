@@ -2,8 +2,9 @@
 
 Parsing 10,000 session files on every commit would dominate its cost, and a blob
 never changes, so each parse result (minus the section text, which views do not
-need) is cached in `.git/enf/records.json` under its blob OID. The cache is a pure
-accelerator: delete it and the next run rebuilds it.
+need) is cached in `.git/enf/records.json` under its blob OID. A session's entry also
+keeps the facts compression ranks it by (`tier_facts`), so a clone's first ranking
+needs no blob. The cache is a pure accelerator: delete it and the next run rebuilds it.
 """
 
 from __future__ import annotations
