@@ -5,7 +5,8 @@ of paired ratios (every hook run is paired with the baseline run next to it, in
 rotating order), with goals: PreToolUse (the session file present) and PostToolUse
 <= 1.2; UserPromptSubmit on a trivial prompt ("yes": nothing is looked up) <= 1.2; on
 a substantive one, with brain-first pointers and skill hints on (the defaults) and the
-pointers file built, <= 1.3. SessionStart and Stop on a branch holding 1,000 sessions
+pointers file built, <= 1.3; each of its runs shows the pointers (it starts from the hook
+state of the session's first prompt without the pointers that prompt showed). SessionStart and Stop on a branch holding 1,000 sessions
 against `python -c "import pygit2"` (figures reported). The whole measurement runs
 twice (`--runs`), so the spread between runs is printed beside the figures: the
 machine is shared and noisy.
