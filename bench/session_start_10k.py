@@ -15,8 +15,9 @@ age into a tier; after a long break, once per start until the backlog is done):
 twice a routine start's goal. The first start comes once per clone, after `git enf
 init`: 10x an import of pygit2 is ~1.6 s on this machine (a 163 ms import), a wait a
 user accepts once, well inside the hook's own 25 s budget. What it pays for at 10,000
-sessions (cProfile): compression's first ranking reads every session's blob (no
-tiers.json yet), and the startup digest is built from every record (no startup.json).
+sessions (cProfile): the startup digest built from every record (no startup.json yet),
+and parsing records.json once; compression's first ranking (no tiers.json yet) takes
+each session's tier facts from records.json's entries, reading no blob.
 
 The hook runs as Claude Code runs it: the command `git enf init` registers
 (`python -c LAUNCH session-start`) with the event JSON on stdin, in the project's

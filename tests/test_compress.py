@@ -192,6 +192,20 @@ def test_active_conflicted_and_uncommitted_sessions_are_left_alone(ctx: memory.C
                                                 "never compressed: it has an unresolved conflict copy under conflicts/"]
 
 
+def test_a_new_session_with_no_file_yet_leaves_old_sessions_in_progress_whole(ctx: memory.Context, git: Git) -> None:
+    texts = dated(ctx)
+    by_status, by_marker = "2026-01-05-left-open", "2026-01-06-marked"
+    put(ctx, {by_status: full(by_status).replace("status: completed", "status: active"), by_marker: full(by_marker)})
+    marker = full(by_marker).split("session_id: ", 1)[1][:8]
+    (ctx.root / compress.ACTIVE_DIR).mkdir()
+    (ctx.root / compress.ACTIVE_DIR / marker).write_text("")
+    done = compress.scheduled(ctx, NOW, current="feedface")  # names no session on the branch
+    assert [s.stem for s in done.done] == COLD and not done.current_named
+    for stem in (by_status, by_marker):
+        assert "## Interactions" in show(git, stem)
+    assert show(git, HOT[0]) == texts[HOT[0]]
+
+
 def test_a_session_that_would_not_get_smaller_is_skipped(ctx: memory.Context, git: Git) -> None:
     tiny = "2026-01-01-tiny"
     put(ctx, {tiny: "---\nsession_id: t1\ndate: 2026-01-01\nstatus: completed\nsummary: x\n---\n## Intent\nx\n",

@@ -257,6 +257,18 @@ def test_heartbeat_after_five_prompts_without_an_update(project: Path) -> None:
     assert call("UserPromptSubmit", project, prompt="after update") is None
 
 
+def test_a_shorter_hook_state_leaves_nothing_of_the_longer_one(project: Path) -> None:
+    write_session(project, f"{TODAY}-state-test.md")
+    call("UserPromptSubmit", project, prompt="p0")
+    state = project / ".git" / "enf" / "sessions" / f"{SID}.json"
+    saved = json.loads(state.read_text())
+    state.write_text(json.dumps({**saved, "file": str(project / ("gone-" * 200))}))  # a stale, long hint
+    call("UserPromptSubmit", project, prompt="p1")  # rewritten in place, shorter: the old tail is cut
+    again = json.loads(state.read_text())  # whole JSON, nothing after it
+    assert again["file"] == saved["file"] and again["prompts"] == 1
+    assert len(state.read_bytes()) < 500
+
+
 def test_events_are_logged_redacted_per_session(project: Path) -> None:
     write_session(project, f"{TODAY}-log-test.md")
     call("UserPromptSubmit", project, prompt="use key AKIAABCDEFGHIJKLMNOP please <private>my pin 1234</private>")

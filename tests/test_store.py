@@ -91,6 +91,21 @@ def test_identity_comes_from_git_config(repo_dir: Path, git: Git) -> None:
     assert git("log", "-1", "--format=%an <%ae>", "claude-memory").strip() == "Test Author <author@example.com>"
 
 
+def test_config_read_through_one_repository_sees_every_later_change(repo_dir: Path, git: Git) -> None:
+    repo = store.open_repo(str(repo_dir))
+    assert store.config_value(repo, "enf.probe") is None
+    git("config", "enf.probe", "1")  # another process
+    assert store.config_value(repo, "enf.probe") == "1"
+    git("config", "enf.probe", "2")  # the same size, at once
+    assert store.config_value(repo, "enf.probe") == "2"
+    store.set_config(repo, "enf.probe", "three")  # this process
+    assert store.config_value(repo, "enf.probe") == "three"
+    git("config", "--unset", "enf.probe")
+    assert store.config_value(repo, "enf.probe") is None
+    git("config", "user.name", "Renamed Author")
+    assert store.signature(repo, 1_700_000_000).name == "Renamed Author"
+
+
 def test_works_from_a_subdirectory(repo_dir: Path, git: Git) -> None:
     sub = repo_dir / "src" / "deep"
     sub.mkdir(parents=True)

@@ -309,3 +309,23 @@ def test_views_render_the_same_bytes_from_compressed_sessions() -> None:
         full.append(model.parse_session(path, data))
         compressed.append(model.parse_session(path, tiers.compress(path, data, tiers.TIERS[seed % 3])))
     assert render.render_all("p", compressed, []) == render.render_all("p", full, [])
+
+
+def test_a_header_value_is_found_as_the_line_by_line_definition_finds_it() -> None:
+    import random
+
+    rng = random.Random(1729)
+    pool = [b"---", b"...", b"--- ", b"...\r", b"tier: cold", b"tier:warm", b"  tier: x", b"tier: \"fold\"\r",
+            b"summary: tier: cold", b"", b"x: y", b"\xff\xfe", b"\xe2\x82", b"\r", b"compressor: 2",
+            b"compressed_from: 'abc'", b"tier:", b"tier: caf\xc3\xa9", b"---\xc2\xa0", b"\ttier: cold"]
+    for _ in range(4000):
+        lines = [rng.choice(pool) for _ in range(rng.randrange(0, 80))]
+        data = b"\n".join([b"---" if rng.random() < 0.9 else b"x", *lines])
+        if rng.random() < 0.5:
+            data += b"\n"
+        for key in ("tier:", "compressor:", "compressed_from:"):
+            assert tiers._header_value(data, key) == tiers._header_value_slow(data, key), (data, key)
+    for before in (61, 62, 63):  # the key on header line 62, 63 (the last looked at), 64
+        data = b"---\n" + b"x: y\n" * before + b"tier: cold\n---\n"
+        assert tiers._header_value(data, "tier:") == tiers._header_value_slow(data, "tier:") == (
+            "cold" if before < 63 else "")

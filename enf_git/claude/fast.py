@@ -177,12 +177,20 @@ def _save_state(where: Where, sid: str, state: dict[str, object]) -> None:
     """Written in place, not through atomic.write: the temporary file and rename cost 0.5 ms
     of every prompt (measured), and this file is only hints: a torn one reads as no state,
     which restarts the heartbeat count and may repeat a pointer once, while the gate
-    re-verifies the session file it names before trusting it."""
+    re-verifies the session file it names before trusting it.
+
+    Overwritten, then cut to its length, never opened with O_TRUNC: on ext4 a file
+    truncated to zero and written again is flushed to disk at close (its
+    `auto_da_alloc` guard for programs that replace files so), ~1-2 ms of a prompt
+    whenever the last prompt's state was still unwritten. What is left past the new
+    length (a crash between the write and the cut) makes the file no JSON: no state."""
     path = _state_path(where, sid)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    data = fastjson.dumps(state).encode("utf-8", "replace")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
     try:
-        os.write(fd, fastjson.dumps(state).encode("utf-8", "replace"))
+        written = os.write(fd, data)
+        os.ftruncate(fd, written)
     finally:
         os.close(fd)
 

@@ -15,7 +15,8 @@ one side yields to an edit on the other, so nothing written is ever lost to it.
 
 Per machine, `.git/enf/tiers.json` remembers each session blob's tier and
 Interactions count and the compressions that were refused or not smaller, so a
-session start on a 10,000-session branch does not re-read every file.
+session start on a 10,000-session branch does not re-read every file; without it (a
+fresh clone) the records cache's entries give the same facts (records.tier_facts).
 """
 
 from __future__ import annotations
@@ -279,7 +280,11 @@ class _Run:
         if current is not None:
             self.result.current_named = any(current in (r[2], r[4][5], r[3]) for r in rows)
         newest = (_Ranked(r[3], r[2], str(r[4][5]), r[0], r[1], str(r[4][4])) for r in reversed(rows))
-        hot = tiers.hot_paths(newest, self.policy.tiers.hot, pins, current, self.active)
+        # A current session that names none on the branch (a new one: no file yet) would
+        # keep hot_paths reading all 10,000 for it; without it the same sessions are hot
+        # (an active one further back may go unlisted: it is never compressed anyway).
+        named = current if current is not None and self.result.current_named else None
+        hot = tiers.hot_paths(newest, self.policy.tiers.hot, pins, named, self.active)
         for t in ORDER:
             if tier is not None and t != tier:
                 continue
@@ -340,25 +345,42 @@ class _Run:
 
     def _facts(self, path: str) -> list[Any]:
         """[tier, Interactions, date, start_time, status, session_id] of the path's blob
-        (date None: it does not parse), from tiers.json or read once. The records
-        cache gives the parsed fields when it has them (it does after any full render)."""
+        (date None: it does not parse), from tiers.json or found once (`_find_facts`)."""
         oid = self._oid(path) or ""
         hit = self.known.entries.get(oid) if self.remember else None
         if hit is None:
-            data = store.blob_data(self.ctx.repo, oid)
             self.misses += 1
-            # A few misses (the blobs the last runs wrote) are parsed here: loading the
-            # records cache of a 10,000-session branch costs more than parsing twenty.
-            record = (records.parse_blob(path, data) if self.misses <= DIRECT_PARSES
-                      else records.load_blob_record(self.cache, path, oid, lambda: data))
-            hit = [tiers.tier_of(data), tiers.interactions(data.decode("utf-8", "replace"))]
-            if isinstance(record, model.Session):
-                hit += [record.date, record.start_time, record.status, record.session_id]
-            else:
-                hit += [None, "", "", ""]
+            hit = self._find_facts(path, oid)
             if self.remember:
                 self.known.put(oid, hit)
         return hit
+
+    def _find_facts(self, path: str, oid: str) -> list[Any]:
+        """The facts of a blob tiers.json does not know. A few misses (the blobs the last
+        runs wrote) are parsed here: loading the records cache of a 10,000-session branch
+        costs more than parsing twenty. Past those, the records cache answers, without
+        even reading the blob when its entry holds the tier facts (it does after any
+        full render, such as init's: a fresh clone's first ranking)."""
+        cached = self._cached_facts(path, oid)
+        if cached is not None:
+            return cached
+        data = store.blob_data(self.ctx.repo, oid)
+        if self.misses > DIRECT_PARSES:
+            record = records.load_blob_record(self.cache, path, oid, lambda: data)
+            cached = self._cached_facts(path, oid)  # a new entry holds them: not worked out twice
+            if cached is not None:
+                return cached
+        else:
+            record = records.parse_blob(path, data)
+        hit: list[Any] = [*tiers.facts_of(data)]
+        if isinstance(record, model.Session):
+            return hit + [record.date, record.start_time, record.status, record.session_id]
+        return hit + [None, "", "", ""]
+
+    def _cached_facts(self, path: str, oid: str) -> list[Any] | None:
+        if self.misses <= DIRECT_PARSES:
+            return None
+        return records.tier_facts(self.cache, path, oid, tiers.FACTS_VERSION)
 
     def _skip(self, path: str, tier: str, why: str, before: int = 0, after: int = 0) -> None:
         self.result.steps.append(Step(path, tier, before, after, skipped=why))
@@ -423,8 +445,7 @@ class _Run:
         """Remember the facts of the blob just written: the next run need not read it."""
         if self.remember and oid == store.hash_bytes(data):  # what we built, not a redo on a moved tip
             facts = self._facts(path)
-            text = data.decode("utf-8", "replace")
-            self.known.put(oid, [tiers.tier_of(data), tiers.interactions(text), *facts[2:]])
+            self.known.put(oid, [*tiers.facts_of(data), *facts[2:]])
 
     def _builder(self, path: str, tier: str, data: bytes, new: bytes) -> store.ChangeBuilder:
         def build(tip: store.Commit | None) -> dict[str, bytes | None]:
@@ -595,8 +616,9 @@ def is_session(path: str) -> bool:
 
 
 def _cache_version() -> str:
-    # Its facts come from the compressor and from parsing: either changing voids it.
-    return f"{tiers.VERSION}.{records.CACHE_VERSION}"
+    # Its facts come from the compressor, from parsing and from `tiers.facts_of` (which
+    # counts no compressed file's Interactions): any of them changing voids it.
+    return f"{tiers.VERSION}.{records.CACHE_VERSION}.{tiers.FACTS_VERSION}"
 
 
 class _TierCache:

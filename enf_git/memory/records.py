@@ -2,8 +2,9 @@
 
 Parsing 10,000 session files on every commit would dominate its cost, and a blob
 never changes, so each parse result (minus the section text, which views do not
-need) is cached in `.git/enf/records.json` under its blob OID. The cache is a pure
-accelerator: delete it and the next run rebuilds it.
+need) is cached in `.git/enf/records.json` under its blob OID. A session's entry also
+keeps the facts compression ranks it by (`tier_facts`), so a clone's first ranking
+needs no blob. The cache is a pure accelerator: delete it and the next run rebuilds it.
 """
 
 from __future__ import annotations
@@ -69,15 +70,47 @@ class Cache:
 
 
 def load_blob_record(cache: Cache, path: str, oid: str, data_of: Any) -> model.Session | list[model.Decision] | EnfError:
-    """The record in one blob, from the cache or parsed (then cached)."""
+    """The record in one blob, from the cache or parsed (then cached, with a session's
+    tier facts: see `tier_facts`)."""
     key = f"{oid}:{path}"
     hit = cache.entries.get(key)
     if hit is not None:
         return _from_json(hit)
-    record = parse_blob(path, data_of())
-    cache.entries[key] = _to_json(record)
+    data = data_of()
+    record = parse_blob(path, data)
+    entry = _to_json(record)
+    if model.is_session_path(path):
+        from ..pure import tiers  # here: only a parse pays its import
+
+        entry[TIER_FACTS] = [tiers.FACTS_VERSION, *tiers.facts_of(data)]
+    cache.entries[key] = entry
     cache.dirty = True
     return record
+
+
+TIER_FACTS = "tiers"  # a session entry's [tiers.FACTS_VERSION, tier, Interactions count]
+
+
+def tier_facts(cache: Cache, path: str, oid: str, version: str) -> list[Any] | None:
+    """[tier, Interactions, date, start_time, status, session_id] of a session blob, as
+    compression ranks it, from the cache alone (date None: the file does not parse);
+    None when the cache does not have them (no entry, or one written before it kept
+    them or by another `version` of `tiers.facts_of`: tiers.FACTS_VERSION).
+
+    Read off the JSON, never through a Session: a fresh clone's first ranking asks
+    this of every one of 10,000 sessions, and reading each blob again for its tier cost
+    that start ~1 s. The key is the blob id, so no change on the branch makes an entry
+    wrong: a changed file is another blob.
+    """
+    entry = cache.entries.get(f"{oid}:{path}")
+    facts = entry.get(TIER_FACTS) if isinstance(entry, dict) else None
+    if not isinstance(facts, list) or len(facts) != 3 or facts[0] != version:
+        return None
+    assert entry is not None
+    if entry.get("kind") != "session":
+        return [facts[1], facts[2], None, "", "", ""]
+    data = entry["data"]
+    return [facts[1], facts[2], data["date"], data["start_time"], data["status"], data["session_id"]]
 
 
 def parse_blob(path: str, data: bytes) -> model.Session | list[model.Decision] | EnfError:

@@ -106,8 +106,6 @@ def command_line(key: str, environ: dict[str, str] | os._Environ[str] | None = N
     """A value given on git's command line (`git -c KEY=VALUE enf …`, `--config-env`):
     git passes them on in GIT_CONFIG_PARAMETERS and GIT_CONFIG_COUNT/KEY_n/VALUE_n. The
     last one given wins, as in git; a bare `-c key` means true."""
-    import shlex
-
     env = os.environ if environ is None else environ
     found = None
     # git applies GIT_CONFIG_COUNT's pairs first and `-c` after them, so `-c` wins.
@@ -115,8 +113,13 @@ def command_line(key: str, environ: dict[str, str] | os._Environ[str] | None = N
     for n in range(int(count) if count.isdigit() else 0):
         if env.get(f"GIT_CONFIG_KEY_{n}", "").lower() == key.lower():
             found = env.get(f"GIT_CONFIG_VALUE_{n}", "")
+    given = env.get("GIT_CONFIG_PARAMETERS", "")
+    if not given:  # the common case: every config lookup asks, so not even shlex is loaded
+        return found
+    import shlex
+
     try:  # `'color.ui'='never'` (git >= 2.31) or `'color.ui=never'`: one word each
-        items = shlex.split(env.get("GIT_CONFIG_PARAMETERS", ""))
+        items = shlex.split(given)
     except ValueError:
         items = []
     for item in items:

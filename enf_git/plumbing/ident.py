@@ -16,11 +16,9 @@ commit keeps its own clock) rather than failing a hook.
 
 from __future__ import annotations
 
-import calendar
 import re
 import time
 from collections.abc import Callable, Mapping
-from email.utils import parsedate_tz
 from typing import Literal, NamedTuple
 
 ENV_KEYS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
@@ -28,9 +26,9 @@ ENV_KEYS = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
 Role = Literal["author", "committer"]
 # git's strbuf_addstr_without_crud: these go at either end, and <, > and newlines anywhere.
 _CRUD = ".,:;<>\"\\'" + "".join(map(chr, range(33)))  # and every control character or space
-_RAW = re.compile(r"@?(\d+)(?:\s+([+-])(\d\d)(\d\d))?")
-_ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d)(?::(\d\d)(?:[.,]\d+)?)?"
-                  r"\s*(Z|[+-]\d\d(?::?\d\d)?)?", re.IGNORECASE)
+# Patterns, not compiled at import: few commits have a date set (re caches them on first use).
+_RAW = r"@?(\d+)(?:\s+([+-])(\d\d)(\d\d))?"
+_ISO = r"(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d)(?::(\d\d)(?:[.,]\d+)?)?\s*(Z|[+-]\d\d(?::?\d\d)?)?"
 
 
 class Person(NamedTuple):
@@ -66,16 +64,25 @@ def _clean(value: str | None) -> str | None:
 def parse_date(text: str) -> tuple[int, int] | None:
     """(unix time, offset in minutes) of a date in a form git documents, else None."""
     text = text.strip()
-    raw = _RAW.fullmatch(text)
+    raw = re.fullmatch(_RAW, text)
     if raw:
         stamp = int(raw.group(1))
         if raw.group(2) is None:
             return stamp, _local_offset(stamp)
         minutes = int(raw.group(3)) * 60 + int(raw.group(4))
         return stamp, -minutes if raw.group(2) == "-" else minutes
-    iso = _ISO.fullmatch(text)
+    iso = re.fullmatch(_ISO, text, re.IGNORECASE)
     if iso:
         return _from_iso(iso)
+    return _from_rfc2822(text)
+
+
+def _from_rfc2822(text: str) -> tuple[int, int] | None:
+    # email.utils and calendar load here, not at the top: every memory commit imports
+    # this module (~5 ms for those two), and few have a date set in RFC 2822 form.
+    import calendar
+    from email.utils import parsedate_tz
+
     rfc = parsedate_tz(text)
     if rfc is not None and rfc[9] is not None:
         offset = rfc[9]
@@ -99,6 +106,8 @@ def _from_iso(match: re.Match[str]) -> tuple[int, int] | None:
         digits = zone[1:].replace(":", "")
         offset = int(digits[:2]) * 60 + int(digits[2:4] or 0)
         offset = -offset if zone[0] == "-" else offset
+    import calendar  # see _from_rfc2822
+
     return calendar.timegm(fields + (0, 1, 0)) - offset * 60, offset
 
 
