@@ -229,7 +229,8 @@ def seed_branch(repo_path: Path, n: int, pack: bool = True) -> str:
     return seed_files(repo_path, session_files(n), f"bench: seed {n} sessions", pack)
 
 
-def seed_files(repo_path: Path, files: dict[str, bytes], message: str, pack: bool = True) -> str:
+def seed_files(repo_path: Path, files: dict[str, bytes], message: str, pack: bool = True,
+               author: dict[str, str] | None = None) -> str:
     """claude-memory holding `files` + meta.json + log.md, in ONE store.commit."""
     import json
 
@@ -240,7 +241,7 @@ def seed_files(repo_path: Path, files: dict[str, bytes], message: str, pack: boo
     meta = json.dumps({"project": "bench", "schema": 1}, indent=2, sort_keys=True) + "\n"
     files["meta.json"] = meta.encode()
     files["log.md"] = b"# Log\n\nAppend-only record of sessions (written by hooks).\n"
-    result = store.commit(repo, lambda tip: files, message)
+    result = store.commit(repo, lambda tip: files, message, env=author)  # author: GIT_AUTHOR_* of a teammate
     assert result is not None
     if pack:
         git(repo_path, "repack", "-adq")

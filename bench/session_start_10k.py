@@ -58,6 +58,7 @@ PINS, FACTS = 20, 100
 KINDS = ("routine", "first", "compressing")
 GOALS = {"routine": 1.5, "first": 10.0, "compressing": 3.0}
 PER_START = 20  # enf.compressPerStart's default: one start's batch
+TEAMMATE = {"GIT_AUTHOR_NAME": "Tea Mate", "GIT_AUTHOR_EMAIL": "teammate@example.invalid"}
 _CATEGORIES = ["Decision", "Gotcha", "Pattern", "Preference", "Action Item", "General"]
 
 
@@ -68,6 +69,8 @@ def main() -> int:
 def _options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--growth", type=int, default=1000, help="also measure at this many sessions (0: not)")
     ap.add_argument("--profile", action="store_true", help="cProfile one SessionStart at the largest size")
+    ap.add_argument("--trust", choices=("all", "signed", "authors"), default="all",
+                    help="enf.trust in the fixture; signed: every memory commit signed by an allowed ssh key")
     ap.add_argument("--only", default=",".join(KINDS),
                     help=f"comma-separated kinds of start to measure (default: {','.join(KINDS)})")
 
@@ -76,6 +79,7 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     common.use_checkout()  # hermetic() dropped PYTHONPATH
     common.header("session_start_10k", sessions=n, growth=args.growth, repetitions=reps, pins=PINS, facts=FACTS,
                   objects="loose" if args.loose else "packed", checkout=common.CHECKOUT)
+    TRUST[0] = args.trust
     sizes = sorted({n, args.growth} - {0})
     kinds = [k for k in args.only.split(",") if k]
     unknown = set(kinds) - set(KINDS)
@@ -83,7 +87,7 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
         print(f"unknown kind of start: {', '.join(sorted(unknown))} (known: {', '.join(KINDS)})", file=sys.stderr)
         return 2
     for size in sizes:
-        repo = fixture(work / f"repo-{size}", size, pack=not args.loose)
+        repo = fixture(work / f"repo-{size}", size, pack=not args.loose, trust=args.trust)
         if measure(repo, size, reps) != 0:
             return 1
         if "first" in kinds and first_starts(work, repo, size, reps) != 0:
@@ -100,16 +104,39 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
 
 # --- fixture ------------------------------------------------------------------------
 
-def fixture(path: Path, n: int, pack: bool) -> Path:
+def fixture(path: Path, n: int, pack: bool, trust: str = "all") -> Path:
     repo = common.init_user_repo(path)
+    if trust != "all":
+        trusting(repo, trust)
     files = steady_files(n)
-    t = common.time_call(lambda: common.seed_files(repo, files, f"bench: seed {n} sessions", pack))
+    # Under a trust setting, a teammate wrote the sessions: every line the context shows names him.
+    author = TEAMMATE if trust != "all" else None
+    t = common.time_call(lambda: common.seed_files(repo, files, f"bench: seed {n} sessions", pack, author))
     cold = sum(b"tier: cold" in v for v in files.values())
     print(f"fixture {n}: seeded {n} sessions ({cold} already cold) in one commit: {t:.2f} s")
     print(f"fixture {n}: git enf init: {common.time_cmd([common.GIT_ENF, 'init'], repo):.2f} s")
     t = common.time_call(lambda: pins_and_facts(repo, n))
     print(f"fixture {n}: {PINS} pins + {FACTS} facts (one commit each, in-process): {t:.2f} s")
     return repo
+
+
+def trusting(repo: Path, mode: str) -> None:
+    """enf.trust `mode`; for signed, memory commits signed with an ssh key that
+    gpg.ssh.allowedSignersFile trusts (every principal): everything is shown, and each
+    start asks git's verdict on the commits whose records it shows (cached per commit)."""
+    import subprocess
+
+    common.git(repo, "config", "enf.trust", mode)
+    if mode == "authors":
+        common.git(repo, "config", "enf.trustedAuthors", TEAMMATE["GIT_AUTHOR_EMAIL"])
+        return
+    key = repo.parent / f"{repo.name}-key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", str(key)], check=True)
+    allowed = repo.parent / f"{repo.name}-allowed"
+    allowed.write_text(f"* {key.with_suffix('.pub').read_text().strip()}\n")
+    for k, v in (("gpg.format", "ssh"), ("user.signingKey", str(key)), ("gpg.ssh.allowedSignersFile", str(allowed)),
+                 ("commit.gpgSign", "true")):
+        common.git(repo, "config", k, v)
 
 
 def pinned_indices(n: int) -> list[int]:
@@ -337,7 +364,13 @@ def settle(repo: Path, most: float = 300.0) -> None:
 def check_context(text: str) -> list[str]:
     wanted = {"pins": "## Pinned", "facts": "Fact 9", "standing decisions": "## Standing decisions",
               "recent sessions": "## Recent sessions"}
-    return [what for what, mark in wanted.items() if mark not in text]
+    if TRUST[0] != "all":  # the teammate's lines are named, and a trusted one's are all shown
+        wanted["the teammate's name"] = "— Tea Mate, "
+    missing = [what for what, mark in wanted.items() if mark not in text]
+    return missing + (["nothing withheld"] if "withheld (enf.trust)" in text else [])
+
+
+TRUST = ["all"]  # run() sets it from --trust
 
 
 PROFILED = """import cProfile, gc, pstats, sys
