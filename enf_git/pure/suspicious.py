@@ -86,6 +86,7 @@ _BLANKS = {"\u034f", "\u115f", "\u1160", "\u17b4", "\u17b5", "\u180e", "\u3164",
 _ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&#60;", "<"), ("&#62;", ">"), ("&#x3c;", "<"), ("&#x3e;", ">"),
              ("&#060;", "<"), ("&#062;", ">"), ("&amp;", "&"), ("&quot;", '"'), ("&#39;", "'"))
 _LEET = str.maketrans("0134578", "oieastb")
+_NOT_WORD = {c: " " for c in range(128) if not chr(c).isalnum()}  # ASCII punctuation and controls
 
 
 def fold(text: str) -> str:
@@ -115,23 +116,12 @@ def _fold_unicode(text: str) -> str:
 
 def words(shell: str) -> str:
     """The `words` form of a `shell` form."""
-    text = shell.replace("'", "").replace('"', " ")
-    tokens = []
-    token: list[str] = []
-    for char in text + " ":
-        if char.isalnum() and char.isascii():
-            token.append(char)
-            continue
-        if token:
-            tokens.append(_unleet("".join(token)))
-            token = []
-    return " ".join(tokens)
+    tokens = shell.replace("'", "").translate(_NOT_WORD).split()
+    return " ".join(t if t.isalpha() or t.isdigit() else _unleet(t) for t in tokens)
 
 
 def _unleet(token: str) -> str:
-    if token.isalpha() or token.isdigit():
-        return token
-    return token.translate(_LEET)
+    return token if token.isalpha() or token.isdigit() else token.translate(_LEET)
 
 
 def _spelled_out(words_form: str) -> bool:
@@ -187,46 +177,62 @@ _STDIN_LANG = r"(?:python[0-9.]*|perl|ruby|node|nodejs|php|bun|deno|lua|tclsh|os
 _RUNNER = (r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:\S+=\S*\s+)*(?:/usr/local/bin/|/usr/bin/|/bin/)?"
            rf"(?:xargs\s+(?:-\S+\s+)*)?(?:{_SHELLS}|{_STDIN_LANG})")
 
-# (reason, form, stems, pattern): `stems` are substrings of the form; one must occur.
-_RULE_TEXT: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
-    (OVERRIDE, "words", ("ignor", "disregard", "forget", "overrid", "overrul", "bypass", "discard", "abandon",
-                         "neglect", "overwrit", "nullif", "supersed", "aside",
-                         "throw", "follow", "never mind", "obey"),
+# What a request to send secrets out names: a rule about them runs only when one occurs.
+_SECRET_FILES = (".env", ".ssh", "id_", ".aws", ".netrc", ".npmrc", ".pypirc", "credentials", "/etc/", ".kube",
+                 ".docker", ".gnupg", "secret", "keychain", "_history", "wallet")
+_SECRET_WORDS = (*_SECRET_FILES, "credential", "token", "key", "password", "passphrase", "env", "cookie", "session id",
+                 "seed phrase", "creds")
+
+# (reason, form, stems, pattern): `stems` are groups of substrings of the form; the
+# pattern is compiled and run only when each group has one that occurs.
+_RULE_TEXT: tuple[tuple[str, str, tuple[tuple[str, ...], ...], str], ...] = (
+    (OVERRIDE, "words", (("ignor", "disregard", "forget", "overrid", "overrul", "bypass", "discard", "abandon",
+                          "neglect", "overwrit", "nullif", "supersed", "aside", "throw", "follow", "never mind",
+                          "obey"),
+                         ("instruction", "direction", "directive", "prompt", "rule", "guideline", "guidance", "command",
+                          "order", "constraint", "guardrail", "programming", "restriction", "polic", "context",
+                          "conversation", "training", "above", "previous", "told", "given", "instructed", "taught",
+                          "so far", "until now", "up to now", "you know", "before this")),
      rf"\b{_V_IGNORE}\s{_FILL}(?:{_Q_TIME}\s(?:\w+\s)?{_N_ANY}\b|(?:(?:your|all|any|every|system|safety|my)\s(?:\w+\s)?)"
      rf"{_N_STRONG}\b|(?:everything|anything|all)\s(?:\w+\s){{0,2}}?(?:above|previously|so far|until now|up to now"
      rf"|you (?:were|have been|ve been|was) (?:told|given|instructed|taught)|you know|before this (?:line|message|point)))"
      r"|\b(?:override|overrule|overwrite) (?:(?:all|any|your|the|of) )*(?:previous|prior|above|earlier|preceding|system"
      r"|safety|original|initial) (?:instructions|directives|system prompt|guidelines|guardrails|programming|prompts?)\b"),
-    (OVERRIDE, "shell", ("ignor", "disregard", "forget"),
+    (OVERRIDE, "shell", (("ignor", "disregard", "forget"), ("above", "before")),
      r"\b(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?)?(?:the|everything)\s+(?:above|before)\s*(?:[.,;:!]|$|and\b|-)"),
-    (OVERRIDE, "words", ("instruction", "direct", "prompt", "rule", "guideline"),
+    (OVERRIDE, "words", (("instruction", "directive", "prompt", "rule", "guideline"),
+                         ("void", "null", "cancel", "revoked", "obsolete", "invalid", "overridden", "superseded",
+                          "replaced", "lifted", "suspended", "deprecated", "no longer")),
      r"\b(?:previous|prior|above|earlier|original|old|all|system|your|initial) (?:instructions|directives|prompts?"
      r"|rules|guidelines) (?:are|were|have been|is|has been) (?:now )?(?:void|null|cancell?ed|revoked|obsolete|invalid"
      r"|overridden|superseded|replaced|lifted|suspended|deprecated|no longer (?:valid|apply|applicable|in effect|active))"),
-    (OVERRIDE, "words", ("instruction", "directive", "prompt", "order", "override", "supersede", "precedence",
-                         "instead"),
+    (OVERRIDE, "words", (("instructions", "directives", "orders", "prompt", "these", "instead"),
+                         ("follow", "below", "precedence", "supersede", "override", "replace", "obey")),
      r"\b(?:(?:new|updated|revised|real|actual|true|override|overriding|replacement|priority|secret|hidden|important)"
      r" (?:system )?(?:instructions|directives|orders|system prompt|prompt) (?:follow|below|are as follows|take precedence"
      r"|supersede|override)\b|these (?:instructions |rules |orders )?(?:override|supersede|replace"
      r"|take precedence over) (?:all |any |the |your )*(?:previous|prior|other|earlier|system|original|existing))"
      rf"|\binstead (?:follow|obey) (?:these|the following|my|the new|only)\b"),
-    (OVERRIDE, "compact", ("ignor", "disregard", "forget"),
+    (OVERRIDE, "compact", (("ignor", "disregard", "forget"),),
      r"(?:ignore|disregard|forget)(?:all)?(?:the|your|any)?(?:previous|prior|above|earlier|preceding)"
      r"(?:instructions?|prompts?|rules|directions|directives)"),
-    (AUTHORITY, "words", ("overrid", "mode", "anything now", "jailbr"),
+    (AUTHORITY, "words", (("overrid", "mode", "anything now"),),
      r"\b(?:system|admin|administrator|root|security|emergency|priority|master|kernel|operator|anthropic|openai"
      r"|sudo|god|developer) override\b|\b(?:override|jailbreak|jailbroken|god|dan|unrestricted|unfiltered|uncensored"
      r"|no limits?|no restrictions?) mode\b|\bdo anything now\b|\b(?:developer|dev) mode (?:output|response"
      r"|activated)\b|\byou are (?:now )?(?:in|running in|operating in) (?:developer|dev|debug|admin|god|sudo) mode\b"
      rf"|\b{_AI} (?:with|in) (?:developer|dev) mode\b|\b(?:enable|activate|enter) (?:jailbreak|dan|god) mode\b"),
-    (AUTHORITY, "shell", ("system", "admin", "root", "developer", "anthropic", "openai", "security", "operator"),
+    (AUTHORITY, "shell", (("system", "sys", "admin", "root", "developer", "anthropic", "openai", "security team",
+                           "operator"), (":", "]", ">", ")", "--", "**"),
+                          ("you", "ignor", "disregard", "forget", "the user", "do not", "don't", "dont",
+                           "new instructions", "overrid", "from now", "assistant", "claude", "all previous")),
      r"(?:^|[\[(<{|*#>]|\s)(?:system|sys|admin|administrator|root|developer|anthropic|openai|security team|operator)"
      r"\s*(?:message|notice|instruction|instructions|directive|command|alert|update|override|prompt|note|notification)?"
      r"\s*(?:\]|>|\)|:|\*\*:?|--)\s*[\"'*]*\s*(?:you\b|your\b|ignore|disregard|forget|the user|do not|don't|dont"
      r"|new instructions|override|from now|assistant|claude|all previous|the assistant)"),
-    (ROLE, "words", ("you are now", "youre now", "you re now", "from now on", "no longer", "your new", "your real",
-                     "your true", "your actual", "your only", "reprogram", "jailbr", "act as", "pretend", "roleplay",
-                     "role play", "behave", "respond as", "stay in character", "imagine you"),
+    (ROLE, "words", (("you are now", "youre now", "you re now", "from now on", "no longer", "your new", "your real",
+                      "your true", "your actual", "your only", "reprogram", "jailbr", "act as", "pretend", "roleplay",
+                      "role play", "behave", "respond as", "stay in character", "imagine"),),
      r"\b(?:you are|youre|you re) now (?:a|an|the|my|in|called|named|known as|no longer|operating|acting|playing|free"
      r"|unrestricted|unfiltered|uncensored|jailbroken|evil|root|admin|administrator|superuser|dan|in charge|allowed"
      r"|permitted|authori[sz]ed|required|instructed|ordered|obligated|to|going to|freed|unlocked|liberated)\b"
@@ -236,10 +242,14 @@ _RULE_TEXT: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
      r"|will be)\b|\b(?:you have been|youve been|you ve been) (?:reprogrammed|jailbroken|freed|unlocked|liberated"
      r"|reassigned|given new instructions)\b|\b(?:act|behave|respond|roleplay|role play|pretend|imagine) (?:as|like"
      r"|that|to be|you are|youre|you re)?(?: an?| the)? (?:unrestricted|unfiltered|uncensored|jailbroken|evil|malicious"
-     r"|rogue|dan|different ai|ai without|assistant without|model without|an ai with no)\b|\bpretend (?:to be|you are|youre|you re|that you are) (?:an?|the)? ?(?:different"
+     r"|rogue|dan|different ai|ai without|assistant without|model without|an ai with no)\b"
+     r"|\bpretend (?:to be|you are|youre|you re|that you are) (?:an?|the)? ?(?:different"
      r"|human|system|admin|root|dan|new|unrestricted|evil)\b|\bstay in character\b"),
-    (AUTHORIZED, "words", ("authori", "approv", "permi", "allow", "consent", "clear", "sanction", "greenlit",
-                           "signed off", "granted", "given", "need to", "need not"),
+    (AUTHORIZED, "words", (("authori", "approv", "permi", "allow", "consent", "clear", "sanction", "greenlit",
+                            "signed off", "okay", "granted", "given", "need to", "need not", "instructed", "ordered",
+                            "empowered"),
+                           ("you", "claude", "assistant", "the ai", "agent", "model", "bot", "llm", "by the",
+                            "the user", "the human", "the owner")),
      rf"\b(?:the )?(?:user|owner|admin|administrator|developer|maintainer|operator|human|team lead|boss|manager"
      r"|repo owner|account owner|security team|cto|ceo|i|we|anthropic|openai)(?: (?:has|have|had|already|explicitly|just"
      r"|previously|pre|fully|hereby|formally|officially|now))* (?:authori[sz]ed|approved|permitted|allowed|consented"
@@ -255,7 +265,8 @@ _RULE_TEXT: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
      r"|\b(?:already |pre ?)(?:approved|authori[sz]ed|cleared) by (?:the )?(?:user|owner|admin|human|team)\b"
      r"|\b(?:you (?:do not|dont|don t) need to|no need to|you need not) (?:ask|check with|confirm with"
      r"|consult|wait for) (?:the user|the human|the owner)\b"),
-    (PIPE, "shell", ("curl", "wget", "aria2c", "httpie", "xh", "iwr", "irm", "invoke-", "base64", "downloadstring"),
+    (PIPE, "shell", (("curl", "wget", "aria2c", "httpie", "xh", "iwr", "irm", "invoke-", "base64", "downloadstring"),
+                     ("|", "<(", "$(", "`", "&&", ";", "iex")),
      rf"({_DOWNLOAD}[^|\n]*?)\|\s*(?:tee\s+\S+\s*\|\s*)?{_RUNNER}"
      rf"|\b(?:(?:ba|z|k|da)?sh|source|\.|python[0-9.]*|perl|ruby|node)\s+(?:-\S+\s+)*<\(\s*({_DOWNLOAD}[^)]*)"
      rf"|\b(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|ruby|node|php)\s+-c\s+[\"']?\$\(\s*({_DOWNLOAD}[^)]*)"
@@ -265,46 +276,59 @@ _RULE_TEXT: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
      r"|\bbase64\s+(?:-d|--decode|-D)\b[^|\n]*\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl)\b"
      rf"|({_DOWNLOAD}[^;&\n]*?\s(?:-o|-O|--output(?:-document)?)[=\s]*(\S+)[^;&\n]*)(?:&&|;)\s*(?:chmod\s+\+?[x0-7]+"
      rf"\s+\S+\s*(?:&&|;)\s*)?(?:sudo\s+)?(?:(?:ba|z|da|k)?sh\s+|\./|python[0-9.]*\s+)\S*"),
-    (EXFIL, "shell", ("send", "upload", "post", "exfil", "leak", "forward", "mail", "transmit", "paste", "share",
-                      "submit", "dump", "beam", "deliver", "pipe", "attach"),
+    (EXFIL, "shell", (("send", "upload", "post ", "leak", "forward", "mail", "transmit", "paste", "share", "submit",
+                       "dump", "beam", "deliver", "pipe", "attach"), _SECRET_WORDS,
+                      ("://", "@", "webhook", "pastebin", "ngrok", "requestb", "burp", "interact.sh", "pipedream",
+                       "discord", "server", "endpoint", "address", "url", "host", "site", "domain", "mail", "inbox",
+                       "bucket", "gist", "channel", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9")),
      rf"{_EXFIL_VERB}[^\n]{{0,80}}?(?:{_SECRET_FILE}|\b{_WHOSE}\s+(?:\S+\s+){{0,2}}?{_SECRETS}\b)[^\n]{{0,80}}?"
-     rf"(?:\bto\b|\binto\b|\bat\b|\bvia\b|\bon\b|\bover\b|=>|->|:)\s*(?:\S+\s+){{0,3}}?{_DEST}"
-     rf"|\bexfil(?:trate)?\b[^\n]{{0,80}}?(?:{_SECRET_FILE}|\b{_WHOSE}\s+(?:\S+\s+){{0,2}}?{_SECRETS}\b|{_DEST})"),
-    (EXFIL, "shell", ("curl", "wget", "xh", "nc", "cat", "scp", "rsync", "ftp", "telnet", "mail", "iwr", "irm",
-                      "invoke-", "env", "printenv", "base64", "tar", "get-content"),
+     rf"(?:\bto\b|\binto\b|\bat\b|\bvia\b|\bon\b|\bover\b|=>|->|:)\s*(?:\S+\s+){{0,3}}?{_DEST}"),
+    (EXFIL, "shell", (("exfil",),),
+     rf"\bexfil(?:trate)?\b[^\n]{{0,80}}?(?:{_SECRET_FILE}|\b{_WHOSE}\s+(?:\S+\s+){{0,2}}?{_SECRETS}\b|{_DEST})"),
+    (EXFIL, "shell", (("curl", "wget", "xh", "nc", "cat", "scp", "rsync", "ftp", "telnet", "mail", "iwr", "irm",
+                       "invoke-", "base64", "tar", "get-content", "type", "head", "tail", "less", "zip", "xxd"),
+                      _SECRET_FILES),
      rf"{_NET}[^\n]{{0,200}}?(?:@|<\s*|--upload-file[=\s]+|-t\s*|--data\S*[=\s]+|-d\s*|-f\s*\S*=@?|--post-file[=\s]*"
      rf"|--body-file[=\s]*|\$\(\s*cat\s+|`\s*cat\s+|-infile\s+)['\"]?\S*?{_SECRET_FILE}"
      rf"|\b(?:cat|type|get-content|gc|base64|tar|zip|gzip|xxd|head|tail|less)\b[^|\n]{{0,120}}?{_SECRET_FILE}"
      rf"[^|\n]*\|\s*(?:\S+\s*\|\s*)?{_NET}"
-     rf"|(?:^|[;&|(`$]\s*|\s)(?:printenv|env|set|export -p|gci env:|get-childitem env:)\s*\|\s*(?:\S+\s*\|\s*)?{_NET}"
      rf"|\b(?:nc|ncat|netcat|socat|telnet)\b[^\n]{{0,80}}?<\s*\S*{_SECRET_FILE}"),
-    (GATE, "shell", (".opt-out", "opt ", "gate", "gating", "tracking", "session file", "session check",
-                     "session requirement", "session logging", "session notes", "enf-git", "enf git", "enf_git",
-                     "git-enf", "git enf", "enf hook", "claude-memory", "pretooluse hook", "enf.trust", "enf_git_hook"),
+    (EXFIL, "shell", (("env", "set", "export -p"), ("|",)),
+     rf"(?:^|[;&|(`$]\s*|\s)(?:printenv|env|set|export -p|gci env:|get-childitem env:)\s*\|\s*(?:\S+\s*\|\s*)?{_NET}"),
+    (GATE, "shell", ((".opt-out", "opt "),),
      r"\b(?:touch|mkdir|create|make|add|write|put|place|drop|echo|printf|cp|mv|ln|new-item|ni|tee|save)\b[^\n]{0,50}?"
      r"\.opt-out/[\w$<{-]|>\s*\S*\.opt-out/|\.claude-sessions/\.opt-out/\S*\s*(?:<|>)"
      r"|\bopt (?:yourself |this session |the session |us |me )?out of (?:the )?(?:gate|enf-git|enf|session (?:file|tracking"
-     r"|notes)|memory|tracking|recording)\b"
-     r"|\b(?:disable|deactivate|turn off|switch off|shut off|shut down|kill|bypass|circumvent|get around|work around"
+     r"|notes)|memory|tracking|recording)\b"),
+    (GATE, "shell", (("gate", "gating", "tracking", "session file", "session check", "session requirement",
+                      "session logging", "session notes", "enf-git", "enf git", "enf_git", "git-enf", "enf hook",
+                      "claude-memory", "pretooluse hook"),
+                     ("able", "activate", "turn off", "switch off", "shut", "kill", "pass", "circumvent", "around",
+                      "sidestep", "evade", "skip", "defeat", "disarm", "neutrali", "silence", "mute", "stop", "remove",
+                      "delete", "uninstall", "unhook", "avoid", "dodge", "get by", "trick", "fool", "cheat")),
+     r"\b(?:disable|deactivate|turn off|switch off|shut off|shut down|kill|bypass|circumvent|get around|work around"
      r"|sidestep|evade|skip|defeat|disarm|neutrali[sz]e|silence|mute|stop|remove|delete|uninstall|unhook|avoid|dodge"
      r"|get past|get by|trick|fool|cheat)\s+(?:the\s+|enf-git'?s?\s+|enf'?s?\s+|this\s+|your\s+|all\s+|its\s+)*"
      r"(?:(?:session|memory|tool|pretooluse|claude)\s+)?(?:gate|gating|gates|(?:enf-git|enf|session|memory)\s+tracking"
      r"|session\s+(?:file|check|requirement|logging|notes|gate)|enf-git|enf[ _]git|git-enf|enf\s+hooks?"
-     r"|enf-git\s+hooks?|claude-memory|memory\s+(?:hooks?|branch)|pretooluse\s+hook)\b"
-     r"|\b(?:uninstall|purge)\s+(?:-y\s+)?(?:the\s+)?(?:enf-git|enf_git|enf git|git-enf)\b"
+     r"|enf-git\s+hooks?|claude-memory|memory\s+(?:hooks?|branch)|pretooluse\s+hook)\b"),
+    (GATE, "shell", (("uninstall", "purge", "claude-memory", "enf.trust", "hook_active"),),
+     r"\b(?:uninstall|purge)\s+(?:-y\s+)?(?:the\s+)?(?:enf-git|enf_git|enf git|git-enf)\b"
      r"|\b(?:run|execute|type|please run)\s+[`'\"]?git\s+enf\s+uninstall\b"
-     r"|\bgit\s+(?:branch\s+(?:-d|-D|--delete|-m|--move)\s+(?:-f\s+)?|push\s+(?:-f\s+|--force\s+)?\S+\s+(?:--delete\s+|:))"
+     r"|\bgit\s+(?:branch\s+(?:-d|--delete|-m|--move)\s+(?:-f\s+)?|push\s+(?:-f\s+|--force\s+)?\S+\s+(?:--delete\s+|:))"
      r"(?:refs/heads/)?claude-memory\b|\bgit\s+config\s+(?:--\S+\s+)*enf\.(?:trust|trustedauthors)\b"
      r"|\benf_git_hook_active\s*=|\b(?:export|set)\s+enf_git_hook_active\b"),
-    (GATE, "words", ("session", "claude sessions", "memory", "notes"),
+    (GATE, "words", (("session", "claude sessions", "memory", "notes"), ("dont", "do not", "never", "stop", "no need",
+                                                                          "skip", "leave")),
      r"\b(?:dont|do not|never|stop|no need to|you dont need to)\s(?:write|create|update|keep|make|record|log|save|fill in"
      r"|touch|maintain)\s(?:a\s|the\s|any\s|this\s|your\s)?(?:session\s(?:file|notes?|summary|record|log)|claude sessions)\b"
      r"|\bskip\s(?:writing\s|creating\s|updating\s|the\s|this\s|a\s|your\s)*session\s(?:file|notes?|summary|record|log)\b"
      r"|\b(?:dont|do not|never)\s(?:record|log|save|write down|mention|note|include)\s(?:this|it|that|anything|any of this)"
      r"\s(?:in|to|into)\s(?:the\s|your\s|this\s)?(?:session|memory|notes|summary|claude sessions)\b"
      r"|\bleave\s(?:this|it|that)\sout\sof\s(?:the\s|your\s)?(?:session|memory|notes|summary)\b"),
-    (SECRECY, "words", ("tell", "inform", "mention", "hide", "conceal", "secret", "covert", "stealth", "know",
-                        "find out", "notice", "told", "reveal", "disclose"),
+    (SECRECY, "words", (("tell", "inform", "mention", "hide", "conceal", "secret", "covert", "stealth", "know",
+                         "find out", "notice", "told", "reveal", "disclose"),
+                        ("user", "human", "developer", "owner", "team", "secretly", "covertly", "stealthily")),
      r"\b(?:do not|dont|never|you must not|must not|no need to)\s(?:tell|inform|mention (?:this|it|that|anything) to"
      r"|reveal (?:this|it|that|anything) to|disclose (?:this|it|that|anything) to|report (?:this|it|that) to)\s(?:the\s)?"
      r"(?:user|human|developer|owner)\b(?!\s(?:whether|if|which|their|his|her|about their|that their)\b)"
@@ -315,15 +339,19 @@ _RULE_TEXT: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
      r"|see this|learn)\b|\bwithout the (?:users|humans) (?:knowledge|knowing|noticing)\b"
      r"|\b(?:secretly|covertly|stealthily)\s(?:run|execute|install|send|upload|add|delete|modify|change|push|commit"
      r"|exfiltrate|download|copy|forward|disable|write)\b"),
-    (PROMPT, "words", ("prompt", "instruction", "rules", "guideline", "configuration", "directive", "system message",
-                       "programming", "context"),
+    (PROMPT, "words", (("prompt", "instruction", "rules", "guideline", "configuration", "directive", "system message",
+                        "programming", "context"),
+                       ("your", "the hidden", "the secret", "the original", "the initial", "the full", "the entire",
+                        "the complete", "the exact")),
      r"\b(?:reveal|print|show|output|repeat|display|leak|dump|tell me|give me|write out|recite|share|expose|disclose"
      r"|paste|list|spell out|return|send|echo|translate|summari[sz]e|copy)(?: me| us| back)?(?: all| verbatim)?"
      r"(?: of)? (?:your(?: \w+){0,2}? (?:system prompt|prompt|instructions|rules|guidelines|configuration|directives"
      r"|system message|programming|context window|initial prompt)|the (?:hidden|secret|original|initial|full|entire"
      r"|complete|exact)(?: \w+)? (?:system prompt|system message|initial prompt))\b"
      r"|\bwhat (?:is|are|was|were) your (?:\w+ )?(?:system prompt|instructions|rules|guidelines|directives|prompt)\b"),
-    (FRAME, "shell", ("<", "[", "hook", "human", "assistant", "#"),
+    (FRAME, "shell", (("<", "[inst", "[/inst", "[sys", "[/sys", "[admin", "[ ", "[/ ", "hook additional",
+                       "hook feedback", "hook output", "hook says", "hook blocking", "human:", "human :", "assistant:",
+                       "assistant :", "# system", "#system", "# instruction", "#instruction", "# new instruction"),),
      r"<\s*/?\s*(?:system[-_ ]?reminder|system|sys|instructions?|admin|developer|im_start|im_end|\|im_start\|"
      r"|\|im_end\||\|system\||\|user\||\|assistant\||function_calls|function_results|invoke|antml:\w+|command-name"
      r"|command-message|command-args|user-prompt[-\w]*|local-command-stdout|tool_use|tool_result)(?![/.\w-])"
@@ -332,13 +360,15 @@ _RULE_TEXT: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
      r"|^\s*[\"'*>]*\s*(?:human|assistant)\s*:\s*\S"
      r"|\b(?:sessionstart|userpromptsubmit|pretooluse|posttooluse|precompact|stop|subagentstop|notification)\s+hook"
      r"\s+(?:additional\s+context|feedback|output|says|blocking\s+error)\b"),
-    (ADDRESS, "words", ("ai", "llm", "assistant", "claude", "chatbot", "agent", "model", "gpt", "copilot", "gemini"),
+    (ADDRESS, "words", (("ai", "llm", "assistant", "claude", "chatbot", "agent", "model", "gpt", "copilot", "gemini"),
+                        ("if you", "reading", "processing", "parsing", "summari", "that reads", "who reads", "seeing",
+                         "dear", "hey", "hello", "attention", "note to", "message to")),
      rf"\bif you (?:are|re)(?: an?| the)? {_AI}\b|\b(?:to|for|attention) (?:any|all|the|every) {_AI}s? (?:reading"
      rf"|processing|parsing|summari[sz]ing|that reads|who reads|that is reading|seeing) (?:this|these)\b"
      rf"|\b(?:dear|hey|hello|attention|note to|message to) (?:the )?"
      rf"(?:ai|llm|assistant|ai assistant|ai agent|chatbot|chatgpt|gpt|copilot|gemini|language model)s?\b"
      rf"(?! (?:sdk|api|team|provider|vendor|feature|integration|docs|documentation)\b)"),
-    (DESTROY, "shell", ("rm ", "rm\t", "mkfs", "dd ", "chmod", ":(){", "remove-item", "preserve-root"),
+    (DESTROY, "shell", (("rm ", "rm\t", "mkfs", "dd ", "chmod", ":(){", "remove-item", "preserve-root"),),
      r"\brm\s+(?:-\S+\s+)*(?:-[a-z]*r[a-z]*f[a-z]*|-[a-z]*f[a-z]*r[a-z]*|-r\s+-f|-f\s+-r|--recursive\s+--force"
      r"|--force\s+--recursive)\s+(?:--no-preserve-root\s+)?(?:/|/\*|~|~/|~/\*|\$home|\$home/\*|\"\$home\")"
      r"(?=\s|$|[;&|)])|--no-preserve-root|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|\bmkfs(?:\.\w+)?\s+/dev/"
@@ -373,10 +403,7 @@ def _pattern(index: int) -> re.Pattern[str]:
 # --- finding --------------------------------------------------------------------
 
 def reasons(text: str) -> tuple[str, ...]:
-    """Why `text` reads as an order addressed to the assistant (empty: it does not).
-
-    Lines are read one by one and each with the next (a phrase wrapped across two
-    lines), so the answer for a whole file is that of its lines."""
+    """Why `text` reads as an order addressed to the assistant (empty: it does not)."""
     out: list[str] = []
     for flag in flags(text):
         out += [r for r in flag.reasons if r not in out]
@@ -384,47 +411,59 @@ def reasons(text: str) -> tuple[str, ...]:
 
 
 def flags(text: str) -> tuple[Flag, ...]:
-    """The lines of `text` that read as an order to the assistant, with why."""
+    """The lines of `text` that read as an order to the assistant, with why.
+
+    Each rule runs once over the whole text's form, lines joined, so a phrase wrapped
+    across lines is found too; a finding belongs to the line where its match starts."""
     lines = text.split("\n")
-    folded = [fold(line) for line in lines]
-    out: list[Flag] = []
-    for i, line in enumerate(lines):
-        found = list(_line_reasons(folded[i]))
-        if i + 1 < len(lines) and folded[i] and folded[i + 1]:
-            alone = set(found) | set(_line_reasons(folded[i + 1]))
-            found += [r for r in _line_reasons(folded[i] + " " + folded[i + 1]) if r not in alone]
-        if found:
-            out.append(Flag(i + 1, tuple(found), line))
-    return tuple(out)
-
-
-def _line_reasons(shell: str) -> tuple[str, ...]:
-    if not shell:
-        return ()
-    forms = {"shell": shell}
-    forms["words"] = words(shell)
-    found: list[str] = []
+    shell = [fold(line) for line in lines]
+    wordy = [words(line) for line in shell]
+    forms = {"shell": _Joined(shell, "\n"), "words": _Joined(wordy, " ")}
+    found: dict[int, list[str]] = {}
     for index, (reason, form, stems, _) in enumerate(_RULE_TEXT):
-        if reason in found:
-            continue
         if form == "compact":
-            if not _spelled_out(forms["words"]):
-                continue
-            if "compact" not in forms:
-                forms["compact"] = forms["words"].replace(" ", "")
-        where = forms[form]
-        if not any(stem in where for stem in stems):
+            for i, line in enumerate(wordy):
+                if _spelled_out(line) and _runs(index, stems, line.replace(" ", "")):
+                    _add(found, i, reason)
             continue
-        if _matches(index, reason, where):
-            found.append(reason)
-    return tuple(found)
+        joined = forms[form]
+        if not all(any(stem in joined.text for stem in group) for group in stems):
+            continue
+        for match in _pattern(index).finditer(joined.text):
+            if reason != PIPE or not _trusted_download(match):
+                _add(found, joined.line_of(match.start()), reason)
+    return tuple(Flag(i + 1, tuple(why), lines[i]) for i, why in sorted(found.items()))
 
 
-def _matches(index: int, reason: str, where: str) -> bool:
-    for match in _pattern(index).finditer(where):
-        if reason != PIPE or not _trusted_download(match):
-            return True
-    return False
+class _Joined:
+    """A form's lines joined into one text, with where each line starts in it."""
+
+    __slots__ = ("starts", "text")
+
+    def __init__(self, lines: list[str], sep: str) -> None:
+        self.text = sep.join(lines)
+        self.starts = []
+        at = 0
+        for line in lines:
+            self.starts.append(at)
+            at += len(line) + len(sep)
+
+    def line_of(self, offset: int) -> int:
+        from bisect import bisect_right
+
+        return bisect_right(self.starts, offset) - 1
+
+
+def _runs(index: int, stems: tuple[tuple[str, ...], ...], where: str) -> bool:
+    if not all(any(stem in where for stem in group) for group in stems):
+        return False
+    return _pattern(index).search(where) is not None
+
+
+def _add(found: dict[int, list[str]], line: int, reason: str) -> None:
+    why = found.setdefault(line, [])
+    if reason not in why:
+        why.append(reason)
 
 
 def _trusted_download(match: re.Match[str]) -> bool:
