@@ -152,6 +152,10 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
     full = f"{message}\n\n{body}\n" if body and body != message else message
     report.commit = store.commit(ctx.repo, build, full, when=now, env=ctx.ident)
     cache.save()
+    if report.commit is not None:  # which records read as instructions to the assistant: judged once, here
+        from . import flags
+
+        flags.note(ctx.repo, report.commit.blobs, written)
     if report.conflicts or report.kept:
         _name_authors(ctx, report, manifest.base)
     report.materialized = _refresh(ctx, manifest, report, found, written)
