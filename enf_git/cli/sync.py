@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,6 +12,9 @@ from .base import CONTEXT, JSON_OPTION, workspace
 from .sync_text import lines as _lines
 from .sync_text import payload as _payload
 from .text import envelope
+
+if TYPE_CHECKING:
+    from ..memory.flags import Flagged
 
 
 @click.command(context_settings=CONTEXT)
@@ -63,7 +66,7 @@ def scan(as_json: bool) -> None:
         sys.exit(1)
 
 
-def _flagged_lines(flagged: list[Any]) -> list[str]:
+def _flagged_lines(flagged: list[Flagged]) -> list[str]:
     """Each flagged line with its place and why; the line itself escaped (control and
     invisible characters as \\u…) and cut, so printing it is safe and shows what hid it."""
     from ..memory import flags
