@@ -183,3 +183,18 @@ def _clone(tmp_path: Path, origin: Path, name: str) -> Path:
     run_git(path, "config", "user.email", f"{name}@example.com")
     enf(path, "init", "--no-hooks")
     return path
+
+
+def test_status_leaves_a_cold_branch_to_scan(ctx: memory.Context, run_cli: Callable[..., str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh clone of a large branch: no write judged its records, and status judges
+    only a few itself (STATUS_BUDGET), saying how many it left."""
+    poison(ctx)
+    flags.log_path(ctx.repo).unlink()
+    monkeypatch.setattr(flags, "STATUS_BUDGET", 1)  # the newest path first: the poisoned one
+    out = run_cli("status").splitlines()
+    assert "1 record reads as instructions to the assistant: git enf scan lists it" in out
+    assert "1 record not yet read for instructions to the assistant: git enf scan reads them" in out
+    assert json.loads(run_cli("status", "--json"))["unjudged"] == 0  # the first status logged what it judged
+    run_cli("scan", code=1)
+    assert len(logged(ctx)) == 2

@@ -39,7 +39,7 @@ def status(as_json: bool) -> None:
     disagreements = queries.open_disagreements(queries.load(ctx.repo, tip, ctx.cache()))
     from ..memory import flags
 
-    flagged = flags.flagged(ctx.repo, tip.tree, files)
+    flagged, unjudged = flags.flagged_within(ctx.repo, tip.tree, files, flags.STATUS_BUDGET)
     state: dict[str, Any] = {
         "branch": paths.BRANCH, "tip": str(tip.id),
         "working_set_floor": manifest.floor, "behind": bool(manifest.base and manifest.base != str(tip.id)),
@@ -48,7 +48,7 @@ def status(as_json: bool) -> None:
         "refused": [{"path": p, "why": why} for p, why in refused],
         "edited_views": sorted(found.views), "missing": lacking, "conflicts": conflicts, "remote": remote,
         "disagreements": [_disagreement_row(d) for d in disagreements],
-        "flagged": [f.as_dict() for f in flagged],
+        "flagged": [f.as_dict() for f in flagged], "unjudged": unjudged,
     }
     if as_json:
         click.echo(envelope("status", **state))
@@ -145,6 +145,9 @@ def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
         from ..memory import flags
 
         lines.append(f"{flags.summary(len(flagged))}: git enf scan lists {'it' if len(flagged) == 1 else 'them'}")
+    if state["unjudged"]:
+        lines.append(f"{plural(state['unjudged'], 'record')} not yet read for instructions to the assistant: "
+                     "git enf scan reads them")
     return lines
 
 

@@ -31,6 +31,7 @@ FORMAT = 1
 HEADER = f"enf-flags {FORMAT} {suspicious.RULES_VERSION}"
 MAX_BLOB = 2 << 20  # bytes read of a record: nothing a session holds is longer
 MAX_NOTED = 200  # blobs a merge judges on its way; more (a first fetch) are left to the first read
+STATUS_BUDGET = 300  # blobs `git enf status` judges itself (~0.2 s); scan and doctor judge every one
 
 
 class Flagged:  # a plain class: see workspace.Settings
@@ -131,19 +132,28 @@ def flagged(repo: store.Repo, tree: store.Tree | None, files: Mapping[str, str] 
     """Every flagged line of the records in `tree`, by path then line; blobs not judged
     yet are judged and logged (a log that cannot be written only costs the next read).
     `files`: store.list_files of `tree`, when the caller has it."""
+    return flagged_within(repo, tree, files)[0]
+
+
+def flagged_within(repo: store.Repo, tree: store.Tree | None, files: Mapping[str, str] | None = None,
+                   budget: int | None = None) -> tuple[list[Flagged], int]:
+    """flagged(), judging at most `budget` blobs no write judged (the newest paths first:
+    what SessionStart shows), and how many records were left unjudged. A first read of a
+    fresh clone of 10,000 sessions judges them all in seconds: status leaves that to scan."""
     if tree is None:
-        return []
+        return [], 0
     files = store.list_files(repo, tree) if files is None else files
     records = {p: oid for p, oid in files.items() if is_judged(p)}
     where = log_path(repo)
     known, stale = _load(where)
-    fresh: dict[str, Verdict] = {}
-    for oid in set(records.values()) - known.keys():
-        fresh[oid] = judge(store.blob_data(repo, oid))
+    todo = sorted({oid: p for p, oid in records.items() if oid not in known}.items(), key=lambda i: i[1], reverse=True)
+    fresh = {oid: judge(store.blob_data(repo, oid)) for oid, _ in todo[:budget]}
     _save(where, known, fresh, stale)
     known.update(fresh)
-    out = [Flagged(path, oid, line, why, text) for path, oid in records.items() for line, why, text in known[oid]]
-    return sorted(out, key=lambda f: (f.path, f.line))
+    out = [Flagged(path, oid, line, why, text) for path, oid in records.items() if oid in known
+           for line, why, text in known[oid]]
+    unjudged = sum(1 for oid in records.values() if oid not in known)
+    return sorted(out, key=lambda f: (f.path, f.line)), unjudged
 
 
 def flagged_paths(found: Iterable[Flagged]) -> list[str]:
