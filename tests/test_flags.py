@@ -198,3 +198,11 @@ def test_status_leaves_a_cold_branch_to_scan(ctx: memory.Context, run_cli: Calla
     assert json.loads(run_cli("status", "--json"))["unjudged"] == 0  # the first status logged what it judged
     run_cli("scan", code=1)
     assert len(logged(ctx)) == 2
+
+
+def test_facts_and_instincts_are_records_judged_and_views_are_not() -> None:
+    from enf_git.pure import facts as pure_facts
+
+    assert flags.FACTS_DIR == pure_facts.MEMORIES_DIR
+    assert flags.is_judged(pure_facts.fact_path("f1a2b3c4")) and flags.is_judged("instincts/i1.md")
+    assert not flags.is_judged("index.md") and not flags.is_judged("memories.md") and not flags.is_judged("log.md")

@@ -24,11 +24,12 @@ from pathlib import Path
 
 from .. import paths
 from ..plumbing import atomic, store
-from ..pure import facts as pure_facts
 from ..pure import model, suspicious
 
 FORMAT = 1
 HEADER = f"enf-flags {FORMAT} {suspicious.RULES_VERSION}"
+# pure/facts.py's MEMORIES_DIR: importing that module would load re and json into every commit.
+FACTS_DIR = "memories"
 MAX_BLOB = 2 << 20  # bytes read of a record: nothing a session holds is longer
 MAX_NOTED = 200  # blobs a merge judges on its way; more (a first fetch) are left to the first read
 STATUS_BUDGET = 300  # blobs `git enf status` judges itself (~0.2 s); scan and doctor judge every one
@@ -49,8 +50,8 @@ Verdict = list[tuple[int, tuple[str, ...], str]]  # (line, reasons, text) per fl
 
 def is_judged(path: str) -> bool:
     """A record whose text reaches the model: a session, a decision file, a fact, an instinct."""
-    return (model.is_session_path(path) or model.is_decision_path(path) or pure_facts.is_fact_path(path)
-            or paths.is_instinct_path(path))
+    fact = path.startswith(f"{FACTS_DIR}/") and path.endswith(".md") and path.count("/") == 1
+    return model.is_session_path(path) or model.is_decision_path(path) or fact or paths.is_instinct_path(path)
 
 
 def log_path(repo: store.Repo) -> Path:

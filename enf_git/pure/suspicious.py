@@ -20,9 +20,12 @@ and invisible characters do not hide a phrase:
 - `compact`: `words` without spaces, looked at only when a line spells words out
   letter by letter (`i g n o r e  a l l ...`).
 
-A rule runs only when one of its stems occurs in its form (a substring test), and
-its pattern is compiled on first use: the per-call hooks import this module, and
-`re` itself is imported only when a line could match.
+Each rule runs once over the whole text's form (lines joined, so a phrase wrapped
+across lines is found; a finding belongs to the line where it starts), and only when
+each group of its stems has one in that form (a substring test: a verb and a target,
+say). Its pattern is compiled on first use: the per-call hooks import this module, and
+`re` itself is imported only when a text could match. An ordinary session compiles
+none (about 1 ms to read).
 
 False positives are the cost to keep down: rules want the phrase addressed to the
 assistant (`your instructions`, `authorized you to`), not the words alone. One
