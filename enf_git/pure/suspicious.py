@@ -425,6 +425,8 @@ def flags(text: str) -> tuple[Flag, ...]:
     found: dict[int, list[str]] = {}
     for index, (reason, form, stems, _) in enumerate(_RULE_TEXT):
         if form == "compact":
+            if not _spelled_out(forms["words"].text):  # one look at the whole text first
+                continue
             for i, line in enumerate(wordy):
                 if _spelled_out(line) and _runs(index, stems, line.replace(" ", "")):
                     _add(found, i, reason)
