@@ -50,6 +50,7 @@ MATERIALIZED = "materialized"
 WORKTREE_LOCK = "manifest.lock"  # per worktree: one commit or materialize at a time
 WRITE_LOCK = "write.lock"  # per repository: writers of the branch queue here
 RECORDS_CACHE = "records.json"  # parsed records by blob OID
+FLAGS_LOG = "flags.log"  # which record blobs read as instructions to the assistant (memory/flags.py)
 SEARCH_DB = "search.db"  # the recall index
 FETCHED_SEEN = "fetched.seen"  # "<tracking ref> <oid>" as the last read's merge of fetched memory left it
 SEARCH_LOCK = "search.lock"  # one update of it at a time

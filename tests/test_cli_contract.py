@@ -40,7 +40,7 @@ SCHEMA = 1
 ENVELOPE = {"schema", "command"}
 STATUS_KEYS = ENVELOPE | {"branch", "tip", "working_set_floor", "behind", "changes", "edited_views", "missing", "remote",
                           "disagreements", "refused", "signing_failed",
-                          "conflicts"}
+                          "conflicts", "flagged", "unjudged"}
 CHANGE_KEYS = {"path", "state"}
 LOG_KEYS = ENVELOPE | {"sessions", "malformed"}
 SESSION_ROW = {"session", "path", "session_id", "date", "start_time", "status", "tags", "summary", "author",

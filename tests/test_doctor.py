@@ -26,7 +26,8 @@ from gitfixtures import Git
 Run = Callable[..., tuple[int, str]]
 CLEAN_CHECKS = ["hook commands", "hook scopes", "skill", "exclude entry", "git hooks", "mcp server", "write access", "writer lock", "ref lock", "recall index",
                 "memory branch", "branch objects", "manifest", "working copy", "records parse", "decision and reversal lines",
-                "session names and ids", "reversal links", "conflict copies", "remembered facts", "pins"]
+                "session names and ids", "reversal links", "conflict copies", "remembered facts", "pins",
+                "instructions to the assistant"]
 
 
 @pytest.fixture

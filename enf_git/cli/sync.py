@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,6 +12,9 @@ from .base import CONTEXT, JSON_OPTION, workspace
 from .sync_text import lines as _lines
 from .sync_text import payload as _payload
 from .text import envelope
+
+if TYPE_CHECKING:
+    from ..memory.flags import Flagged
 
 
 @click.command(context_settings=CONTEXT)
@@ -38,20 +42,41 @@ def sync(remote: str | None, dry_run: bool, allow_secrets: bool, as_json: bool) 
 @click.command(context_settings=CONTEXT)
 @JSON_OPTION
 def scan(as_json: bool) -> None:
-    """Look for secret-shaped text in every version on claude-memory (exit 1 on a finding)."""
+    """Look for secret-shaped text in every version on claude-memory, and for records at its tip that read as
+    instructions to the assistant (exit 1 on a finding)."""
+    from ..memory import flags
     from ..memory import scan as scan_mod
+    from ..plumbing import store
 
-    findings = scan_mod.scan(workspace())
+    ctx = workspace()
+    findings = scan_mod.scan(ctx)
+    tip = store.tip(ctx.repo)
+    flagged = flags.flagged(ctx.repo, tip.tree if tip is not None else None)
     if as_json:
-        click.echo(envelope("scan", findings=[f.as_dict() for f in findings]))
+        click.echo(envelope("scan", findings=[f.as_dict() for f in findings], flagged=[f.as_dict() for f in flagged]))
     else:
         for f in findings:
             click.echo(f"{f.path} in {f.commit[:12]}: {f.spans} span{'s' if f.spans != 1 else ''} that look like "
                        f"secrets (git show {f.commit[:12]}:{f.path})")
         if not findings:
             click.echo("nothing in claude-memory's history looks like a secret")
-    if findings:
+        for line in _flagged_lines(flagged):
+            click.echo(line)
+    if findings or flagged:
         sys.exit(1)
+
+
+def _flagged_lines(flagged: list[Flagged]) -> list[str]:
+    """Each flagged line with its place and why; the line itself escaped (control and
+    invisible characters as \\u…) and cut, so printing it is safe and shows what hid it."""
+    from ..memory import flags
+    from ..pure import suspicious
+
+    if not flagged:
+        return ["nothing at claude-memory's tip reads as instructions to the assistant"]
+    out = [f"{flags.summary(len(flags.flagged_paths(flagged)))} (shown to it marked \"{suspicious.MARK}\"):"]
+    out += [f"{f.path}:{f.line}: {', '.join(f.reasons)}: {suspicious.shown(f.text.strip())}" for f in flagged]
+    return out
 
 
 COMMANDS = (sync, scan)

@@ -28,7 +28,8 @@ def status(as_json: bool) -> None:
     # A file deleted on purpose is a change to commit, not one to restore.
     lacking = [p for p in working_set.missing(ctx, tip) if p not in found.changes]
     # A conflict copy deleted in the working copy is done with: its deletion is listed as a change.
-    conflicts = sorted(p for p in store.list_files(ctx.repo, tip.tree)
+    files = store.list_files(ctx.repo, tip.tree)
+    conflicts = sorted(p for p in files
                        if p.startswith(paths.CONFLICTS) and not (p in found.changes and found.changes[p] is None))
     refused = memory.would_refuse(ctx, found.changes)
     taken = {p: d for p, d in found.changes.items() if p not in dict(refused)}  # what a commit would take
@@ -36,6 +37,9 @@ def status(as_json: bool) -> None:
     from ..memory import queries
 
     disagreements = queries.open_disagreements(queries.load(ctx.repo, tip, ctx.cache()))
+    from ..memory import flags
+
+    flagged, unjudged = flags.flagged_within(ctx.repo, tip.tree, files, flags.STATUS_BUDGET)
     state: dict[str, Any] = {
         "branch": paths.BRANCH, "tip": str(tip.id),
         "working_set_floor": manifest.floor, "behind": bool(manifest.base and manifest.base != str(tip.id)),
@@ -45,6 +49,7 @@ def status(as_json: bool) -> None:
         "edited_views": sorted(found.views), "missing": lacking, "conflicts": conflicts, "remote": remote,
         "disagreements": [_disagreement_row(d) for d in disagreements],
         "signing_failed": signing.noted_failure(str(store.state_dir(ctx.repo))),
+        "flagged": [f.as_dict() for f in flagged], "unjudged": unjudged,
     }
     if as_json:
         click.echo(envelope("status", **state))
@@ -139,6 +144,14 @@ def _status_lines(state: dict[str, Any], views: dict[str, bytes]) -> list[str]:
         a, b = d["replacements"]
         lines.append(f"  open disagreement: {d['decision']} ({d['decided']}) was reversed twice, to {a['decided']} "
                      f"({a['id']}) and to {b['decided']} ({b['id']}): git enf log --decisions")
+    flagged = {row["path"] for row in state["flagged"]}
+    if flagged:
+        from ..memory import flags
+
+        lines.append(f"{flags.summary(len(flagged))}: git enf scan lists {'it' if len(flagged) == 1 else 'them'}")
+    if state["unjudged"]:
+        lines.append(f"{plural(state['unjudged'], 'record')} not yet read for instructions to the assistant: "
+                     "git enf scan reads them")
     return lines
 
 

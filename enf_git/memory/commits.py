@@ -154,6 +154,10 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
     if report.commit is not None:  # signed if git would sign: a failure a hook kept is over
         signing.clear_failure(str(store.state_dir(ctx.repo)))
     cache.save()
+    if report.commit is not None:  # which records read as instructions to the assistant: judged once, here
+        from . import flags
+
+        flags.note(ctx.repo, report.commit.blobs, written)
     if report.conflicts or report.kept:
         _name_authors(ctx, report, manifest.base)
     report.materialized = _refresh(ctx, manifest, report, found, written)

@@ -109,6 +109,9 @@ def commit_project(ctx: Context, change: ProjectChange, message: str, ttls: Mapp
     with ctx.lock():
         result = store.commit(ctx.repo, build, message, when=now, env=ctx.ident)
         if result is not None:
+            from . import flags
+
+            flags.note(ctx.repo, result.blobs)
             materialize(ctx)  # the working copy's memories/ and memories.md follow the branch
     return result
 

@@ -103,6 +103,9 @@ def _commit(ctx: Context, change: InstinctChange, message: str, now: int | None)
     with ctx.lock():
         result = store.commit(ctx.repo, build, message, when=now, env=ctx.ident)
         if result is not None:
+            from . import flags
+
+            flags.note(ctx.repo, result.blobs)
             materialize(ctx)  # the working copy's instincts/ follows the branch
     return result
 

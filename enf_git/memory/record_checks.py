@@ -105,6 +105,18 @@ def pins(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem
     return out
 
 
+def instructions(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
+    """Records whose text reads as an order to the assistant (memory/flags.py): shown to
+    the model marked, never hidden, so a warning, for a person to look at."""
+    from . import flags
+
+    found = flags.flagged_paths(flags.flagged(ctx.repo, tip.tree))
+    if not found:
+        return []
+    return [Problem("warning", f"{flags.summary(len(found))} (e.g. {found[0]}; shown marked, never hidden)",
+                    "git enf scan lists each line; edit or delete what nobody on the team wrote, then git enf commit")]
+
+
 CHECKS: tuple[tuple[str, Callable[[Context, store.Commit, records.Records], list[Problem]]], ...] = (
     ("records parse", malformed),
     ("decision and reversal lines", lines),
@@ -113,4 +125,5 @@ CHECKS: tuple[tuple[str, Callable[[Context, store.Commit, records.Records], list
     ("conflict copies", conflict_copies),
     ("remembered facts", facts),
     ("pins", pins),
+    ("instructions to the assistant", instructions),
 )

@@ -118,6 +118,7 @@ def merge_tips(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit
     for _ in range(MAX_ATTEMPTS):
         result = _attempt(repo, ours, theirs, cache, now, synced, env)
         if result is not None:
+            _judge(repo, ours, theirs, result)
             return result
         ours = store.tip(repo)
     raise ConcurrencyError(f"{paths.REF} kept moving while merging {str(theirs.id)[:8]}; gave up "
@@ -156,6 +157,17 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
         return None
     return MergeResult("merged", done.oid, str(base.id) if base else None, plan, done, problems,
                        notes, _me(repo, env) if notes else "")
+
+
+def _judge(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, result: MergeResult) -> None:
+    """Note which records the merge brought read as instructions to the assistant
+    (memory/flags.py): once here, so status and doctor need not read them again."""
+    from . import flags
+
+    if result.commit is not None:
+        flags.note(repo, result.commit.blobs, result.known)
+    elif result.outcome == "fast-forward":
+        flags.note_moved(repo, ours, theirs)
 
 
 def _me(repo: store.Repo, env: Mapping[str, str] | None) -> str:
