@@ -63,5 +63,8 @@ def line(p: pointers.Pointer) -> str:
         on = f" on {p.superseded_on}" if p.superseded_on else ""
         status = f" (SUPERSEDED{by}{on}: it no longer stands)"
     by = f" — {p.author}" if p.author else ""  # a teammate's record names them (shown as data when built)
-    return (f"- {p.date or '-'} {p.kind} {name}{pin}: {p.text}{status}{by} — matches: {', '.join(p.matched)}"
+    from ..pure import suspicious  # compiles no rule for an ordinary text
+
+    mark = f" [{suspicious.MARK}]" if suspicious.reasons(p.text) else ""
+    return (f"- {p.date or '-'} {p.kind} {name}{pin}: {p.text}{status}{mark}{by} — matches: {', '.join(p.matched)}"
             f" → `git enf show {p.ref}`")

@@ -32,7 +32,7 @@ from ..errors import EnfError, NotFound
 from ..memory import answers, fetched, queries
 from ..memory.workspace import Context, require_branch
 from ..plumbing import store
-from ..pure import facts as pf
+from ..pure import facts as pf, suspicious
 from . import schema
 from .schema import BadArguments, Spec, boolean, integer, string, strings
 
@@ -167,6 +167,8 @@ def _hit(h: Any) -> dict[str, Any]:
         row["superseded_by"] = h.superseded_by
         row["superseded_on"] = h.superseded_on
     row["snippet"] = h.snippet
+    if suspicious.reasons(h.snippet):
+        row["flagged"] = suspicious.MARK
     return {k: v for k, v in row.items() if v is not None}
 
 
@@ -200,8 +202,11 @@ def _show(where: Where, args: Args) -> dict[str, Any]:
         data = full_text(ctx.repo, at, found.path, data)
     from ..pure import model
 
+    text = data.decode("utf-8", "replace")
+    marks = [{"line": f.line, "reasons": list(f.reasons)} for f in suspicious.flags(text)]
     return _signed({"kind": "session" if model.is_session_path(found.path) else "file", "path": found.path,
-                    "revision": str(at.id), "text": data.decode("utf-8", "replace")},
+                    "revision": str(at.id), "text": text,
+                    **({"flagged": marks, "flagged_note": suspicious.MARK} if marks else {})},
                    where.written_by(ctx, tip).by(found.path) if at.id == tip.id else "")
 
 

@@ -35,8 +35,8 @@ note, unless every URL it fetches is on a short list of vendors' installer hosts
 bench/flag_quality.py measures the rate on the project's realistic notes.
 """
 
-from __future__ import annotations
-
+# No `from __future__`: the per-prompt hook imports this module (tests/test_pointers.py
+# counts what it imports); the few annotations naming `re` are strings.
 TYPE_CHECKING = False  # typing itself imports re: the hooks import this module
 if TYPE_CHECKING:
     import re
@@ -390,10 +390,10 @@ TRUSTED_INSTALLERS = (
     "starship.rs/install.sh", "ollama.com/install.sh", "claude.ai/install.sh",
 )
 
-_compiled: dict[int, re.Pattern[str]] = {}
+_compiled: "dict[int, re.Pattern[str]]" = {}
 
 
-def _pattern(index: int) -> re.Pattern[str]:
+def _pattern(index: int) -> "re.Pattern[str]":
     """Rule `index`'s compiled pattern, compiled on its first use."""
     found = _compiled.get(index)
     if found is None:
@@ -471,7 +471,7 @@ def _add(found: dict[int, list[str]], line: int, reason: str) -> None:
         why.append(reason)
 
 
-def _trusted_download(match: re.Match[str]) -> bool:
+def _trusted_download(match: "re.Match[str]") -> bool:
     """Whether every URL in the download part of a pipe-to-shell match is a trusted installer."""
     fetched = " ".join(g for g in match.groups() if g) or match.group(0)
     urls = [token for token in fetched.replace('"', " ").replace("'", " ").split() if "://" in token]
