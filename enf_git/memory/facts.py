@@ -298,7 +298,8 @@ def session_start_block(ctx: Context, session_id: str, now: int, user_dir: Path 
     today = day_of(now)
     key = _block_key(ctx, places, settings)
     gate = trust.shown_gate(ctx)
-    cached = _cached_block(ctx, key, today) if not gate.rule.gates else None  # a gated block is judged afresh
+    key.append(trust.cache_key(gate))  # whose facts are withheld is part of the block
+    cached = _cached_block(ctx, key, today)
     if cached is not None:
         return cached, []
     try:

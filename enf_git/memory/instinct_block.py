@@ -46,8 +46,8 @@ def session_start_block(ctx: Context) -> str:
     gate = trust.shown_gate(ctx)
     try:
         saved = fastjson.loads(cache.read_text(encoding="utf-8"))
-        if (not gate.rule.gates and isinstance(saved, dict) and saved.get("key") == key
-                and isinstance(saved.get("text"), str)):  # a gated block is judged afresh
+        if (isinstance(saved, dict) and saved.get("key") == [*key, trust.cache_key(gate)]
+                and isinstance(saved.get("text"), str)):  # whose instincts are withheld is part of it
             return str(saved["text"])
     except (OSError, ValueError):
         pass
@@ -61,7 +61,7 @@ def session_start_block(ctx: Context) -> str:
     if withheld:
         text = (text or "## Learned instincts") + f"\n- {trust.withheld_line(len(withheld), 'instinct')}"
     try:
-        atomic.write(cache, fastjson.dumps({"key": key, "text": text}).encode("utf-8"))
+        atomic.write(cache, fastjson.dumps({"key": [*key, trust.cache_key(gate)], "text": text}).encode("utf-8"))
     except OSError:
         pass  # a read-only state dir costs the next start a recompute, never this one
     return text

@@ -3,12 +3,16 @@ build the context the assistant sees before its first step."""
 
 from __future__ import annotations
 
+import json
 import time
+import zlib
+from collections.abc import Callable
+from pathlib import Path
 
 from .. import paths
 from ..errors import EnfError
-from ..plumbing import signing, store
-from ..pure import briefing, model
+from ..plumbing import atomic, signing, store
+from ..pure import briefing, model, suspicious
 from . import authors, compress, digests, fetched, trust
 from .commits import commit
 from .report import Report
@@ -96,7 +100,47 @@ def context_text(ctx: Context, situation: briefing.Situation, blocks: tuple[str,
                                    conflicts=tuple(_conflict_copies(ctx, tip)),
                                    authorship=authorship(ctx, tip, digest, details),
                                    withheld=_withheld(ctx, digest, details), withheld_line=trust.withheld_line_template())
-    return briefing.build_from(situation, digest, blocks=blocks, details=details)
+    text = briefing.build_from(situation, digest, blocks=blocks, details=details)
+    with _OrderMarks(store.state_dir(ctx.repo) / MARKS_FILE) as reads_as_order:
+        return briefing.marked(text, reads_as_order)
+
+
+MARKS_FILE = "marks.json"  # in .git/enf/: which of the last context's lines read as orders
+
+
+class _OrderMarks:
+    """pure/suspicious.py's verdict on a context line, remembered by the line's hash from
+    one start to the next: its rules compile in ~35 ms, and a routine start shows the
+    lines the last one showed. Only this start's lines are kept (the file stays small);
+    a new rules version forgets them all."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seen: dict[str, bool] = {}
+        self.now: dict[str, bool] = {}
+
+    def __enter__(self) -> Callable[[str], bool]:
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+            if raw.get("rules") == suspicious.RULES_VERSION:
+                self.seen = {str(k): bool(v) for k, v in raw["lines"].items()}
+        except (OSError, ValueError, KeyError, AttributeError):
+            pass
+        return self.check
+
+    def check(self, line: str) -> bool:
+        key = f"{zlib.crc32(line.encode('utf-8')):08x}{len(line):x}"
+        if key not in self.seen:
+            self.seen[key] = bool(suspicious.reasons(line))
+        self.now[key] = self.seen[key]
+        return self.now[key]
+
+    def __exit__(self, *exc: object) -> None:
+        if self.now.keys() != self.seen.keys():
+            try:
+                atomic.write(self.path, json.dumps({"rules": suspicious.RULES_VERSION, "lines": self.now}).encode())
+            except OSError:
+                pass  # a read-only state dir: the next start judges again
 
 
 def authorship(ctx: Context, tip: store.Commit, digest: briefing.Digest,

@@ -88,6 +88,10 @@ class Gate:
     def rule(self) -> Policy:
         return self.rules
 
+    @property
+    def table_repo(self) -> store.Repo:
+        return self._ctx.repo
+
     def withheld(self, paths: Iterable[str]) -> dict[str, str]:
         """path -> why, for those of `paths` the model must not see ({} under `all`)."""
         if not self.rules.gates:
@@ -128,6 +132,19 @@ def shown_gate(ctx: Context, table: authors.Authors | None = None) -> Gate:
     if not rules.gates:
         return Gate(ctx, rules, table or authors.Authors("", None, ("", "")))
     return Gate(ctx, rules, table if table is not None else authors.load(ctx))
+
+
+def cache_key(gate: Gate) -> list[str]:
+    """What a cached block shown to the model depends on besides the records: the policy,
+    and under `signed` everything git's verdicts depend on (plumbing/verify.py)."""
+    rules = gate.rules
+    if rules.mode == "all":
+        return ["all"]
+    if rules.mode == "authors":
+        return ["authors", *sorted(rules.authors)]
+    import os
+
+    return ["signed", verify.trust_digest(gate.table_repo, os.environ)]
 
 
 def withheld_line(count: int, kind: str = "record") -> str:
