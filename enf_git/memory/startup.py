@@ -116,8 +116,8 @@ class _OrderMarks:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.seen: dict[str, bool] = {}
-        self.now: dict[str, bool] = {}
+        self.seen: dict[str, bool] = {}  # what the last start kept
+        self.now: dict[str, bool] = {}  # this start's lines
 
     def __enter__(self) -> Callable[[str], bool]:
         try:
@@ -130,13 +130,13 @@ class _OrderMarks:
 
     def check(self, line: str) -> bool:
         key = f"{zlib.crc32(line.encode('utf-8')):08x}{len(line):x}"
-        if key not in self.seen:
-            self.seen[key] = bool(suspicious.reasons(line))
-        self.now[key] = self.seen[key]
+        if key not in self.now:
+            found = self.seen.get(key)
+            self.now[key] = bool(suspicious.reasons(line)) if found is None else found
         return self.now[key]
 
     def __exit__(self, *exc: object) -> None:
-        if self.now.keys() != self.seen.keys():
+        if self.now != self.seen:
             try:
                 atomic.write(self.path, json.dumps({"rules": suspicious.RULES_VERSION, "lines": self.now}).encode())
             except OSError:
