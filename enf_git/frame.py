@@ -72,9 +72,34 @@ def shown(text: str) -> str:
     text = text.translate(NEWLINES)
     if not any(t in text for t in _TRIGGERS):
         return text
-    for rule in _compiled():
-        text = rule(text)
+    # Each rule only where it could apply: most notes hold a `:` or a `#`, few a turn or
+    # one of our headings, and the rules' patterns take ~7 ms to compile in a new process.
+    wanted = (_may_hold_tag(text), _may_turn(text), _may_head(text))
+    if any(wanted):
+        for rule, needed in zip(_compiled(), wanted):
+            if needed:
+                text = rule(text)
     return text
+
+
+def _may_turn(text: str) -> bool:
+    """Whether a line could start with a turn or a hook label (what the rule's pattern
+    takes, looked at with str methods; when unsure, yes)."""
+    for line in text.split("\n"):
+        core = line.lstrip(" \t>*-+")
+        if core.startswith("&"):
+            return True  # a quote mark as an entity: the pattern decides
+        head = core.partition(":")
+        if not head[1]:
+            continue
+        word = head[0].rstrip().lower()
+        if word in TURNS or word.partition(" ")[2].startswith("hook"):
+            return True
+    return False
+
+
+def _may_head(text: str) -> bool:
+    return any(line.lstrip(" \t").startswith("#") for line in text.split("\n"))
 
 
 def tags_only(text: str) -> str:
@@ -129,8 +154,8 @@ def _build() -> "list[Callable[[str], str]]":
 
     # At a line's start, after quoting and list marks: a transcript turn, a hook's label.
     lead = r"(?m)^((?:[ \t>*\-+]|&gt;?|&#0*62;?|&#x0*3e;?)*)"  # `>` as an entity too: a quoted turn
-    turn = re.compile(lead + rf"({'|'.join(TURNS)})(\s*:)", re.IGNORECASE)
-    label = re.compile(lead + r"([A-Za-z]+ hook(?: [A-Za-z ]{0,40})?)(\s*:)", re.IGNORECASE)
+    turn = re.compile(lead + rf"({'|'.join(TURNS)})([ \t]*:)", re.IGNORECASE)  # on its own line
+    label = re.compile(lead + r"([A-Za-z]+ hook(?: [A-Za-z ]{0,40})?)([ \t]*:)", re.IGNORECASE)
 
     def turns(text: str) -> str:
         text = turn.sub(lambda m: f"{m.group(1)}{OPEN}{m.group(2)}{CLOSE}{m.group(3)}", text)

@@ -51,7 +51,7 @@ def reads_as_frame(text: str) -> list[str]:
     seen = "\n".join(seen.splitlines())  # every kind of line break ends a line
     found = re.findall(r"<\s*/?\s*(?:" + "|".join(map(re.escape, CLIENT_TAGS)) + r")(?![\w-])", seen, re.IGNORECASE)
     found += re.findall(r"</?[A-Za-z!?]", seen)
-    found += re.findall(r"(?im)^[ \t>*\-+]*(?:human|assistant|user|system|h|a)\s*:", seen)
+    found += re.findall(r"(?im)^[ \t>*\-+]*(?:human|assistant|user|system|h|a)[ \t]*:", seen)
     found += re.findall(r"(?im)^[ \t>*\-+]*[a-z]+ hook[a-z ]*:", seen)
     found += re.findall(r"(?im)^[ \t]*#{1,6}[ \t]*(?:" + "|".join(map(re.escape, frame.HEADINGS)) + r")\b", seen)
     return found

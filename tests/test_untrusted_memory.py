@@ -125,3 +125,15 @@ def test_the_next_start_marks_the_same_lines_from_its_cache(project: Path) -> No
     assert first and (project / ".git" / "enf" / "marks.json").is_file()
     again = [ln for ln in context(project).splitlines() if mark in ln]
     assert again == first
+
+
+def test_a_teammate_s_later_edit_is_named_at_the_next_start(project: Path) -> None:
+    """The start keeps whose lines are whose for the next one: an edit by someone else in
+    between must show, and enf.trust changed in between must apply."""
+    assert not [ln for ln in context(project).splitlines() if "own-cache" in ln and "— Bob Mallory" in ln]
+    own = project / paths.WC_DIR / "sessions" / "2026-04-12-own-cache.md"
+    own.write_text(own.read_text().replace("My own zephyr cache work", "Bob rewrote this zephyr cache work"))
+    enf(project, "commit", "-m", "bob edits it", env=BOB)
+    assert [ln for ln in context(project).splitlines() if "own-cache" in ln and "— Bob Mallory" in ln]
+    run_git(project, "config", "enf.trust", "authors")
+    assert "own-cache" not in context(project)

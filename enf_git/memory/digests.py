@@ -48,6 +48,11 @@ def build(repo: store.Repo, tip: store.Commit, cache: records.Cache) -> briefing
     return briefing.digest_of(recs.all_sessions(), render.build_ledger(recs.all_sessions(), recs.extra_decisions()))
 
 
+def key(repo: store.Repo, tip: store.Commit) -> tuple[str, str]:
+    """What the digest (and whatever else is derived from the same records) is a function of."""
+    return _key(repo, tip)
+
+
 def _key(repo: store.Repo, tip: store.Commit) -> tuple[str, str]:
     """What the digest is a function of: the sessions/ and decisions/ folders."""
     return (store.blob_oid(repo, tip.tree, model.SESSIONS_DIR) or "",

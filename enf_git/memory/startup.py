@@ -7,6 +7,7 @@ import json
 import time
 import zlib
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 from .. import paths
@@ -98,8 +99,7 @@ def context_text(ctx: Context, situation: briefing.Situation, blocks: tuple[str,
                                    today=situation.today, yesterday=situation.yesterday, source=situation.source,
                                    own_file=situation.own_file, opted_out=situation.opted_out,
                                    conflicts=tuple(_conflict_copies(ctx, tip)),
-                                   authorship=authorship(ctx, tip, digest, details),
-                                   withheld=_withheld(ctx, digest, details), withheld_line=trust.withheld_line_template())
+                                   **_whose(ctx, tip, digest, details), withheld_line=trust.withheld_line_template())
     text = briefing.build_from(situation, digest, blocks=blocks, details=details)
     with _OrderMarks(store.state_dir(ctx.repo) / MARKS_FILE) as reads_as_order:
         return briefing.marked(text, reads_as_order)
@@ -158,6 +158,34 @@ def authorship(ctx: Context, tip: store.Commit, digest: briefing.Digest,
         if change is not None:
             out[path] = ("", "") if table.mine(change) else (change.name or change.email, change.date)
     return out
+
+
+WHOSE_FILE = "start-authors.json"  # in .git/enf/: the last context's authorship and withheld records
+
+
+def _whose(ctx: Context, tip: store.Commit, digest: briefing.Digest,
+           details: list[model.Session]) -> dict[str, Any]:
+    """Situation's `authorship` and `withheld`, reused from the last start while what they
+    are a function of stands: the sessions/ and decisions/ folders (no record in them
+    changed, so neither did its last change), the reader and the trust setting. A routine
+    start reads one small file instead of a few hundred author shards and verdicts."""
+    gate = trust.shown_gate(ctx, authors.Authors("", None, ("", "")))  # only its setting: no shard read
+    key = [list(digests.key(ctx.repo, tip)), list(authors.reader(ctx)), trust.cache_key(gate)]
+    path = store.state_dir(ctx.repo) / WHOSE_FILE
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved.get("key") == key:
+            return {"authorship": {p: (str(n), str(d)) for p, (n, d) in saved["authorship"].items()},
+                    "withheld": frozenset(map(str, saved["withheld"]))}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    found = {"authorship": authorship(ctx, tip, digest, details), "withheld": _withheld(ctx, digest, details)}
+    try:
+        atomic.write(path, json.dumps({"key": key, "authorship": found["authorship"],
+                                       "withheld": sorted(found["withheld"])}).encode("utf-8"))
+    except OSError:
+        pass  # a read-only state dir: the next start works it out again
+    return found
 
 
 def _withheld(ctx: Context, digest: briefing.Digest, details: list[model.Session]) -> frozenset[str]:
