@@ -131,7 +131,22 @@ def shown_gate(ctx: Context, table: authors.Authors | None = None) -> Gate:
         rules = Policy("signed", listed)
     if not rules.gates:
         return Gate(ctx, rules, table or authors.Authors("", None, ("", "")))
-    return Gate(ctx, rules, table if table is not None else authors.load(ctx))
+    if table is not None:
+        return Gate(ctx, rules, table)
+    # One start asks from several places (the sections, facts, pins, instincts): one gate
+    # per repository, tip, reader and trust setting serves them all, its verdicts and
+    # author shards read once. Anything it depends on changing makes a new one.
+    tip = store.tip(ctx.repo)
+    probe = Gate(ctx, rules, authors.Authors("", None, ("", "")))
+    key = (str(ctx.repo.path), str(tip.id) if tip is not None else "", authors.reader(ctx), tuple(cache_key(probe)))
+    found = _GATES.get(key)
+    if found is None:
+        _GATES.clear()
+        found = _GATES[key] = Gate(ctx, rules, authors.load(ctx, tip))
+    return found
+
+
+_GATES: dict[tuple[object, ...], Gate] = {}
 
 
 def cache_key(gate: Gate) -> list[str]:
