@@ -5,6 +5,10 @@ the firing event). Stdlib only: the per-call hooks import it.
 
 import os
 
+TYPE_CHECKING = False  # not typing's: the per-call hooks import this module
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 from .. import fastjson, paths
 from ..plumbing import gitdirs
 
@@ -52,25 +56,26 @@ def reply(event: str, **fields: str) -> str:
 
 def record_note(folder: str, what: str, line: str) -> None:
     """One line in `folder`/hook-errors.log: an expected failure (no traceback to read)."""
-    try:
-        import time
-
-        os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, paths.HOOK_ERRORS), "a", encoding="utf-8") as f:
-            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {what}: {line}\n")
-    except BaseException:  # noqa: BLE001, S110
-        pass
+    _append_log(folder, what, lambda: line)
 
 
 def record_error(folder: str, what: str, exc: BaseException) -> None:
     """Append `exc` with its traceback to `folder`/hook-errors.log: where a hook's internal
     errors go, never to the model. Logging must not break the hook either."""
+    def text() -> str:
+        import traceback
+
+        return "".join(traceback.format_exception(exc))[-4000:]
+
+    _append_log(folder, what, text)
+
+
+def _append_log(folder: str, what: str, text: "Callable[[], str]") -> None:
     try:
         import time
-        import traceback
 
         os.makedirs(folder, exist_ok=True)
         with open(os.path.join(folder, paths.HOOK_ERRORS), "a", encoding="utf-8") as f:
-            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {what}: {''.join(traceback.format_exception(exc))[-4000:]}\n")
-    except BaseException:  # noqa: BLE001, S110
+            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {what}: {text()}\n")
+    except BaseException:  # noqa: BLE001, S110 - a log that cannot be written must not break the hook
         pass
