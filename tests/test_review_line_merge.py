@@ -85,8 +85,10 @@ def test_a_git_push_that_merges_memory_says_whose_version_is_where(tmp_path: Pat
         path.write_text(path.read_text().replace("Do the thing.", f"Do the thing, says {who}."))
         enf(clone, "commit")
     code_commit(bob, "bob.txt")
-    assert git_run(bob, "push", "origin", "main").returncode == 0
-    memory_landed(bob, bare_remote)  # the race this test is about is alice's push against it, not a late one
+    # Memory first, then the code: the race this test is about is Alice's push against a
+    # remote that moved, not against Bob's memory still on its way.
+    assert git_run(bob, "push", "origin", "main", env={"ENF_GIT_PUSH_MODE": "first"}).returncode == 0
+    memory_landed(bob, bare_remote)
     run_git(repo_dir, "pull", "-q", "--no-rebase", "origin", "main")  # the code only: memory not fetched
     code_commit(repo_dir, "c.txt")
     pushed = git_run(repo_dir, "push", "origin", "main")

@@ -28,7 +28,7 @@ class _Group(click.Group):
         try:
             return super().make_context(info_name, args, parent, **extra)
         except KeyboardInterrupt:  # while parsing: click would say "Aborted!" and exit 1
-            _interrupted(None)
+            _interrupted(next((a for a in args if not a.startswith("-")), None))  # the command, as entry.py names it
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
