@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from enf_git import memory
 from enf_git.memory import records, sync_merge
 from enf_git.plumbing import store
@@ -71,11 +73,13 @@ def test_a_commit_onto_a_moved_branch_says_why_too(repo_dir: Path, git: Git, tmp
     assert "in the same lines" not in said and "does not read as" in said
 
 
-def test_a_git_push_that_merges_memory_says_whose_version_is_where(tmp_path: Path, repo_dir: Path,
-                                                                   bare_remote: Path) -> None:
+def test_a_git_push_that_merges_memory_says_whose_version_is_where(tmp_path: Path, repo_dir: Path, bare_remote: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """The pre-push hook merges when the remote's memory moved: a conflict it made was said
     nowhere but in the merge commit (the README: the git hooks say whose is where)."""
     from test_githooks import alice_pushes_memory, code_commit, enf, git_run, memory_landed, run_git
+
+    monkeypatch.delenv("CI", raising=False)  # the git hooks do nothing in CI unless enf.ci is set
 
     run_git(repo_dir, "push", "-q", "origin", "main")
     bob = alice_pushes_memory(tmp_path, repo_dir, bare_remote)
