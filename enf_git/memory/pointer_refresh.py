@@ -59,7 +59,7 @@ def _withheld(ctx: Context) -> frozenset[str] | None:
     from . import trust
 
     gate = trust.shown_gate(ctx)
-    if not gate.rule.gates:
+    if not gate.rules.gates:
         return None
     return frozenset(gate.withheld([path for path, _ in gate.table.all()]))
 

@@ -191,7 +191,7 @@ def _whose(ctx: Context, tip: store.Commit, digest: briefing.Digest,
 def _withheld(ctx: Context, digest: briefing.Digest, details: list[model.Session]) -> frozenset[str]:
     """The records enf.trust keeps from the model, of those the context may show."""
     gate = trust.shown_gate(ctx)
-    if not gate.rule.gates:
+    if not gate.rules.gates:
         return frozenset()
     wanted = {s.path for s in (*digest.newest, *digest.interrupted, *details)} | {x.source for x in digest.lines}
     return frozenset(gate.withheld(sorted(wanted)))

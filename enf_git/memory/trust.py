@@ -85,10 +85,6 @@ class Gate:
         return self.reasons([path])[path]
 
     @property
-    def rule(self) -> Policy:
-        return self.rules
-
-    @property
     def table_repo(self) -> store.Repo:
         return self._ctx.repo
 
