@@ -191,3 +191,45 @@ def test_a_file_that_is_no_mapping_changes_nothing() -> None:
 def test_profiles_under_a_profiles_key() -> None:
     table, problems = ts.layered([("t", {"profiles": {"ro": {"extends": "explore"}}}, {})])
     assert problems == [] and table["ro"].classes == ts.BUILTINS["explore"].classes
+
+
+# --- files and choosing -------------------------------------------------------------------
+
+def test_a_file_is_read_with_the_line_of_each_key() -> None:
+    raw = b"# team profiles\nreview-web:\n  extends: review\n  allow: [WebFetch]\n  colour: red\n"
+    layer, problems = ts.parse_layer("toolsets.yaml", raw)
+    assert problems == [] and layer is not None
+    _, found = ts.layered([layer])
+    assert [str(p) for p in found] == [
+        "toolsets.yaml:5: profile review-web: unknown setting 'colour' (known: extends, description, classes, "
+        "allow, deny, deny_bash, paths, shell, writes); it is ignored"]
+
+
+@pytest.mark.parametrize(("raw", "line", "words"), [
+    (b"plan:\n  extends: [review\n", 3, "is not valid YAML"),
+    (b"plan:\n  extends: review\n\xff\n", 3, "is not UTF-8 text"),
+    (b"a: &x [1]\nb: *x\n", 2, "aliases"),
+])
+def test_a_broken_file_is_named_where_it_breaks(raw: bytes, line: int, words: str) -> None:
+    layer, problems = ts.parse_layer("toolsets.yaml", raw)
+    assert layer is None
+    assert [(p.source, p.line) for p in problems] == [("toolsets.yaml", line)]
+    assert words in problems[0].message and problems[0].message.endswith("the file is ignored")
+
+
+@pytest.mark.parametrize(("chosen", "mode", "default", "want", "why"), [
+    (None, None, None, "build", "the default"),
+    (None, "default", "docs", "docs", "the project's default (.claude/active-toolset)"),
+    (None, "plan", "docs", "plan", "the client's plan mode"),
+    ("review", "plan", "docs", "review", "chosen in this session"),
+])
+def test_which_profile_a_session_works_in(chosen: str | None, mode: str | None, default: str | None,
+                                          want: str, why: str) -> None:
+    profile, reason, missing = ts.pick(ts.BUILTINS, chosen, mode, default)
+    assert (profile.name, reason, missing) == (want, why, [])
+
+
+def test_a_default_that_names_no_profile_is_said_and_build_used() -> None:
+    profile, reason, missing = ts.pick(ts.BUILTINS, None, None, "planning")
+    assert (profile.name, reason) == ("build", "the default")
+    assert missing == ["the project's default names 'planning', which is no profile"]

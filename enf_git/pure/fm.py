@@ -217,6 +217,42 @@ def _full(lines: list[str]) -> dict[str, Any]:
     return {str(k): v for k, v in data.items()}
 
 
+def load_document(text: str, depth: int = 2) -> tuple[Any, dict[tuple[str, ...], int]]:
+    """A whole YAML document (a settings file, not a header), with the 1-based line of
+    each mapping key by its path from the top, `depth` levels deep, so a mistake is named
+    where it is. The same bounded loader as headers; a YAMLError carries its line
+    (`error_line`)."""
+    import yaml
+
+    loader = _bounded_loader()(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    lines: dict[tuple[str, ...], int] = {}
+    if node is not None:
+        _key_lines(node, (), lines, depth, yaml)
+    return data, lines
+
+
+def _key_lines(node: Any, path: tuple[str, ...], lines: dict[tuple[str, ...], int], depth: int, yaml: Any) -> None:
+    if not isinstance(node, yaml.MappingNode) or len(path) > depth:
+        return
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode):
+            here = (*path, str(key.value))
+            lines[here] = key.start_mark.line + 1
+            _key_lines(value, here, lines, depth, yaml)
+
+
+def error_line(exc: Exception) -> tuple[int, str]:
+    """Where a YAML error is (1-based line of the document) and what it is, in a line."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    reason = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+    return (mark.line + 1 if mark is not None else 1), str(reason)
+
+
 def _check_flow_depth(lines: list[str]) -> None:
     """Refuse `[[[[…` before PyYAML sees it: its scanner keeps every open bracket as a
     possible key and rescans them on each token, so 30,000 of them take minutes even

@@ -322,3 +322,40 @@ def _extend(base: Profile, name: str, source: str, spec: dict[object, object], f
         deny=(base.deny | frozenset(listed("deny"))) - frozenset(listed("allow")),
         deny_shell=(*base.deny_shell, *listed("deny_bash")),
         restriction=str(spec.get("description", base.restriction)), source=source)
+
+
+def parse_layer(source: str, raw: bytes) -> tuple[tuple[str, object, Lines] | None, list[Problem]]:
+    """One toolsets file's bytes as `layered` takes them; a file that is not UTF-8 or not
+    YAML gives no layer and one Problem that says where."""
+    from . import fm
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [Problem(source, 1 + raw[: exc.start].count(b"\n"), "is not UTF-8 text; the file is ignored")]
+    try:
+        data, lines = fm.load_document(text)
+    except Exception as exc:  # noqa: BLE001 - PyYAML raises YAMLError and, on odd tags, others
+        line, what = fm.error_line(exc)
+        return None, [Problem(source, line, f"is not valid YAML ({what}); the file is ignored")]
+    return (source, data, lines), []
+
+
+PLAN_MODE = "plan"  # Claude Code's permission_mode for its own plan mode
+
+
+def pick(table: dict[str, Profile], chosen: str | None, permission_mode: str | None,
+         project_default: str | None) -> tuple[Profile, str, list[str]]:
+    """The profile a session works in, why, and what was named but does not exist:
+    its own choice, else the client's plan mode, else the project's default
+    (`.claude/active-toolset`), else build."""
+    missing: list[str] = []
+    for name, why in ((chosen, "chosen in this session"),
+                      (PLAN_MODE if permission_mode == PLAN_MODE else None, "the client's plan mode"),
+                      (project_default, "the project's default (.claude/active-toolset)")):
+        if name is None:
+            continue
+        if name in table:
+            return table[name], why, missing
+        missing.append(f"{why.split(' (')[0]} names {name!r}, which is no profile")
+    return table[DEFAULT], "the default", missing
