@@ -1,0 +1,1143 @@
+"""Classify a shell command line as read, write, push or force push, for least-privilege toolsets.
+
+A profile such as "review" allows Bash only when the command cannot change anything, and
+"build" allows everything but a force push; both need to know what a command line does
+before it runs. This module answers that from the text alone: it lexes the line itself
+(quotes, escapes, `$(…)`, backticks, here-docs, redirections), splits it into simple
+commands, unwraps `env`/`sudo`/`xargs`/`find -exec`/`sh -c`, and judges each program and
+its flags. The verdict is the worst of its parts.
+
+Why our own lexer rather than bashlex or tree-sitter-bash: the classifier runs inside the
+PreToolUse hook, whose whole process must stay within 1.3x a bare interpreter start, and
+shlex alone cannot see operators inside words, here-docs or substitutions. Anything this
+module cannot understand is UNKNOWN, which every caller treats as not read-only: a gap in
+the grammar costs a needless denial, never a silent allow.
+
+Assistant-neutral: nothing here knows about Claude Code's payloads.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+
+__all__ = ["Kind", "Verdict", "classify"]
+
+
+class Kind(enum.IntEnum):
+    """What a command may do, ordered so that the worst of several parts is their max.
+
+    UNKNOWN sits above WRITE (it is never read-only) and below PUSH (an unclassified
+    program is not known to push; profiles that forbid pushes only need PUSH and up).
+    """
+
+    READ = 0
+    WRITE = 1
+    UNKNOWN = 2
+    PUSH = 3
+    FORCE_PUSH = 4
+
+
+class Verdict:
+    """The kind of the worst part, that part's text, and a one-line reason for a denial."""
+
+    __slots__ = ("kind", "segment", "reason")
+
+    def __init__(self, kind: Kind, segment: str, reason: str) -> None:
+        self.kind = kind
+        self.segment = segment
+        self.reason = reason
+
+    @property
+    def read_only(self) -> bool:
+        """True only for READ: UNKNOWN counts as a possible write."""
+        return self.kind is Kind.READ
+
+    @property
+    def pushes(self) -> bool:
+        """True when the command pushes (forced or not)."""
+        return self.kind >= Kind.PUSH
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.kind.name}, {self.segment!r}, {self.reason!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Verdict) and (self.kind, self.segment, self.reason) == (
+            other.kind, other.segment, other.reason)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.segment, self.reason))
+
+
+def worst(verdicts: list[Verdict], default: Verdict) -> Verdict:
+    """The verdict of highest kind; the first of equals, so the reason names the earliest culprit."""
+    best = default
+    for verdict in verdicts:
+        if verdict.kind > best.kind:
+            best = verdict
+    return best
+
+
+MAX_DEPTH = 12  # nested sh -c / $(…) beyond this are UNKNOWN rather than a deep recursion
+
+
+def classify(command: str) -> Verdict:
+    """The verdict for a whole command line (the text a Bash tool call would run)."""
+    return _classify(command, 0)
+
+
+def _classify(command: str, depth: int) -> Verdict:
+    read = Verdict(Kind.READ, command.strip(), "reads only")
+    if depth > MAX_DEPTH:
+        return Verdict(Kind.UNKNOWN, command.strip(), "nests commands too deeply to classify")
+    try:
+        tokens = _Lexer(command).tokens()
+    except _LexError as exc:
+        return Verdict(Kind.UNKNOWN, command.strip(), f"cannot be parsed ({exc})")
+    parts = [_classify_simple(cmd, command, depth) for cmd in _split(tokens)]
+    return worst(parts, read)
+
+
+# --- lexer ----------------------------------------------------------------------------
+
+class _LexError(Exception):
+    """Unbalanced quotes or substitutions: the command is UNKNOWN."""
+
+
+class _Token:
+    """A word (quotes removed, substitutions kept as text) or an operator."""
+
+    __slots__ = ("kind", "text", "start", "end", "subs", "expands", "fd", "heredoc")
+
+    def __init__(self, kind: str, text: str, start: int, end: int) -> None:
+        self.kind = kind          # "word", "op", "redir"
+        self.text = text
+        self.start = start
+        self.end = end
+        self.subs: list[str] = []     # inner command lines of $(…), `…`, <(…), >(…)
+        self.expands = False          # holds an unquoted-or-double-quoted $ expansion or glob
+        self.fd = ""                  # a redirection's explicit file descriptor ("2" in 2>)
+        self.heredoc = False          # a << redirection (its body is stdin data)
+
+
+_META = set(" \t\n;&|()<>")
+_OPS = ("&&", "||", ";;&", ";;", ";&", "|&", "|", "&", ";", "(", ")")
+_REDIRS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">>", ">|", ">&", "<", ">")
+
+
+class _Lexer:
+    """Turns a command line into tokens; here-doc bodies are skipped, their substitutions kept."""
+
+    def __init__(self, text: str) -> None:
+        self.s = text
+        self.i = 0
+        self.out: list[_Token] = []
+        self.pending: list[tuple[str, bool, bool, _Token]] = []  # delimiter, strip tabs, quoted, token
+
+    def tokens(self) -> list[_Token]:
+        while self._step():
+            pass
+        if self.pending:
+            self._heredoc_bodies()  # a here-doc without its body: nothing more to read
+        return self.out
+
+    def _step(self) -> bool:
+        s = self.s
+        while self.i < len(s) and (s[self.i] in " \t" or s.startswith("\\\n", self.i)):
+            self.i += 2 if s[self.i] == "\\" else 1
+        if self.i >= len(s):
+            return False
+        c = s[self.i]
+        if c == "#":
+            while self.i < len(s) and s[self.i] != "\n":
+                self.i += 1
+        elif c == "\n":
+            self.out.append(_Token("op", "\n", self.i, self.i + 1))
+            self.i += 1
+            self._heredoc_bodies()
+        elif s.startswith("((", self.i) and self._at_command_start():
+            self._arith_command()
+        elif c in "<>" and s.startswith("(", self.i + 1):
+            self._word()  # process substitution: a word whose inner command is classified
+        else:
+            self._operator_or_word()
+        return True
+
+    def _at_command_start(self) -> bool:
+        return not self.out or self.out[-1].kind == "op"
+
+    def _operator_or_word(self) -> None:
+        s, start = self.s, self.i
+        for op in _REDIRS:
+            if s.startswith(op, start):
+                self._redirection(op, "")
+                return
+        for op in _OPS:
+            if s.startswith(op, start):
+                self.out.append(_Token("op", op, start, start + len(op)))
+                self.i += len(op)
+                return
+        self._word()
+
+    def _redirection(self, op: str, fd: str) -> None:
+        start = self.i - len(fd)
+        self.i += len(op)
+        tok = _Token("redir", op, start, self.i)
+        tok.fd = fd
+        self.out.append(tok)
+        if op in ("<<", "<<-"):
+            tok.heredoc = True
+            self._skip_blanks()
+            delim = self._word(append=False)
+            quoted = any(q in self.s[delim.start:delim.end] for q in "'\"\\")
+            self.pending.append((delim.text, op == "<<-", quoted, tok))
+            tok.end = delim.end
+            tok.text = op  # the delimiter is not a target file
+
+    def _skip_blanks(self) -> None:
+        while self.i < len(self.s) and self.s[self.i] in " \t":
+            self.i += 1
+
+    def _heredoc_bodies(self) -> None:
+        """Consume the lines of each pending here-doc; an unquoted delimiter's body still expands."""
+        s = self.s
+        for delim, strip, quoted, tok in self.pending:
+            body_start = self.i
+            while self.i < len(s):
+                end = s.find("\n", self.i)
+                end = len(s) if end < 0 else end
+                line = s[self.i:end]
+                self.i = min(end + 1, len(s))
+                if (line.lstrip("\t") if strip else line) == delim:
+                    body = s[body_start:end - len(line)]
+                    break
+            else:
+                body = s[body_start:]
+            if not quoted:
+                tok.subs.extend(_substitutions(body))
+            tok.end = self.i
+        self.pending = []
+
+    def _arith_command(self) -> None:
+        start = self.i
+        end = _match_close(self.s, self.i + 2, "((", "))")
+        tok = _Token("word", "((", start, end)
+        tok.subs.extend(_substitutions(self.s[start + 2:end - 2]))
+        self.out.append(tok)
+        self.i = end
+
+    def _word(self, append: bool = True) -> _Token:
+        """Read one word; an all-digit word directly before < or > is a redirection's fd."""
+        s, start = self.s, self.i
+        text: list[str] = []
+        tok = _Token("word", "", start, start)
+        while self.i < len(s):
+            c = s[self.i]
+            if c in _META and not (c in "<>" and s.startswith("(", self.i + 1)):
+                if c in "<>" and text and "".join(text).isdigit() and self.i - start == len(text) and append:
+                    for op in _REDIRS:
+                        if s.startswith(op, self.i):
+                            self._redirection(op, "".join(text))
+                            return self.out[-1]
+                break
+            self._word_part(c, text, tok)
+        tok.text = "".join(text)
+        tok.end = self.i
+        if self.i == start:
+            raise _LexError(f"unexpected {s[start]!r}")
+        if append:
+            self.out.append(tok)
+        return tok
+
+    def _word_part(self, c: str, text: list[str], tok: _Token) -> None:
+        s = self.s
+        if c == "\\":
+            if s.startswith("\n", self.i + 1):
+                self.i += 2
+                return
+            text.append(s[self.i + 1:self.i + 2])
+            self.i += 2
+        elif c == "'":
+            end = s.find("'", self.i + 1)
+            if end < 0:
+                raise _LexError("unterminated single quote")
+            text.append(s[self.i + 1:end])
+            self.i = end + 1
+        elif c == '"':
+            self._double_quoted(text, tok)
+        elif c in "$`<>":
+            self._expansion(text, tok)
+        else:
+            if c in "*?[":
+                tok.expands = True
+            text.append(c)
+            self.i += 1
+
+    def _double_quoted(self, text: list[str], tok: _Token) -> None:
+        s = self.s
+        self.i += 1
+        while self.i < len(s) and s[self.i] != '"':
+            c = s[self.i]
+            if c == "\\" and self.i + 1 < len(s):
+                nxt = s[self.i + 1]
+                text.append(nxt if nxt in '"\\$`\n' else c + nxt)
+                self.i += 2
+            elif c in "$`":
+                self._expansion(text, tok)
+            else:
+                text.append(c)
+                self.i += 1
+        if self.i >= len(s):
+            raise _LexError("unterminated double quote")
+        self.i += 1
+
+    def _expansion(self, text: list[str], tok: _Token) -> None:
+        """$(…), $((…)), ${…}, $name, `…`, <(…), >(…): kept as text, commands collected."""
+        s, start = self.s, self.i
+        if s.startswith("$((", start):
+            end = _match_close(s, start + 3, "((", "))")
+            tok.subs.extend(_substitutions(s[start + 3:end - 2]))
+        elif s.startswith(("$(", "<(", ">("), start):
+            end = _match_close(s, start + 2, "(", ")")
+            tok.subs.append(s[start + 2:end - 1])
+        elif s[start] == "`":
+            end = _backtick_end(s, start + 1)
+            tok.subs.append(s[start + 1:end - 1].replace("\\`", "`"))
+        elif s.startswith("${", start):
+            end = _match_close(s, start + 2, "{", "}")
+            tok.subs.extend(_substitutions(s[start + 2:end - 1]))
+        else:
+            end = start + 1
+            while end < len(s) and (s[end].isalnum() or s[end] == "_"):
+                end += 1
+            if end == start + 1 and end < len(s) and s[end] in "@*#?$!-0123456789":
+                end += 1
+        if s[start] != "$" or end > start + 1:
+            tok.expands = True
+        text.append(s[start:end])
+        self.i = end
+
+
+def _match_close(s: str, i: int, open_: str, close: str) -> int:
+    """Index just past the `close` matching an opener before i; quotes and nesting respected."""
+    depth = 1
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'" and close != "))":
+            end = s.find("'", i + 1)
+            if end < 0:
+                raise _LexError("unterminated single quote")
+            i = end + 1
+            continue
+        if c == '"':
+            i = _dquote_end(s, i + 1)
+            continue
+        if c == "`":
+            i = _backtick_end(s, i + 1)
+            continue
+        if s.startswith(close, i):
+            depth -= 1
+            if depth == 0:
+                return i + len(close)
+            i += len(close)
+            continue
+        if s.startswith(open_, i) or s.startswith("$(", i):
+            depth += 1
+            i += len(open_) if s.startswith(open_, i) else 2
+            continue
+        i += 1
+    raise _LexError(f"unterminated {open_}")
+
+
+def _dquote_end(s: str, i: int) -> int:
+    while i < len(s):
+        if s[i] == "\\":
+            i += 2
+        elif s[i] == '"':
+            return i + 1
+        elif s.startswith("$(", i):
+            i = _match_close(s, i + 2, "(", ")")
+        else:
+            i += 1
+    raise _LexError("unterminated double quote")
+
+
+def _backtick_end(s: str, i: int) -> int:
+    while i < len(s):
+        if s[i] == "\\":
+            i += 2
+        elif s[i] == "`":
+            return i + 1
+        else:
+            i += 1
+    raise _LexError("unterminated backtick")
+
+
+def _substitutions(text: str) -> list[str]:
+    """The command substitutions inside text that expands like a double-quoted string."""
+    found: list[str] = []
+    i = 0
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+        elif text.startswith("$((", i):
+            end = _match_close(text, i + 3, "((", "))")
+            found.extend(_substitutions(text[i + 3:end - 2]))
+            i = end
+        elif text.startswith("$(", i):
+            end = _match_close(text, i + 2, "(", ")")
+            found.append(text[i + 2:end - 1])
+            i = end
+        elif text[i] == "`":
+            end = _backtick_end(text, i + 1)
+            found.append(text[i + 1:end - 1])
+            i = end
+        else:
+            i += 1
+    return found
+
+
+# --- grammar: simple commands -------------------------------------------------------------
+
+class _Simple:
+    """One simple command: its words, its redirections (operator, target), where it sits."""
+
+    __slots__ = ("words", "redirs", "start", "end", "subs", "terminator")
+
+    def __init__(self) -> None:
+        self.words: list[_Token] = []
+        self.redirs: list[tuple[_Token, _Token | None]] = []
+        self.start = -1
+        self.end = -1
+        self.subs: list[str] = []
+        self.terminator = ""
+
+
+_SEPARATORS = {"&&", "||", ";;", ";;&", ";&", "|&", "|", "&", ";", "(", ")", "\n"}
+
+
+def _split(tokens: list[_Token]) -> list[_Simple]:
+    """Simple commands between operators; a redirection takes the word after it as its target."""
+    commands: list[_Simple] = []
+    cur = _Simple()
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        in_test = bool(cur.words) and cur.words[0].text == "[[" and cur.words[-1].text != "]]"
+        if tok.kind == "op" and not (in_test and tok.text != "\n"):
+            cur.terminator = tok.text
+            commands.append(cur)
+            cur = _Simple()
+        elif tok.kind == "redir" and not (in_test and tok.text in "<>"):
+            target = None
+            if not tok.heredoc and i + 1 < len(tokens) and tokens[i + 1].kind == "word":
+                i += 1
+                target = tokens[i]
+            _extend(cur, tok)
+            if target is not None:
+                _extend(cur, target)
+            cur.redirs.append((tok, target))
+        else:
+            if tok.kind != "word":  # an operator inside [[ … ]] is part of the test
+                tok = _Token("word", tok.text, tok.start, tok.end)
+            _extend(cur, tok)
+            cur.words.append(tok)
+        i += 1
+    commands.append(cur)
+    return [c for c in commands if c.words or c.redirs]
+
+
+def _extend(cmd: _Simple, tok: _Token) -> None:
+    cmd.start = tok.start if cmd.start < 0 else cmd.start
+    cmd.end = max(cmd.end, tok.end)
+    cmd.subs.extend(tok.subs)
+
+
+_KEYWORDS_SKIP = {"if", "then", "elif", "else", "do", "while", "until", "!", "{", "}", "fi", "done", "esac",
+                  "function", "select"}
+
+
+def _classify_simple(cmd: _Simple, line: str, depth: int) -> Verdict:
+    segment = line[cmd.start:cmd.end].strip()
+    parts = [_classify(sub, depth + 1) for sub in cmd.subs]
+    parts.extend(_redirection_verdict(op, target, segment) for op, target in cmd.redirs)
+    words = _strip_keywords([w for w in cmd.words])
+    if words:
+        stdin_data = any(op.heredoc or op.text == "<<<" for op, _ in cmd.redirs)
+        parts.append(_program(words, segment, depth, stdin_data))
+    return worst(parts, Verdict(Kind.READ, segment, "reads only"))
+
+
+def _strip_keywords(words: list[_Token]) -> list[_Token]:
+    """Drop reserved words that only structure the script (`if`, `do`, `{`, `}`, `fi` …)."""
+    while words and not words[0].expands and words[0].text in _KEYWORDS_SKIP:
+        words = words[1:]
+    if words and words[-1].text == "}":
+        words = words[:-1]
+    if words and words[0].text in ("for", "case", "[[", "((", "in"):
+        return []  # loop headers, case headers, tests and arithmetic change nothing themselves
+    if len(words) == 1 and words[0].text.endswith(")"):
+        return []  # a case pattern such as `*)` or `start)`
+    return words
+
+
+_HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"}
+
+
+def _redirection_verdict(op: _Token, target: _Token | None, segment: str) -> Verdict:
+    """Output redirections write a file unless the target is /dev/null or an fd (2>&1, >&2)."""
+    if op.heredoc or op.text in ("<", "<<<", "<&"):
+        return Verdict(Kind.READ, segment, "reads its input")
+    name = target.text if target is not None else ""
+    if op.text in (">&", "<&") and (name.isdigit() or name == "-"):
+        return Verdict(Kind.READ, segment, "duplicates a file descriptor")
+    if name in _HARMLESS_TARGETS or name.startswith("/dev/fd/"):
+        return Verdict(Kind.READ, segment, "discards output")
+    return Verdict(Kind.WRITE, segment, f"`{segment}` writes to {name or 'a file'} by redirection")
+
+
+# --- programs ----------------------------------------------------------------------------
+
+def _program(words: list[_Token], segment: str, depth: int, stdin_data: bool) -> Verdict:
+    """Unwrap assignments and wrappers, then judge the program and its arguments."""
+    words = _skip_assignments(words)
+    if not words:
+        return Verdict(Kind.READ, segment, "sets shell variables")
+    head = words[0]
+    if head.expands:
+        return Verdict(Kind.UNKNOWN, segment, f"`{segment}` runs a program named by an expansion")
+    name = head.text.rsplit("/", 1)[-1] if not head.text.startswith("./") else head.text
+    args = [w.text for w in words[1:]]
+    ctx = _Ctx(segment, depth, stdin_data, words[1:])
+    wrapper = _WRAPPERS.get(name)
+    if wrapper is not None:
+        inner = wrapper(args)
+        if inner is None:
+            return ctx.unknown(f"`{segment}` wraps a command this classifier cannot find")
+        if not inner:
+            return ctx.read()
+        return _program(words[1 + len(args) - len(inner):], segment, depth, stdin_data)
+    return _judge(name, args, ctx)
+
+
+def _judge(name: str, args: list[str], ctx: _Ctx) -> Verdict:
+    handler = _HANDLERS.get(name)
+    if handler is not None:
+        return handler(args, ctx)
+    if name in _READ_PROGRAMS:
+        return ctx.read()
+    if name in _WRITE_PROGRAMS:
+        return ctx.write(_WRITE_PROGRAMS[name])
+    if "/" not in name and args in (["--version"], ["--help"], ["-V"], ["version"]):
+        return ctx.read()
+    if "/" in name or name.endswith((".sh", ".py")):
+        return ctx.unknown(f"`{ctx.segment}` runs a script")
+    return ctx.unknown(f"`{ctx.segment}` runs `{name}`, which this classifier does not know")
+
+
+class _Ctx:
+    """What a program handler needs besides its arguments."""
+
+    __slots__ = ("segment", "depth", "stdin_data", "tokens")
+
+    def __init__(self, segment: str, depth: int, stdin_data: bool, tokens: list[_Token]) -> None:
+        self.segment = segment
+        self.depth = depth
+        self.stdin_data = stdin_data
+        self.tokens = tokens
+
+    def read(self) -> Verdict:
+        return Verdict(Kind.READ, self.segment, "reads only")
+
+    def write(self, what: str) -> Verdict:
+        return Verdict(Kind.WRITE, self.segment, f"`{self.segment}` {what}")
+
+    def unknown(self, reason: str) -> Verdict:
+        return Verdict(Kind.UNKNOWN, self.segment, reason)
+
+
+_Handler = Callable[[list[str], _Ctx], Verdict]
+
+
+def _is_assignment(tok: _Token) -> bool:
+    name, eq, _ = tok.text.partition("=")
+    return bool(eq) and name.replace("_", "a").isalnum() and not name[:1].isdigit() and name != ""
+
+
+def _skip_assignments(words: list[_Token]) -> list[_Token]:
+    i = 0
+    while i < len(words) and _is_assignment(words[i]):
+        i += 1
+    return words[i:]
+
+
+# Wrappers return the words of the command they run ([] when none: the wrapper alone only
+# reads), or None when the inner command cannot be located.
+
+def _after_options(args: list[str], with_value: set[str], stop_at_first: bool = True) -> list[str] | None:
+    """Skip leading options (and the values of those in with_value); what remains is the command."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return args[i + 1:]
+        if not arg.startswith("-") or arg == "-":
+            return args[i:]
+        if arg in with_value:
+            i += 1
+        i += 1
+    return []
+
+
+def _wrap_env(args: list[str]) -> list[str] | None:
+    rest = _after_options(args, {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"})
+    if rest is None:
+        return None
+    i = 0
+    while i < len(rest) and "=" in rest[i] and not rest[i].startswith("="):
+        i += 1
+    return rest[i:]
+
+
+def _wrap_sudo(args: list[str]) -> list[str] | None:
+    return _after_options(args, {"-u", "--user", "-g", "--group", "-C", "-D", "--chdir", "-h", "--host",
+                                 "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user"})
+
+
+def _wrap_simple(args: list[str]) -> list[str] | None:
+    return _after_options(args, set())
+
+
+def _wrap_nice(args: list[str]) -> list[str] | None:
+    return _after_options(args, {"-n", "--adjustment"})
+
+
+def _wrap_timeout(args: list[str]) -> list[str] | None:
+    rest = _after_options(args, {"-s", "--signal", "-k", "--kill-after"})
+    return None if rest is None else rest[1:]
+
+
+def _wrap_command(args: list[str]) -> list[str] | None:
+    if args[:1] in (["-v"], ["-V"]):
+        return []  # `command -v git` looks a program up
+    return _after_options(args, set())
+
+
+def _wrap_xargs(args: list[str]) -> list[str] | None:
+    rest = _after_options(args, {"-I", "-i", "-n", "-P", "-d", "-L", "-l", "-s", "-a", "-E", "-e",
+                                 "--max-args", "--max-procs", "--delimiter", "--arg-file", "--max-lines"})
+    if rest == []:
+        return ["echo"]  # xargs without a command runs echo
+    return rest
+
+
+def _wrap_stdbuf(args: list[str]) -> list[str] | None:
+    return _after_options(args, {"-i", "-o", "-e"})
+
+
+def _wrap_watch(args: list[str]) -> list[str] | None:
+    return _after_options(args, {"-n", "--interval", "-d"})
+
+
+_WRAPPERS = {
+    "env": _wrap_env, "sudo": _wrap_sudo, "doas": _wrap_sudo, "nice": _wrap_nice, "time": _wrap_simple,
+    "nohup": _wrap_simple, "command": _wrap_command, "builtin": _wrap_simple, "exec": _wrap_simple,
+    "timeout": _wrap_timeout, "xargs": _wrap_xargs, "stdbuf": _wrap_stdbuf, "ionice": _wrap_nice,
+    "watch": _wrap_watch, "unbuffer": _wrap_simple, "chronic": _wrap_simple, "noglob": _wrap_simple,
+}
+
+_READ_PROGRAMS = {
+    "ls", "cat", "rg", "grep", "egrep", "fgrep", "head", "tail", "wc", "stat", "file", "which", "type",
+    "whereis", "echo", "printf", "pwd", "du", "df", "tree", "less", "more", "jq", "yq", "uniq", "cut", "tr",
+    "diff", "cmp", "comm", "basename", "dirname", "realpath", "readlink", "printenv", "id", "whoami",
+    "uname", "ps", "top", "nl", "od", "xxd", "hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum",
+    "cksum", "true", "false", "test", "[", "seq", "yes", "sleep", "cd", "pushd", "popd", "dirs", ":",
+    "column", "fold", "fmt", "paste", "join", "rev", "tac", "expand", "unexpand", "strings", "zcat",
+    "zless", "zgrep", "bzcat", "xzcat", "pgrep", "lsof", "free", "uptime", "w", "who", "groups", "locale",
+    "nproc", "lscpu", "lsblk", "getconf", "tput", "export", "set", "unset", "shopt", "local", "declare",
+    "readonly", "typeset", "read", "exit", "return", "shift", "wait", "alias", "unalias", "hash", "history",
+    "jobs", "trap", "ulimit", "umask", "getopts", "let", "ag", "ack", "fd", "bat", "exa", "eza", "base64",
+    "sha224sum", "b2sum", "htop", "vmstat", "iostat", "dmesg", "journalctl", "env", "tty", "logname",
+    "bc", "expr", "numfmt", "shuf", "look", "cal", "arch", "ldd", "nm", "objdump", "readelf", "size",
+    "pstree", "lsmod", "ip", "ss", "netstat", "ping", "dig", "nslookup", "host", "man", "info", "help",
+    "apropos", "whatis", "tldr", "diffstat", "colordiff", "cloc", "tokei", "sloc", "shellcheck", "hadolint",
+    "mypy", "ruff", "flake8", "pylint", "tsc", "eslint", "pyright", "wc-l", "emacsclient-no",
+}
+_READ_PROGRAMS -= {"wc-l", "emacsclient-no"}
+
+_WRITE_PROGRAMS = {
+    "rm": "deletes files", "rmdir": "deletes directories", "mv": "moves files", "cp": "copies files",
+    "mkdir": "creates directories", "touch": "creates or touches files", "chmod": "changes file modes",
+    "chown": "changes file owners", "chgrp": "changes file groups", "ln": "creates links",
+    "dd": "writes blocks", "truncate": "truncates files", "install": "installs files",
+    "shred": "destroys files", "patch": "patches files", "make": "runs a build", "cmake": "runs a build",
+    "ninja": "runs a build", "wget": "downloads files", "scp": "copies files", "rsync": "copies files",
+    "unlink": "deletes a file", "mkfifo": "creates a fifo", "mknod": "creates a node",
+    "kill": "signals processes", "pkill": "signals processes", "killall": "signals processes",
+    "zip": "writes an archive", "gzip": "compresses files", "gunzip": "decompresses files",
+    "bzip2": "compresses files", "xz": "compresses files", "unxz": "decompresses files",
+    "useradd": "changes users", "userdel": "changes users", "usermod": "changes users",
+    "passwd": "changes passwords", "crontab": "changes the crontab", "systemctl": "controls services",
+    "service": "controls services", "mount": "mounts filesystems", "umount": "unmounts filesystems",
+    "reboot": "reboots", "shutdown": "shuts down", "vi": "edits files", "vim": "edits files",
+    "nano": "edits files", "emacs": "edits files", "ed": "edits files", "ex": "edits files",
+    "npx": "runs a package", "pre-commit": "runs hooks that may rewrite files", "black": "reformats files",
+    "prettier": "reformats files", "terraform": "changes infrastructure", "ssh-keygen": "writes keys",
+    "gpg": "changes the keyring", "mktemp": "creates a temporary file", "split": "writes files",
+    "csplit": "writes files", "tee": "writes files", "pytest": "runs tests", "tox": "runs tests",
+    "nox": "runs tests", "poetry": "manages a project", "uv": "manages a project", "pipx": "installs tools",
+    "conda": "manages environments", "gem": "manages gems", "bundle": "manages gems", "mvn": "runs a build",
+    "gradle": "runs a build", "./gradlew": "runs a build", "bazel": "runs a build", "ansible-playbook":
+    "changes hosts", "helm": "changes a cluster", "aws": "calls a cloud API", "gcloud": "calls a cloud API",
+    "az": "calls a cloud API", "apt-key": "changes keys", "update-alternatives": "changes alternatives",
+    "ldconfig": "updates the linker cache", "dpkg": "manages packages", "rpm": "manages packages",
+    "snap": "manages packages", "flatpak": "manages packages", "apk": "manages packages",
+    "pacman": "manages packages", "zypper": "manages packages", "port": "manages packages",
+    "rustup": "manages toolchains", "nvm": "manages node versions", "sdk": "manages SDKs",
+    "git-lfs": "changes LFS objects", "setfacl": "changes ACLs", "chattr": "changes attributes",
+    "sync": "flushes buffers", "renice": "changes priorities", "su": "runs as another user",
+    "ssh-add": "changes the agent", "docker-compose": "manages containers", "podman": "manages containers",
+    "ssh": "runs a remote command", "sftp": "transfers files", "ftp": "transfers files",
+    "source": "runs a script", ".": "runs a script", "eval-noop": "",
+}
+del _WRITE_PROGRAMS["eval-noop"]
+
+
+def _short_flags(args: list[str]) -> str:
+    """All letters of single-dash option clusters (`-xzf` → `xzf`), to test for one flag."""
+    return "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+
+
+def _positionals(args: list[str]) -> list[str]:
+    return [a for a in args if not a.startswith("-")]
+
+
+def _git(args: list[str], ctx: _Ctx) -> Verdict:
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"):
+            i += 2
+        elif arg.startswith("-") and arg not in ("--version", "--help", "-h", "--html-path", "--man-path"):
+            i += 1
+        else:
+            break
+    rest = args[i:]
+    if not rest or rest[0].startswith("-"):
+        return ctx.read()  # `git`, `git --version`
+    sub, sargs = rest[0], rest[1:]
+    if sub == "push":
+        return _git_push(sargs, ctx)
+    judge = _GIT_SPECIAL.get(sub)
+    if judge is not None:
+        return ctx.read() if judge(sargs) else ctx.write(f"changes the repository (git {sub})")
+    if sub in _GIT_READ:
+        if any(a.startswith(("--output", "-o")) for a in sargs) and sub in ("diff", "log", "show", "archive"):
+            return ctx.write(f"writes a file (git {sub} --output)")
+        return ctx.read()
+    if sub in _GIT_WRITE:
+        return ctx.write(f"changes the repository (git {sub})")
+    return ctx.unknown(f"`{ctx.segment}` runs git {sub}, which may be an alias")
+
+
+_FORCE_LONG = ("--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--prune")
+
+
+def _git_push(args: list[str], ctx: _Ctx) -> Verdict:
+    """Force, delete, mirror, prune and `+`/`:` refspecs all rewrite or remove remote history."""
+    forced = any(a.startswith(_FORCE_LONG) for a in args)
+    forced = forced or any(c in "fd" for c in _short_flags(a for a in args if a not in ("-o",)))  # type: ignore[arg-type]
+    refspecs = _positionals(args)
+    forced = forced or any(r.startswith(("+", ":")) for r in refspecs)
+    if forced:
+        return Verdict(Kind.FORCE_PUSH, ctx.segment, f"`{ctx.segment}` force-pushes or deletes remote history")
+    return Verdict(Kind.PUSH, ctx.segment, f"`{ctx.segment}` pushes to a remote")
+
+
+_GIT_READ = {
+    "log", "diff", "show", "status", "blame", "grep", "shortlog", "describe", "rev-parse", "rev-list",
+    "ls-files", "ls-tree", "ls-remote", "cat-file", "show-ref", "show-branch", "whatchanged", "name-rev",
+    "merge-base", "for-each-ref", "count-objects", "var", "help", "version", "check-ignore", "check-attr",
+    "check-ref-format", "cherry", "range-diff", "diff-tree", "diff-files", "diff-index", "verify-commit",
+    "verify-tag", "annotate", "archive", "fsck", "get-tar-commit-id", "instaweb-no",
+}
+_GIT_WRITE = {
+    "add", "am", "apply", "bisect", "checkout", "cherry-pick", "clean", "clone", "commit", "fetch", "gc",
+    "init", "merge", "mv", "pull", "rebase", "reset", "restore", "revert", "rm", "switch", "update-index",
+    "update-ref", "format-patch", "filter-branch", "filter-repo", "prune", "repack", "replace", "sparse-checkout",
+    "maintenance", "commit-tree", "hash-object", "mktree", "read-tree", "write-tree", "symbolic-ref", "lfs",
+    "send-email", "request-pull", "restore", "rerere", "subtree", "citool", "gui", "mergetool", "difftool",
+    "fast-import", "pack-refs", "enf",
+}
+
+
+def _git_branch(args: list[str]) -> bool:
+    writes = {"-d", "-D", "-m", "-M", "-c", "-C", "--delete", "--move", "--copy", "-u", "--unset-upstream",
+              "--edit-description", "-f", "--force", "--track", "-t", "--no-track"}
+    if any(a in writes or a.startswith(("--set-upstream", "--track")) for a in args):
+        return False
+    listing = ("-l", "--list", "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--contains",
+               "--no-contains", "--merged", "--no-merged", "--points-at", "--show-current", "--format",
+               "--sort", "--column", "--no-column", "--color", "--no-color", "-q")
+    return any(a.startswith(listing) for a in args) or not _positionals(args)
+
+
+def _git_tag(args: list[str]) -> bool:
+    writes = {"-d", "--delete", "-a", "--annotate", "-s", "--sign", "-m", "-F", "-f", "--force", "-u", "-e"}
+    if any(a in writes or a.startswith(("--message", "--file", "--local-user")) for a in args):
+        return False
+    listing = ("-l", "--list", "-n", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
+               "--sort", "--format", "--column", "-v", "--verify")
+    return any(a.startswith(listing) for a in args) or not _positionals(args)
+
+
+def _git_remote(args: list[str]) -> bool:
+    pos = _positionals(args)
+    return not pos or pos[0] in ("show", "get-url")
+
+
+def _git_config(args: list[str]) -> bool:
+    writes = ("--unset", "--add", "--replace-all", "--edit", "-e", "--rename-section", "--remove-section")
+    if any(a.startswith(writes) for a in args):
+        return False
+    reads = ("--get", "--list", "-l", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color")
+    if any(a.startswith(reads) for a in args):
+        return True
+    pos = [a for a in _positionals(args) if a not in ("--global", "--local", "--system")]
+    if pos[:1] in (["get"], ["list"]):
+        return True
+    return len(pos) == 1 and pos[0] not in ("set", "unset", "edit")
+
+
+def _git_stash(args: list[str]) -> bool:
+    return bool(args) and args[0] in ("list", "show")
+
+
+def _git_worktree(args: list[str]) -> bool:
+    return args[:1] == ["list"]
+
+
+def _git_notes(args: list[str]) -> bool:
+    return not args or args[0] in ("list", "show")
+
+
+def _git_reflog(args: list[str]) -> bool:
+    return not args or args[0] in ("show", "exists") or args[0].startswith("-") or args[0] not in (
+        "expire", "delete")
+
+
+def _git_submodule(args: list[str]) -> bool:
+    return not args or args[0] in ("status", "summary")
+
+
+_GIT_SPECIAL = {
+    "branch": _git_branch, "tag": _git_tag, "remote": _git_remote, "config": _git_config,
+    "stash": _git_stash, "worktree": _git_worktree, "notes": _git_notes, "reflog": _git_reflog,
+    "submodule": _git_submodule,
+}
+
+
+def _sed(args: list[str], ctx: _Ctx) -> Verdict:
+    script: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg.startswith("--in-place") or (arg.startswith("-") and not arg.startswith("--")
+                                            and "i" in arg[1:].split("e")[0].split("f")[0]):
+            return ctx.write("edits files in place (sed -i)")
+        if arg in ("-e", "--expression", "-f", "--file"):
+            script.append(args[i + 1] if i + 1 < len(args) else "")
+            if arg in ("-f", "--file"):
+                return ctx.unknown(f"`{ctx.segment}` runs a sed script file")
+            i += 1
+        elif arg.startswith("--expression="):
+            script.append(arg.split("=", 1)[1])
+        elif not arg.startswith("-") and not script:
+            script.append(arg)
+        i += 1
+    return ctx.write("writes a file (sed w)") if any(_sed_writes(s) for s in script) else ctx.read()
+
+
+def _sed_writes(script: str) -> bool:
+    """Does a sed script use the w/W commands or s///w, or e (which runs a command)?"""
+    import re  # only sed scripts need it; keep it off the hook's common path
+
+    command = r"(?:^|[;{}\n])\s*(?:[0-9$,]+|/[^/]*/)?\s*!?\s*[wWe](?:\s|$)"
+    subst_flag = r"/[gpiImM0-9]*[we](?:\s|$|;)"
+    return re.search(command, script) is not None or re.search(subst_flag, script) is not None
+
+
+def _awk(args: list[str], ctx: _Ctx) -> Verdict:
+    import re
+
+    program = ""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-i", "--include") and i + 1 < len(args) and args[i + 1].startswith("inplace"):
+            return ctx.write("edits files in place (awk -i inplace)")
+        if arg in ("-f", "--file"):
+            return ctx.unknown(f"`{ctx.segment}` runs an awk program file")
+        if arg in ("-F", "-v", "--assign", "--field-separator", "-i", "--include"):
+            i += 2
+            continue
+        if not arg.startswith("-"):
+            program = arg
+            break
+        i += 1
+    if re.search(r"system\s*\(|\|\s*getline|\|\s*\"|print[f]?[^;}]*>", program):
+        return ctx.unknown(f"`{ctx.segment}` runs commands or writes files from awk")
+    return ctx.read()
+
+
+def _find(args: list[str], ctx: _Ctx) -> Verdict:
+    """find reads, except -delete/-fprint*, and -exec runs a command that is classified itself."""
+    parts: list[Verdict] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-delete", "-fprint", "-fprint0", "-fprintf", "-fls"):
+            return ctx.write(f"deletes or writes files (find {arg})")
+        if arg in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = i + 1
+            while end < len(args) and args[end] not in (";", "+"):
+                end += 1
+            inner = args[i + 1:end]
+            parts.append(_judge_words(inner, ctx) if inner else ctx.unknown("find -exec without a command"))
+            i = end
+        i += 1
+    return worst(parts, ctx.read())
+
+
+def _judge_words(words: list[str], ctx: _Ctx) -> Verdict:
+    """Judge a command given as plain words (find -exec), through the wrappers too."""
+    toks = [_Token("word", w, 0, 0) for w in words]
+    return _program(toks, ctx.segment, ctx.depth, False)
+
+
+def _sort(args: list[str], ctx: _Ctx) -> Verdict:
+    if any(a.startswith("--output") for a in args) or "o" in _short_flags(args):
+        return ctx.write("writes a file (sort -o)")
+    return ctx.read()
+
+
+def _tee(args: list[str], ctx: _Ctx) -> Verdict:
+    targets = [a for a in _positionals(args) if a not in _HARMLESS_TARGETS]
+    return ctx.write("writes files (tee)") if targets else ctx.read()
+
+
+def _perl(args: list[str], ctx: _Ctx) -> Verdict:
+    if "i" in _short_flags([a for a in args if not a.startswith("-e")]) or any(
+            a.startswith("-") and "i" in a.split("e")[0] for a in args if a.startswith("-")):
+        return ctx.write("edits files in place (perl -i)")
+    if args in (["-v"], ["--version"], ["-V"]):
+        return ctx.read()
+    return ctx.unknown(f"`{ctx.segment}` runs perl code")
+
+
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"}
+
+
+def _shell(args: list[str], ctx: _Ctx) -> Verdict:
+    """`sh -c "…"` runs its argument as a command line, which is classified; anything else runs a script."""
+    for i, arg in enumerate(args):
+        if arg.startswith("-") and not arg.startswith("--") and "c" in arg:
+            if i + 1 < len(args):
+                inner = _classify(args[i + 1], ctx.depth + 1)
+                return inner if inner.kind else ctx.read()
+            return ctx.unknown("shell -c without a command")
+        if arg in ("--version", "--help"):
+            return ctx.read()
+        if not arg.startswith(("-", "+")):
+            break
+        if arg in ("-o", "+o"):
+            continue
+    return ctx.unknown(f"`{ctx.segment}` runs a shell script or stdin")
+
+
+_INTERPRETERS = {"python", "python3", "python2", "node", "ruby", "php", "deno", "bun", "lua", "Rscript",
+                 "pypy", "pypy3", "java", "julia", "tclsh", "osascript", "powershell", "pwsh"}
+_READ_MODULES = {"json.tool", "pydoc", "site", "platform", "sysconfig", "tabnanny", "tokenize"}
+
+
+def _interpreter(args: list[str], ctx: _Ctx) -> Verdict:
+    if args in (["--version"], ["-V"], ["-v"], ["--help"], ["-h"], ["-VV"]):
+        return ctx.read()
+    for i, arg in enumerate(args):
+        if arg == "-m" and i + 1 < len(args):
+            module, rest = args[i + 1], args[i + 2:]
+            if module in ("pip", "pip3"):
+                return _HANDLERS["pip"](rest, ctx)
+            if module in _READ_MODULES:
+                return ctx.read()
+            return ctx.unknown(f"`{ctx.segment}` runs the module {module}")
+        if not arg.startswith("-"):
+            break
+    return ctx.unknown(f"`{ctx.segment}` runs interpreted code")
+
+
+def _subcommand(reads: set[str], writes: set[str], what: str) -> _Handler:
+    """A package tool judged by its first positional: reads, writes, or (otherwise) unknown."""
+
+    def judge(args: list[str], ctx: _Ctx) -> Verdict:
+        if args in (["--version"], ["-v"], ["-V"], ["version"], ["--help"], ["help"], []):
+            return ctx.read()
+        pos = _positionals(args)
+        sub = pos[0] if pos else ""
+        if sub in reads:
+            return ctx.read()
+        if sub in writes:
+            return ctx.write(what)
+        return ctx.unknown(f"`{ctx.segment}` runs a subcommand this classifier does not know")
+
+    return judge
+
+
+_PIP_READ = {"list", "show", "freeze", "check", "help", "search", "index", "inspect", "debug", "config-list"}
+_PIP_WRITE = {"install", "uninstall", "download", "wheel", "cache", "config"}
+
+
+def _curl(args: list[str], ctx: _Ctx) -> Verdict:
+    writes = ("-o", "-O", "--output", "--remote-name", "-T", "--upload-file", "-d", "--data", "-F",
+              "--form", "--remote-name-all", "-c", "--cookie-jar", "-D", "--dump-header", "--json")
+    for i, arg in enumerate(args):
+        if arg.startswith(writes) and not arg.startswith(("--data-urlencode-no",)):
+            if arg in ("-o", "--output") and i + 1 < len(args) and args[i + 1] in _HARMLESS_TARGETS:
+                continue
+            return ctx.write("writes a file or sends data (curl)")
+        if arg.startswith("-") and not arg.startswith("--") and ("o" in arg or "O" in arg):
+            if i + 1 < len(args) and args[i + 1] in _HARMLESS_TARGETS and arg.endswith("o"):
+                continue
+            return ctx.write("writes a file (curl -o)")
+        if arg in ("-X", "--request") and i + 1 < len(args) and args[i + 1].upper() not in ("GET", "HEAD"):
+            return ctx.write(f"sends a {args[i + 1]} request (curl)")
+    return ctx.read()
+
+
+def _wget(args: list[str], ctx: _Ctx) -> Verdict:
+    for i, arg in enumerate(args):
+        if arg.endswith("O-") or (arg.endswith("O") and args[i + 1:i + 2] == ["-"]) or arg == "--output-document=-":
+            return ctx.read()
+        if arg in ("--spider", "--version", "--help"):
+            return ctx.read()
+    return ctx.write("downloads files (wget)")
+
+
+def _tar(args: list[str], ctx: _Ctx) -> Verdict:
+    first = args[0] if args else ""
+    flags = first.lstrip("-") if not first.startswith("--") else ""
+    flags += _short_flags(args[1:])
+    if any(a in ("--extract", "--create", "--append", "--update", "--delete", "--get") for a in args) or any(
+            c in flags for c in "xcruA"):
+        return ctx.write("writes files (tar)")
+    if "t" in flags or "--list" in args or args in (["--version"], ["--help"]):
+        return ctx.read()
+    return ctx.unknown(f"`{ctx.segment}` runs tar in a mode this classifier does not know")
+
+
+def _unzip(args: list[str], ctx: _Ctx) -> Verdict:
+    return ctx.read() if any(c in _short_flags(args) for c in "lvtZp") else ctx.write("extracts files (unzip)")
+
+
+def _date(args: list[str], ctx: _Ctx) -> Verdict:
+    if any(a in ("-s", "--set") or a.startswith("--set=") for a in args):
+        return ctx.write("sets the clock")
+    return ctx.read()
+
+
+def _hostname(args: list[str], ctx: _Ctx) -> Verdict:
+    return ctx.write("renames the host") if _positionals(args) else ctx.read()
+
+
+def _eval(args: list[str], ctx: _Ctx) -> Verdict:
+    return _classify(" ".join(args), ctx.depth + 1)
+
+
+def _mktemp(args: list[str], ctx: _Ctx) -> Verdict:
+    return ctx.read() if "-u" in args or "--dry-run" in args else ctx.write("creates a temporary file")
+
+
+def _docker(args: list[str], ctx: _Ctx) -> Verdict:
+    reads = {"ps", "images", "inspect", "logs", "version", "info", "history", "search", "stats", "top", "diff",
+             "port"}
+    pos = _positionals(args)
+    sub = pos[0] if pos else ""
+    if sub in ("compose", "container", "image", "volume", "network") and len(pos) > 1:
+        sub = {"ls": "ps", "list": "ps"}.get(pos[1], pos[1])
+    if not pos or sub in reads or args in (["--version"], ["-v"]):
+        return ctx.read()
+    return ctx.write(f"changes containers or images (docker {sub})")
+
+
+def _kubectl(args: list[str], ctx: _Ctx) -> Verdict:
+    reads = {"get", "describe", "logs", "version", "explain", "top", "api-resources", "api-versions",
+             "cluster-info", "diff", "auth"}
+    pos = _positionals(args)
+    if not pos or pos[0] in reads or pos[:2] in (["config", "view"], ["config", "get-contexts"],
+                                                 ["config", "current-context"]):
+        return ctx.read()
+    return ctx.write(f"changes the cluster (kubectl {pos[0]})")
+
+
+def _gh(args: list[str], ctx: _Ctx) -> Verdict:
+    pos = _positionals(args)
+    if not pos or pos[0] in ("status", "version", "help", "search", "browse") or (
+            len(pos) > 1 and pos[1] in ("view", "list", "status", "diff", "checks", "watch")):
+        return ctx.read()
+    if pos[0] == "api" and not any(a in ("-X", "--method", "-f", "-F", "--field", "--raw-field", "--input")
+                                   for a in args):
+        return ctx.read()
+    if pos[:2] == ["auth", "status"]:
+        return ctx.read()
+    return ctx.write(f"changes GitHub state (gh {' '.join(pos[:2])})")
+
+
+
+_pip = _subcommand(_PIP_READ, _PIP_WRITE, "installs or removes packages (pip)")
+_NPM = _subcommand(
+    {"ls", "list", "view", "info", "outdated", "whoami", "search", "help", "doctor", "why", "explain",
+     "config-get", "root", "bin", "prefix", "show", "-v", "fund"},
+    {"install", "i", "ci", "add", "remove", "rm", "uninstall", "un", "publish", "update", "upgrade", "up",
+     "link", "unlink", "dedupe", "prune", "pack", "init", "create", "set", "version-bump", "audit-fix",
+     "exec", "dlx", "run", "test", "t", "start", "build", "import", "rebuild", "unpublish", "deprecate",
+     "install-test", "it"},
+    "installs, publishes or runs packages")
+_APT = _subcommand(
+    {"list", "search", "show", "policy", "showpkg", "depends", "rdepends", "madison", "info", "deps", "uses",
+     "leaves", "outdated", "doctor", "config", "--prefix", "provides", "repolist", "check-update", "history",
+     "whatprovides", "home", "desc", "cat"},
+    {"install", "remove", "purge", "update", "upgrade", "full-upgrade", "dist-upgrade", "autoremove",
+     "reinstall", "uninstall", "add", "del", "erase", "tap", "untap", "cleanup", "link", "unlink", "clean",
+     "autoclean", "build-dep", "makecache", "downgrade", "pin", "services", "bundle", "source"},
+    "installs or removes system packages")
+_CARGO = _subcommand(
+    {"tree", "metadata", "search", "--list", "locate-project", "pkgid", "verify-project", "read-manifest"},
+    {"build", "b", "install", "publish", "add", "remove", "run", "r", "test", "t", "clean", "update", "fmt",
+     "check", "c", "clippy", "bench", "doc", "fix", "new", "init", "uninstall", "package", "vendor",
+     "generate-lockfile", "yank", "login", "owner"},
+    "builds, installs or changes the package (cargo)")
+_GO = _subcommand(
+    {"version", "env", "list", "doc", "help", "vet"},
+    {"build", "install", "get", "mod", "run", "test", "generate", "fmt", "clean", "work", "fix", "tool"},
+    "builds, installs or changes modules (go)")
+
+
+def _go(args: list[str], ctx: _Ctx) -> Verdict:
+    if args[:1] == ["env"] and "-w" in args:
+        return ctx.write("changes the go environment (go env -w)")
+    return _GO(args, ctx)
+
+
+_HANDLERS: dict[str, Callable[[list[str], _Ctx], Verdict]] = {
+    "git": _git, "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk,
+    "find": _find, "sort": _sort, "tee": _tee, "perl": _perl, "curl": _curl, "wget": _wget, "tar": _tar,
+    "unzip": _unzip, "date": _date, "hostname": _hostname, "eval": _eval, "mktemp": _mktemp,
+    "docker": _docker, "kubectl": _kubectl, "gh": _gh, "pip": _pip, "pip3": _pip, "npm": _NPM,
+    "pnpm": _NPM, "yarn": _NPM, "apt": _APT, "apt-get": _APT, "apt-cache": _APT, "dnf": _APT, "yum": _APT,
+    "brew": _APT, "cargo": _CARGO, "go": _go,
+}
+_HANDLERS.update({name: _shell for name in _SHELLS})
+_HANDLERS.update({name: _interpreter for name in _INTERPRETERS})
