@@ -233,3 +233,15 @@ def test_a_default_that_names_no_profile_is_said_and_build_used() -> None:
     profile, reason, missing = ts.pick(ts.BUILTINS, None, None, "planning")
     assert (profile.name, reason) == ("build", "the default")
     assert missing == ["the project's default names 'planning', which is no profile"]
+
+
+@pytest.mark.parametrize(("profile", "command", "ok"), [
+    ("review", "rm -rf build", False), ("review", "git log > out.txt", False), ("review", "git log --oneline", True),
+    ("build", "git push --force origin main", False), ("build", "git push origin main", True),
+    ("debug", "git push origin main", False), ("debug", "make test", True),
+])
+def test_the_profiles_with_the_real_classifier(profile: str, command: str, ok: bool) -> None:
+    decision = ts.decide(ts.BUILTINS[profile], Call("Bash", command=command), ts.shell_verdict)
+    assert decision.allowed == ok
+    if not ok:
+        assert command.split()[0] in decision.reason

@@ -359,3 +359,14 @@ def pick(table: dict[str, Profile], chosen: str | None, permission_mode: str | N
             return table[name], why, missing
         missing.append(f"{why.split(' (')[0]} names {name!r}, which is no profile")
     return table[DEFAULT], "the default", missing
+
+
+_KIND_NAMES = {"READ": "read", "WRITE": "write", "UNKNOWN": "unknown", "PUSH": "push", "FORCE_PUSH": "force-push"}
+
+
+def shell_verdict(command: str) -> ShellVerdict:
+    """The shell classifier's verdict in this module's terms (the Classifier `decide` takes)."""
+    from . import shellclass
+
+    verdict = shellclass.classify(command)
+    return ShellVerdict(_KIND_NAMES[verdict.kind.name], verdict.reason)
