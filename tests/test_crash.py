@@ -126,3 +126,17 @@ def test_processes_adopting_origins_branch_at_once_all_succeed(repo_dir: Path, t
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert run_git(clone, "rev-parse", "claude-memory") == git("rev-parse", "claude-memory")
     shutil.rmtree(clone)
+
+
+def test_a_config_write_waits_for_another_writers_lock(repo_dir: Path, git: Git) -> None:
+    """A second process's config.lock (git's own, held for a write) makes set_config
+    wait and write, instead of failing the start of a session."""
+    import threading
+
+    from enf_git.plumbing import store
+
+    lock = repo_dir / ".git" / "config.lock"
+    lock.write_text("")
+    threading.Timer(0.3, lock.unlink).start()
+    store.set_config(store.open_repo(str(repo_dir)), "enf.probe", "yes")
+    assert git("config", "enf.probe").strip() == "yes"

@@ -849,9 +849,36 @@ def ahead_behind(repo: pygit2.Repository, local: str, upstream: str) -> tuple[in
     return int(ahead), int(behind)
 
 
+CONFIG_LOCK_WAIT = 5.0  # seconds: git holds config.lock for a write only, milliseconds
+
+
 def set_config(repo: pygit2.Repository, key: str, value: str) -> None:
-    """Set a key in this repository's own config (.git/config)."""
-    repo.config[key] = value
+    """Set a key in this repository's own config (.git/config).
+
+    Sessions start at once (several hooks, several terminals) and each may set the same
+    key; libgit2 refuses to write while another process holds config.lock, as git does.
+    So a refused write waits for the lock to go and tries again, and is done at once if
+    the other writer already set the same value."""
+    deadline = time.monotonic() + CONFIG_LOCK_WAIT
+    delay = 0.005
+    while True:
+        try:
+            repo.config[key] = value
+            return
+        except pygit2.GitError as exc:
+            if "lock" not in str(exc) or time.monotonic() > deadline:
+                raise
+        if _config_value(repo, key) == value:
+            return
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+
+
+def _config_value(repo: pygit2.Repository, key: str) -> str | None:
+    try:
+        return str(pygit2.Repository(repo.path).config[key])
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
 
 
 def remote_names(repo: pygit2.Repository) -> list[str]:
