@@ -664,9 +664,8 @@ _READ_PROGRAMS = {
     "bc", "expr", "numfmt", "shuf", "look", "cal", "arch", "ldd", "nm", "objdump", "readelf", "size",
     "pstree", "lsmod", "ip", "ss", "netstat", "ping", "dig", "nslookup", "host", "man", "info", "help",
     "apropos", "whatis", "tldr", "diffstat", "colordiff", "cloc", "tokei", "sloc", "shellcheck", "hadolint",
-    "mypy", "ruff", "flake8", "pylint", "tsc", "eslint", "pyright", "wc-l", "emacsclient-no",
+    "mypy", "ruff", "flake8", "pylint", "tsc", "eslint", "pyright",
 }
-_READ_PROGRAMS -= {"wc-l", "emacsclient-no"}
 
 _WRITE_PROGRAMS = {
     "rm": "deletes files", "rmdir": "deletes directories", "mv": "moves files", "cp": "copies files",

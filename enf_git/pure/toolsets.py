@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # --- tool classes ----------------------------------------------------------------------
 
@@ -125,7 +125,6 @@ class Decision:
     allowed: bool
     rule: str = ""  # the profile's rule that denied ("no writes"), empty when allowed
     reason: str = ""  # what the call does that the rule forbids
-    notes: tuple[str, ...] = field(default=())
 
 
 ALLOW = Decision(True)
@@ -314,10 +313,11 @@ def _extend(base: Profile, name: str, source: str, spec: dict[object, object], f
 
     classes = base.classes | frozenset(listed("classes"))
     writes = str(spec.get("writes", WRITES_PATHS if "paths" in fields and base.writes != WRITES_NONE else base.writes))
+    # a path-bound base (docs) keeps its paths and gains these; any other base is bound to these alone
+    kept = base.paths if base.writes == WRITES_PATHS else ()
     return Profile(
         name=name, classes=classes, shell=str(spec.get("shell", base.shell)), writes=writes,
-        paths=(*base.paths, *listed("paths")) if writes == WRITES_PATHS and base.writes == WRITES_PATHS
-        else tuple(listed("paths")) or base.paths,
+        paths=(*kept, *listed("paths")),
         allow=(base.allow | frozenset(listed("allow"))) - frozenset(listed("deny")),
         deny=(base.deny | frozenset(listed("deny"))) - frozenset(listed("allow")),
         deny_shell=(*base.deny_shell, *listed("deny_bash")),
