@@ -87,3 +87,16 @@ def state_dir(common_git_dir: str) -> str:
 # The remote-tracking name for a memory remote given as a URL (enf.remote = URL), which
 # has no remote name of its own: its branch is tracked at refs/remotes/enf-memory/claude-memory.
 URL_REMOTE_NAME = "enf-memory"
+
+
+# --- per user ------------------------------------------------------------------------
+USER_DIR_NAME = "enf-git"
+
+
+def user_config_dir(environ: "dict[str, str] | os._Environ[str]") -> str:
+    """The user's enf-git config folder: $XDG_CONFIG_HOME/enf-git, else ~/.config/enf-git
+    (the XDG spec: a relative value is ignored). The edges pass their environment."""
+    base = environ.get("XDG_CONFIG_HOME", "").strip()
+    if not base or not os.path.isabs(base):
+        base = os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".config")
+    return os.path.join(base, USER_DIR_NAME)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from enf_git.pure import toolset_layers as layers
 from enf_git.pure import toolsets as ts
 from enf_git.pure.toolsets import Call, ShellVerdict
 
@@ -129,7 +130,7 @@ def test_an_unknown_tool_is_named_in_its_denial() -> None:
 
 def test_a_custom_profile_extends_a_builtin() -> None:
     data = {"review-web": {"extends": "review", "allow": ["WebFetch"], "deny_bash": ["docker *"]}}
-    table, problems = ts.layered([("toolsets.yaml", data, {})])
+    table, problems = layers.layered([("toolsets.yaml", data, {})])
     assert problems == []
     p = table["review-web"]
     assert ts.decide(p, Call("WebFetch"), classify).allowed
@@ -141,7 +142,7 @@ def test_a_custom_profile_extends_a_builtin() -> None:
 
 
 def test_paths_bind_the_writes_of_a_profile_that_writes() -> None:
-    table, _ = ts.layered([("t.yaml", {"docs": {"extends": "docs", "paths": ["site/**"]},
+    table, _ = layers.layered([("t.yaml", {"docs": {"extends": "docs", "paths": ["site/**"]},
                                        "web": {"extends": "build", "paths": ["web/*"]}}, {})])
     assert allowed_in(table["docs"], Call("Write", path="site/index.html", exists=False))
     assert allowed_in(table["docs"], Call("Edit", path="README.md", exists=True))
@@ -156,7 +157,7 @@ def allowed_in(profile: ts.Profile, call: Call) -> bool:
 def test_project_overrides_user_overrides_builtin() -> None:
     user = {"review": {"extends": "review", "allow": ["WebFetch"]}}
     project = {"review": {"extends": "review", "deny": ["Grep"]}}
-    table, problems = ts.layered([("user", user, {}), ("project", project, {})])
+    table, problems = layers.layered([("user", user, {}), ("project", project, {})])
     assert problems == []
     assert allowed_in(table["review"], Call("WebFetch"))  # extends the user's review
     assert not allowed_in(table["review"], Call("Grep"))
@@ -174,7 +175,7 @@ def test_project_overrides_user_overrides_builtin() -> None:
 def test_a_malformed_profile_is_named_and_the_builtin_kept(data: dict[str, object], line: int, words: str) -> None:
     lines = {("plan",): 2, ("plan", "extends"): 3, ("plan", "allow"): 4, ("plan", "colour"): 5,
              ("plan", "shell"): 6, ("plan", "classes"): 7}
-    table, problems = ts.layered([("toolsets.yaml", data, lines)])
+    table, problems = layers.layered([("toolsets.yaml", data, lines)])
     assert table["plan"] == ts.BUILTINS["plan"]
     assert len(problems) == 1
     assert (problems[0].source, problems[0].line) == ("toolsets.yaml", line)
@@ -183,13 +184,13 @@ def test_a_malformed_profile_is_named_and_the_builtin_kept(data: dict[str, objec
 
 
 def test_a_file_that_is_no_mapping_changes_nothing() -> None:
-    table, problems = ts.layered([("toolsets.yaml", ["plan"], {})])
+    table, problems = layers.layered([("toolsets.yaml", ["plan"], {})])
     assert table == ts.BUILTINS
     assert [str(p) for p in problems] == ["toolsets.yaml:1: expected a mapping of profile names to their settings"]
 
 
 def test_profiles_under_a_profiles_key() -> None:
-    table, problems = ts.layered([("t", {"profiles": {"ro": {"extends": "explore"}}}, {})])
+    table, problems = layers.layered([("t", {"profiles": {"ro": {"extends": "explore"}}}, {})])
     assert problems == [] and table["ro"].classes == ts.BUILTINS["explore"].classes
 
 
@@ -197,9 +198,9 @@ def test_profiles_under_a_profiles_key() -> None:
 
 def test_a_file_is_read_with_the_line_of_each_key() -> None:
     raw = b"# team profiles\nreview-web:\n  extends: review\n  allow: [WebFetch]\n  colour: red\n"
-    layer, problems = ts.parse_layer("toolsets.yaml", raw)
+    layer, problems = layers.parse_layer("toolsets.yaml", raw)
     assert problems == [] and layer is not None
-    _, found = ts.layered([layer])
+    _, found = layers.layered([layer])
     assert [str(p) for p in found] == [
         "toolsets.yaml:5: profile review-web: unknown setting 'colour' (known: extends, description, classes, "
         "allow, deny, deny_bash, paths, shell, writes); it is ignored"]
@@ -211,7 +212,7 @@ def test_a_file_is_read_with_the_line_of_each_key() -> None:
     (b"a: &x [1]\nb: *x\n", 2, "aliases"),
 ])
 def test_a_broken_file_is_named_where_it_breaks(raw: bytes, line: int, words: str) -> None:
-    layer, problems = ts.parse_layer("toolsets.yaml", raw)
+    layer, problems = layers.parse_layer("toolsets.yaml", raw)
     assert layer is None
     assert [(p.source, p.line) for p in problems] == [("toolsets.yaml", line)]
     assert words in problems[0].message and problems[0].message.endswith("the file is ignored")

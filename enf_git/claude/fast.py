@@ -18,11 +18,13 @@ HEARTBEAT_PROMPTS = 5
 
 def pre_tool_use(where: Where, payload: dict[str, object]) -> str:
     sid = session_of(payload)
-    if not sid or not os.path.isdir(where.root) or _satisfied(where, sid):
+    if not sid or not os.path.isdir(where.root):
         return ""
     tool = payload.get("tool_name")
     tool = tool if isinstance(tool, str) else ""
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else where.top
+    if _satisfied(where, sid):
+        return _toolset(where, sid, tool, payload, str(cwd))  # the gate is passed: the profile decides
     if gate.is_memory_read(tool) or gate.is_creation(where.root, tool, payload.get("tool_input"), str(cwd)):
         return ""
     events.append(where.root, sid, "gate-deny", tool=tool, summary=events.tool_summary(tool, payload.get("tool_input")))
@@ -33,10 +35,14 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
     sid = session_of(payload)
     if not sid or not os.path.isdir(where.root):
         return ""
-    if gate.opted_out(where.root, sid):
-        return ""  # not tracked: not even its prompts are logged
     prompt = payload.get("prompt")
     prompt = prompt if isinstance(prompt, str) else ""
+    if prompt.startswith(("/toolset", "/enf-git:toolset")):  # the user switches: done here, before the model
+        said = _toolset_command(where, sid, prompt, payload.get("permission_mode"))
+        if said:
+            return reply("UserPromptSubmit", additionalContext=said)
+    if gate.opted_out(where.root, sid):
+        return ""  # not tracked: not even its prompts are logged
     events.append(where.root, sid, "prompt", prompt=prompt)
     found, state = _own_file(where, sid)
     parts = [_session_reminder(where, sid, found, state)]
@@ -104,6 +110,30 @@ def _skill_hint(where: Where, prompt: str, config: dict[str, str]) -> str:
     except Exception as exc:  # noqa: BLE001 - the contract: never break the session
         record_error(where.state, "UserPromptSubmit skill hints", exc)
         return ""
+
+
+def _toolset(where: Where, sid: str, tool: str, payload: dict[str, object], cwd: str) -> str:
+    """The toolset profile's decision on a call the gate lets through; fail-open to the
+    client's own permission flow: a broken profile file must not stop every tool."""
+    from . import toolset
+
+    try:
+        return toolset.pre_tool_use(where, sid, tool, payload, cwd)
+    except Exception as exc:  # noqa: BLE001 - the contract: never break the session
+        record_error(where.state, "PreToolUse toolset", exc)
+        return ""
+
+
+def _toolset_command(where: Where, sid: str, prompt: str, mode: object) -> str:
+    from . import toolset
+
+    if not toolset.is_command(prompt):
+        return ""
+    try:
+        return toolset.command(where, sid, prompt, mode)
+    except Exception as exc:  # noqa: BLE001 - the contract: never break the session
+        record_error(where.state, "UserPromptSubmit toolset", exc)
+        return "enf-git toolset: the switch failed (see .git/enf/hook-errors.log); nothing changed. Tell the user."
 
 
 def post_tool_use(where: Where, payload: dict[str, object]) -> str:

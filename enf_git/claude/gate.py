@@ -17,72 +17,15 @@ file that satisfied the gate, re-verified with one small read.
 """
 
 import os
-import time
 
 from .. import paths
 from ..plumbing import events
+from ..plumbing.session_head import HEAD_BYTES, days, frontmatter_id, id8, matching_file
 
+__all__ = ["HEAD_BYTES", "days", "deny_reason", "frontmatter_id", "id8", "is_creation", "is_memory_read",
+           "matching_file", "opted_out", "reminder"]
 WC_DIR = paths.WC_DIR
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
-HEAD_BYTES = 4096  # frontmatter lives at the top; never read a whole large file
-
-
-def id8(session_id: str) -> str:
-    return "".join(c for c in session_id if c.isalnum() or c in "-_")[:8]
-
-
-def days(now: float | None = None) -> tuple[str, str]:
-    """(today, yesterday) as YYYY-MM-DD in local time."""
-    now = time.time() if now is None else now
-    return time.strftime("%Y-%m-%d", time.localtime(now)), time.strftime("%Y-%m-%d", time.localtime(now - 86400))
-
-
-def frontmatter_id(path: str) -> str | None:
-    """The `session_id` value in a file's frontmatter, or None if there is none."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(HEAD_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return None
-    lines = head.replace("\r\n", "\n").split("\n")
-    if not lines or lines[0].strip() != "---":
-        return None
-    for line in lines[1:]:
-        if line.strip() in ("---", "..."):
-            return None
-        key, sep, value = line.partition(":")
-        if sep and key.strip() == "session_id":
-            value = value.split(" #", 1)[0].strip().strip("\"'")
-            return value[:8] or None
-    return None
-
-
-def matching_file(root: str, session_id: str, now: float | None = None, hint: str | None = None) -> str | None:
-    """The session file that satisfies the gate for `session_id`, if any."""
-    want = id8(session_id)
-    if not want:
-        return None
-    sessions = os.path.join(root, paths.SESSIONS_DIR)
-    allowed = days(now)
-    if hint and _qualifies(hint, sessions, allowed, want):
-        return hint
-    try:
-        names = sorted(os.listdir(sessions), reverse=True)
-    except OSError:
-        return None
-    for name in names:
-        path = os.path.join(sessions, name)
-        if name.endswith(".md") and _qualifies(path, sessions, allowed, want):
-            return path
-    return None
-
-
-def _qualifies(path: str, sessions: str, allowed: tuple[str, str], want: str) -> bool:
-    """Whether `path` is this session's own file: directly in sessions/, dated today or
-    yesterday, not a symlink, its frontmatter naming `want`. The same test for the cached
-    hint as for a file found by listing, so a hint is never trusted more than the listing."""
-    return (os.path.dirname(path) == sessions and os.path.basename(path)[:10] in allowed
-            and not os.path.islink(path) and frontmatter_id(path) == want)
 
 
 def opted_out(root: str, session_id: str) -> bool:

@@ -12,10 +12,11 @@ import os
 import time
 
 from .. import memory, paths
+from ..memory import toolsets as sessions
 from ..memory import eventlog, fact_stores, facts, fetched, handoff, instinct_block, pins, pointer_refresh, startup
-from ..plumbing import detached, events, signing, store
-from ..pure import briefing
-from . import gate
+from ..plumbing import detached, events, session_head, signing, store
+from ..pure import briefing, toolsets
+from . import gate, toolset
 from .protocol import Where, record_error, record_note, reply, session_of
 
 def handle(event: str, where: Where, payload: dict[str, object]) -> str:
@@ -24,6 +25,7 @@ def handle(event: str, where: Where, payload: dict[str, object]) -> str:
         return session_start(where, payload, sid)
     if event == "Stop":
         _log(where, sid, "stop")
+        _note_toolset(where, sid, payload)
         try:
             checkpoint(where, f"enf: stop {sid[:8]}")
         finally:  # the next session's handoff, whatever became of the commit
@@ -32,6 +34,7 @@ def handle(event: str, where: Where, payload: dict[str, object]) -> str:
     elif event == "PreCompact":
         trigger = payload.get("trigger")
         _log(where, sid, "compact", trigger=trigger if isinstance(trigger, str) else "")
+        _note_toolset(where, sid, payload)
         checkpoint(where, f"enf: pre-compact {sid[:8]}")
     elif event == "SessionEnd":
         reason = payload.get("reason")
@@ -39,6 +42,30 @@ def handle(event: str, where: Where, payload: dict[str, object]) -> str:
         facts.drop_session_facts(where.state, gate.id8(sid))  # session facts end with their session
         spawn_background_commit(where.top)
     return ""
+
+
+def _note_toolset(where: Where, sid: str, payload: dict[str, object]) -> None:
+    """The session file's `toolset:` names the profile in force when it is not the default
+    (or the file already names one): a switch before the file existed, a project default,
+    a header the assistant rewrote. Never breaks the checkpoint."""
+    try:
+        own = gate.matching_file(where.root, sid) if sid and not gate.opted_out(where.root, sid) else None
+        if own is None:
+            return
+        profile = sessions.active(toolset.places(where), sid, payload.get("permission_mode")).profile
+        if profile.name != toolsets.DEFAULT or session_head.value(own, "toolset") is not None:
+            session_head.set_value(own, "toolset", profile.name)
+    except Exception as exc:  # noqa: BLE001 - the notes are committed whatever the header says
+        record_error(where.state, "toolset frontmatter", exc)
+
+
+def _toolset_block(where: Where, sid: str) -> str:
+    """The profile this session works in, in one line (and what is wrong in toolsets files)."""
+    try:
+        return "## Toolset\n" + sessions.status_line(sessions.active(toolset.places(where), sid))
+    except Exception as exc:  # noqa: BLE001 - the session starts whatever the profiles say
+        record_error(where.state, "SessionStart toolset", exc)
+        return ""
 
 
 def _pins_block(ctx: memory.Context, now: int) -> str:
@@ -127,7 +154,7 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
         own_file=os.path.relpath(own, where.top) if own else None, opted_out=bool(sid) and gate.opted_out(where.root, sid))
     # In order of what is cut first when together they outgrow their share of the
     # context (briefing.BLOCK_SHARE): the last ones.
-    blocks = (_signing_block(ctx), _facts_block(ctx, sid, now), _handoff_block(ctx, sid, now), _pins_block(ctx, now),
+    blocks = (_toolset_block(where, sid), _signing_block(ctx), _facts_block(ctx, sid, now), _handoff_block(ctx, sid, now), _pins_block(ctx, now),
               _instincts_block(ctx), prepared.compression_notice())
     text = startup.context_text(ctx, situation, blocks)
     fetched.start_background_fetch(ctx, os.environ)  # detached: what it brings is merged by the next session or git hook

@@ -46,11 +46,12 @@ def reply(event: str, **fields: str) -> str:
     """The hook's answer. Its context passes the tag rule once more as a whole (every
     memory text in it was shown through frame.py already): whatever produced it, no
     `</system-reminder>` reaches the client from us."""
-    text = fields.get("additionalContext", "")
-    if any(c in text for c in "<&\\\uff1c\ufe64\u2329\u3008"):  # else no spelling of `<`: frame.py not even loaded
-        from .. import frame
+    for key in ("additionalContext", "permissionDecisionReason"):  # a denial can quote a team's toolsets.yaml
+        text = fields.get(key, "")
+        if any(c in text for c in "<&\\\uff1c\ufe64\u2329\u3008"):  # else no spelling of `<`: frame.py not loaded
+            from .. import frame
 
-        fields["additionalContext"] = frame.tags_only(text)
+            fields[key] = frame.tags_only(text)
     return fastjson.dumps({"hookSpecificOutput": {"hookEventName": event, **fields}})
 
 

@@ -1,17 +1,40 @@
 """Operations both edges (the CLI and the Claude Code hooks) call.
 
-The facade re-exports the few every edge needs; the rest are imported from their
+The facade re-exports the few every edge needs, loaded on first use (PEP 562): the
+commit path imports pygit2, and a light operation such as memory.toolsets runs in
+the per-call hooks, which must not pay for it. The rest are imported from their
 modules (memory.doctor, memory.queries, memory.indexer...) by the edge that uses
 them, so a routine `git enf commit` loads only the commit path.
 """
 
-from .commits import Pending, commit, pending, would_refuse
-from .report import Report, report_lines
-from .setup import init
-from .views import project_name, project_of
-from .working_set import materialize, restore
-from .workspace import WORKING_SET_DEFAULT, WORKING_SET_KEY, Context, Settings, require_branch
+from __future__ import annotations
 
+TYPE_CHECKING = False  # typing's would be loaded by every hook that imports a light operation
+if TYPE_CHECKING:
+    from .commits import Pending, commit, pending, would_refuse
+    from .report import Report, report_lines
+    from .setup import init
+    from .views import project_name, project_of
+    from .working_set import materialize, restore
+    from .workspace import WORKING_SET_DEFAULT, WORKING_SET_KEY, Context, Settings, require_branch
+
+_WHERE = {
+    "Pending": "commits", "commit": "commits", "pending": "commits", "would_refuse": "commits",
+    "Report": "report", "report_lines": "report", "init": "setup", "project_name": "views", "project_of": "views",
+    "materialize": "working_set", "restore": "working_set", "WORKING_SET_DEFAULT": "workspace",
+    "WORKING_SET_KEY": "workspace", "Context": "workspace", "Settings": "workspace", "require_branch": "workspace",
+}
 __all__ = ["WORKING_SET_DEFAULT", "WORKING_SET_KEY", "Context", "Pending", "Report", "Settings", "commit", "init",
            "materialize", "pending", "project_name", "project_of", "report_lines", "require_branch", "restore",
            "would_refuse"]
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # once: later lookups are plain attributes
+    return value

@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from .. import paths
 from ..errors import EnfError, RecordError
 from ..plumbing import atomic, events, locks, store
 from ..pure import facts as pf
@@ -25,19 +26,16 @@ from .working_set import materialize
 from .workspace import Context, require_branch
 
 SESSION_FACTS_DIR = "session-facts"
-USER_DIR_NAME = "enf-git"
+USER_DIR_NAME = paths.USER_DIR_NAME
 SESSION_LOCK_WAIT = 5.0
 ID_CHARS = 8  # as claude/gate.id8
 STALE_SESSION_FACTS = 7 * 86400.0  # seconds: a session resumed after a week starts without them
 
 
 def user_dir(environ: Mapping[str, str]) -> Path:
-    """The user's enf-git config folder: $XDG_CONFIG_HOME/enf-git, else ~/.config/enf-git.
-    Called by the edges with their environment (nothing below them reads it)."""
-    base = environ.get("XDG_CONFIG_HOME", "").strip()
-    if not base or not os.path.isabs(base):  # the XDG spec: a relative value is ignored
-        base = os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".config")
-    return Path(base) / USER_DIR_NAME
+    """The user's enf-git config folder (paths.user_config_dir). Called by the edges with
+    their environment (nothing below them reads it)."""
+    return Path(paths.user_config_dir(dict(environ)))
 
 
 class Loaded:  # a plain class: see workspace.Settings

@@ -82,3 +82,43 @@ def clear(state_dir: str, session_id: str) -> bool:
     except FileNotFoundError:
         return False
     return True
+
+
+# --- the compiled table, so a tool call never parses YAML ---------------------------------
+
+CACHE_FILE = "toolsets.json"
+
+
+def signature(files: list[tuple[str, str]]) -> list[list[object]]:
+    """What the compiled table depends on: each file's path, size and modification time
+    (None for a file that is not there). Any edit changes one of them."""
+    out: list[list[object]] = []
+    for path, _shown in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            out.append([path, None, None])
+        else:
+            out.append([path, st.st_size, st.st_mtime_ns])
+    return out
+
+
+def read_cache(state_dir: str) -> dict[str, object] | None:
+    from .. import fastjson
+
+    try:
+        with open(os.path.join(state_dir, CACHE_FILE), encoding="utf-8") as f:
+            data = fastjson.loads(f.read())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_cache(state_dir: str, data: dict[str, object]) -> None:
+    """Best effort: a state folder that cannot be written costs a parse per call, not the call."""
+    from .. import fastjson
+
+    try:
+        atomic.write(os.path.join(state_dir, CACHE_FILE), fastjson.dumps(data).encode("utf-8"))
+    except OSError:
+        pass
