@@ -33,13 +33,23 @@ def test_the_plugin_ships_the_same_commands_as_the_package() -> None:
     assert "commands/*.md" in data["tool"]["setuptools"]["package-data"]["enf_git"]  # else a wheel has none
 
 
-@pytest.mark.parametrize("name", slash.NAMES)
+@pytest.mark.parametrize("name", [n for n in slash.NAMES if n != "toolset"])
 def test_each_command_says_which_git_enf_command_to_run(name: str) -> None:
     text = slash.source(name).read_text()
     head, body = text.removeprefix("---\n").split("\n---\n", 1)
     assert head.startswith("description: ") and f"allowed-tools: Bash(git enf {name}:*)" in head
     assert f"git enf {name}" in body and "$ARGUMENTS" in body
     assert len(text) < 1000  # it becomes the prompt: keep it cheap
+
+
+def test_toolset_runs_nothing_the_hook_has_switched_already() -> None:
+    """/toolset is acted on by UserPromptSubmit (the user's own words); the model only reports,
+    and the command file grants it no tool, so a model cannot switch through it."""
+    text = slash.source("toolset").read_text()
+    head, body = text.removeprefix("---\n").split("\n---\n", 1)
+    assert "allowed-tools" not in head
+    assert "Run no command for it" in body and "$ARGUMENTS" in body and "git enf toolset" in body
+    assert len(text) < 1000
 
 
 def test_remember_and_forget_name_the_session_for_session_scope() -> None:
@@ -55,7 +65,7 @@ def test_init_places_the_commands_and_uninstall_removes_them(scope: str, run_cli
     run_cli("init", "--scope", scope)
     assert commands_in(folder) == shipped()
     out = run_cli("uninstall", "--scope", scope)
-    assert f"deleted the slash commands /remember, /forget, /memories, /pin from {folder}\n" in out
+    assert f"deleted the slash commands /remember, /forget, /memories, /pin, /toolset from {folder}\n" in out
     assert not folder.exists()
 
 
@@ -95,7 +105,7 @@ def test_a_users_own_command_of_the_same_name_is_kept_and_said(run_cli: Run, rep
     run_cli("init")
     assert mine.read_text() == THEIRS
     out = run_cli("uninstall")
-    assert f"deleted the slash commands /forget, /memories, /pin from {folder}\n" in out
+    assert f"deleted the slash commands /forget, /memories, /pin, /toolset from {folder}\n" in out
     assert commands_in(folder) == {"remember.md": THEIRS.encode()}
 
 

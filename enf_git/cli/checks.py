@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -15,9 +16,10 @@ from .text import envelope
 @JSON_OPTION
 def doctor(as_json: bool) -> None:
     """Validate the installation and the memory; name each problem and its fix (exit 1 on errors)."""
+    from .. import paths
     from ..memory import doctor as doctor_mod
 
-    result = doctor_mod.run(workspace(), Path.home())
+    result = doctor_mod.run(workspace(), Path.home(), paths.user_config_dir(os.environ))
     if as_json:
         click.echo(envelope("doctor", ok=not result.errors, checks=list(result.checks), problems=[
             {"severity": p.severity, "what": p.what, "fix": p.fix} for p in result.problems]))

@@ -37,8 +37,9 @@ class Checked:
         return any(p.severity == "error" for p in self.problems)
 
 
-def run(ctx: Context, home: Path) -> Checked:
-    """Every check, in order; `home` is where the user scope's settings live (~)."""
+def run(ctx: Context, home: Path, user_dir: str | None = None) -> Checked:
+    """Every check, in order; `home` is where the user scope's settings live (~),
+    `user_dir` the user's enf-git config folder (its toolsets.yaml)."""
     from . import install_checks, record_checks, state_checks
 
     checks: list[str] = []
@@ -46,6 +47,8 @@ def run(ctx: Context, home: Path) -> Checked:
     for name, install_check in install_checks.CHECKS:
         checks.append(name)
         problems += install_check(ctx, home)
+    checks.append("toolset profiles")
+    problems += _toolsets(ctx, user_dir or str(home / ".config" / paths.USER_DIR_NAME))
     for name, local_check in state_checks.LOCAL:
         checks.append(name)
         problems += local_check(ctx)
@@ -68,6 +71,20 @@ def run(ctx: Context, home: Path) -> Checked:
         checks.append(name)
         problems += record_check(ctx, tip, recs)
     return Checked(tuple(checks), tuple(problems))
+
+
+def _toolsets(ctx: Context, user_dir: str) -> list[Problem]:
+    """Every problem in the toolsets files, and a project default that names no profile:
+    each leaves a built-in in force, which is safe but not what the file meant."""
+    from . import toolsets
+
+    places = toolsets.Places(str(ctx.top), str(ctx.root), str(store.state_dir(ctx.repo)), user_dir)
+    found = toolsets.active(places, "")
+    out = [Problem("warning", f"toolsets file {p}", "fix that line; until then the built-in of that name "
+                   "(or none) is in force: git enf toolset list shows what is") for p in found.problems]
+    out += [Problem("warning", f"{line}; build is used", "git enf toolset NAME --default, or fix the file")
+            for line in found.missing]
+    return out
 
 
 def _working_copy(ctx: Context, tip: store.Commit) -> list[Problem]:
