@@ -286,8 +286,8 @@ def test_session_start_names_the_profile_in_one_line(project: Path) -> None:
     assert reply is not None
     text = str(reply["hookSpecificOutput"]["additionalContext"])  # type: ignore[index]
     lines = [line for line in text.splitlines() if line.startswith("Toolset:")]
-    assert lines == ["Toolset: this session works in the toolset profile build (no force push; allows read, task, "
-                     "write, edit, shell, shell-io, web, mcp, unknown), the default. Switch with /toolset "
+    assert lines == ["Toolset: this session works in the toolset profile build (no force push; allows every tool), "
+                     "the default. Switch with /toolset "
                      "plan|build|review|explore|deploy|debug|docs (or a team profile), /toolset status, "
                      "/toolset reset."]
 

@@ -27,17 +27,30 @@ def allowed(profile: str, call: Call) -> bool:
 # profile -> the tools (by Claude Code's names) it allows, every other tool below denied
 TOOLS = ["Read", "Glob", "Grep", "LS", "Task", "Agent", "Write", "Edit", "MultiEdit", "NotebookEdit", "Bash",
          "BashOutput", "KillShell", "WebFetch", "WebSearch", "TodoWrite", "mcp__github__create_issue",
-         "FutureTool"]
+         "FutureTool", "Skill", "Workflow", "SendMessage", "Monitor", "CronCreate", "EnterWorktree", "ToolSearch",
+         "ListAgents"]
+TASKS = {"Task", "Agent", "Skill", "Workflow", "SendMessage"}
+META = {"TodoWrite", "ToolSearch", "ListAgents"}
+SHELL_IO = {"BashOutput", "KillShell", "Monitor"}
+# The tools of Claude Code 2.1.337, as a real request lists them (tools, then deferred tools).
+CLIENT_TOOLS = ["Agent", "Bash", "DeferredToolPlaceholder", "Edit", "ListAgents", "Read", "ReportFindings",
+                "ScheduleWakeup", "Skill", "ToolSearch", "Workflow", "Write", "CronCreate", "CronDelete", "CronList",
+                "EnterWorktree", "ExitWorktree", "Monitor", "NotebookEdit", "SendMessage", "TaskStop", "WebFetch",
+                "WebSearch"]
 ALLOWS = {
-    "plan": {"Read", "Glob", "Grep", "LS", "Task", "Agent", "TodoWrite"},
+    "plan": {"Read", "Glob", "Grep", "LS"} | TASKS | META,
     "build": set(TOOLS),
-    "review": {"Read", "Glob", "Grep", "LS", "Bash", "BashOutput", "KillShell", "TodoWrite"},
-    "explore": {"Read", "Glob", "Grep", "LS", "TodoWrite"},
-    "deploy": {"Read", "Glob", "Grep", "LS", "Bash", "BashOutput", "KillShell", "TodoWrite"},
-    "debug": {"Read", "Glob", "Grep", "LS", "Bash", "BashOutput", "KillShell", "Edit", "MultiEdit", "NotebookEdit",
-              "Write", "TodoWrite"},
-    "docs": {"Read", "Glob", "Grep", "LS", "Write", "Edit", "MultiEdit", "NotebookEdit", "TodoWrite"},
+    "review": {"Read", "Glob", "Grep", "LS", "Bash"} | SHELL_IO | META,
+    "explore": {"Read", "Glob", "Grep", "LS"} | META,
+    "deploy": {"Read", "Glob", "Grep", "LS", "Bash"} | SHELL_IO | META,
+    "debug": {"Read", "Glob", "Grep", "LS", "Bash", "Edit", "MultiEdit", "NotebookEdit", "Write"} | SHELL_IO | META,
+    "docs": {"Read", "Glob", "Grep", "LS", "Write", "Edit", "MultiEdit", "NotebookEdit"} | META,
 }
+
+
+@pytest.mark.parametrize("tool", CLIENT_TOOLS)
+def test_every_tool_of_todays_client_has_a_class(tool: str) -> None:
+    assert ts.tool_class(tool) != ts.UNKNOWN
 
 
 @pytest.mark.parametrize("profile", sorted(ALLOWS))

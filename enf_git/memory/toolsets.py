@@ -117,7 +117,8 @@ def record_switch(places: Places, sid: str, name: str, before: str) -> None:
 
 
 def describe(profile: ts.Profile) -> str:
-    allows = ", ".join(c for c in ts.CLASSES if c in profile.classes and c != ts.META)
+    every = all(c in profile.classes for c in ts.CLASSES)
+    allows = "every tool" if every else ", ".join(c for c in ts.CLASSES if c in profile.classes and c != ts.META)
     extra = f"; also {', '.join(sorted(profile.allow))}" if profile.allow else ""
     return f"the toolset profile {profile.name} ({profile.restriction or 'custom'}; allows {allows}{extra})"
 

@@ -35,22 +35,31 @@ if TYPE_CHECKING:
 
 # --- tool classes ----------------------------------------------------------------------
 
-READ, TASK, WRITE, EDIT, SHELL, SHELL_IO, WEB, MCP, META, UNKNOWN = (
-    "read", "task", "write", "edit", "shell", "shell-io", "web", "mcp", "meta", "unknown")
-CLASSES = (READ, TASK, WRITE, EDIT, SHELL, SHELL_IO, WEB, MCP, META, UNKNOWN)
+READ, TASK, WRITE, EDIT, SHELL, SHELL_IO, WEB, MCP, CONTROL, META, UNKNOWN = (
+    "read", "task", "write", "edit", "shell", "shell-io", "web", "mcp", "control", "meta", "unknown")
+CLASSES = (READ, TASK, WRITE, EDIT, SHELL, SHELL_IO, WEB, MCP, CONTROL, META, UNKNOWN)
 
-# Claude Code's tool names as its PreToolUse payloads spell them (measured: see the
-# README's table). Write creates or replaces a whole file; Edit, MultiEdit and
-# NotebookEdit change a file in place.
+# Claude Code's tool names as its requests and PreToolUse payloads spell them: those of
+# 2.1.337 measured from the tools and deferred-tool list of a real request (see
+# tests/e2e/test_toolset_client.py), and the older names (Glob, Grep, LS, TodoWrite...)
+# that earlier releases and other set-ups still offer. Write creates or replaces a whole
+# file; Edit, MultiEdit and NotebookEdit change one in place. Task-like tools hand work
+# to a subagent, whose own tool calls meet PreToolUse again. Control tools change the
+# client's own surroundings (scheduled prompts, worktrees): build only. Meta tools
+# change nothing outside the conversation (a to-do list, loading a deferred tool's
+# schema, listing agents): every profile.
 TOOL_CLASS: dict[str, str] = {
     "Read": READ, "Glob": READ, "Grep": READ, "LS": READ, "NotebookRead": READ,
-    "Task": TASK, "Agent": TASK,
+    "Task": TASK, "Agent": TASK, "SendMessage": TASK, "Skill": TASK, "Workflow": TASK, "TaskStop": TASK,
     "Write": WRITE,
     "Edit": EDIT, "MultiEdit": EDIT, "NotebookEdit": EDIT,
     "Bash": SHELL,
-    "BashOutput": SHELL_IO, "KillShell": SHELL_IO, "KillBash": SHELL_IO,
+    "BashOutput": SHELL_IO, "KillShell": SHELL_IO, "KillBash": SHELL_IO, "Monitor": SHELL_IO,
     "WebFetch": WEB, "WebSearch": WEB,
-    "TodoWrite": META, "ExitPlanMode": META, "WaitForMcpServers": META,
+    "CronCreate": CONTROL, "CronDelete": CONTROL, "EnterWorktree": CONTROL, "ExitWorktree": CONTROL,
+    "TodoWrite": META, "ExitPlanMode": META, "WaitForMcpServers": META, "ToolSearch": META,
+    "DeferredToolPlaceholder": META, "ListAgents": META, "CronList": META, "ReportFindings": META,
+    "ScheduleWakeup": META,
 }
 # enf-git's own MCP tools (as a project .mcp.json names the server, as the plugin does,
 # and the older spelling) read and write memory only: allowed in every profile.
