@@ -3,7 +3,9 @@
 Per-call hooks against `python -c pass` with the same interpreter, each row the median
 of paired ratios (every hook run is paired with the baseline run next to it, in
 rotating order), with goals: PreToolUse (the session file present) and PostToolUse
-<= 1.2; UserPromptSubmit on a trivial prompt ("yes": nothing is looked up) <= 1.2; on
+<= 1.2; PreToolUse in a toolset profile <= 1.3 (a session in a custom profile of the
+project's toolsets.yaml, extending review, whose Bash call the shell classifier judges:
+the compiled-profile read, the classifier's import and its parse included); UserPromptSubmit on a trivial prompt ("yes": nothing is looked up) <= 1.2; on
 a substantive one, with brain-first pointers and skill hints on (the defaults) and the
 pointers file built, <= 1.3; each of its runs shows the pointers (it starts from the hook
 state of the session's first prompt without the pointers that prompt showed). SessionStart and Stop on a branch holding 1,000 sessions
@@ -127,7 +129,22 @@ def report(title: str, result: dict[str, list[float]], goals: dict[str, float]) 
 
 
 FAST_GOALS = {"PreToolUse": 1.2, "PostToolUse": 1.2, "UserPromptSubmit trivial (yes)": 1.2,
-              "UserPromptSubmit substantive": 1.3}
+              "UserPromptSubmit substantive": 1.3, "PreToolUse, toolset profile": 1.3}
+PROFILED = "abcdef13-0000-4000-8000-000000000000"  # a second session, in a custom profile
+TOOLSETS = "review-ci:\n  extends: review\n  allow: [WebFetch]\n  deny_bash: ['docker *', 'kubectl delete *']\n"
+# A read-only pipeline the classifier has to take apart (a pipe, a substitution, flags).
+PROFILED_COMMAND = "git log --oneline -20 | grep -i fix | head -5 && git diff --stat $(git merge-base HEAD main)"
+
+
+def profiled_session(top: Path) -> None:
+    """The second session: its file (the gate passes), the project's toolsets.yaml, its choice."""
+    today = time.strftime("%Y-%m-%d")
+    (top / ".claude-sessions" / "sessions" / f"{today}-profiled-bench.md").write_text(
+        f"---\nsession_id: {PROFILED[:8]}\ndate: {today}\nstatus: active\n---\n## Intent\nx\n")
+    (top / "toolsets.yaml").write_text(TOOLSETS)
+    choices = top / ".git" / "enf" / "toolsets"
+    choices.mkdir(parents=True, exist_ok=True)
+    (choices / PROFILED[:8]).write_text("review-ci\n")
 # Words the fixture's sessions hold (area, option, speed, load): brain-first finds pointers for it.
 SUBSTANTIVE = "why did we decide option 137 over option 138 for area 2"
 
@@ -152,6 +169,13 @@ def main() -> None:
         hook = [python, "-c", LAUNCH]
         tool = json.dumps({"session_id": SID, "cwd": str(top), "hook_event_name": "PreToolUse",
                            "tool_name": "Bash", "tool_input": {"command": "ls -la"}}).encode()
+        profiled_session(top)
+        profiled = json.dumps({"session_id": PROFILED, "cwd": str(top), "hook_event_name": "PreToolUse",
+                               "tool_name": "Bash", "tool_input": {"command": PROFILED_COMMAND}}).encode()
+        for payload, denied in ((profiled, False), (profiled.replace(b"git log", b"docker run x; git log", 1), True)):
+            got = subprocess.run(hook + ["pre-tool-use"], input=payload, capture_output=True, env=env).stdout
+            if (b'"deny"' in got) != denied:  # the measured call is allowed, and really judged
+                raise SystemExit(f"the profiled session's call was not judged as expected: {got[:300]!r}")
 
         def prompt(text: str) -> bytes:
             return json.dumps({"session_id": SID, "cwd": str(top), "prompt": text}).encode()
@@ -182,6 +206,7 @@ def main() -> None:
             fast = measure({
                 "python -c pass": ([python, "-c", "pass"], b""),
                 "PreToolUse": (hook + ["pre-tool-use"], tool),
+                "PreToolUse, toolset profile": (hook + ["pre-tool-use"], profiled),
                 "PostToolUse": (hook + ["post-tool-use"], tool),
                 "UserPromptSubmit trivial (yes)": (hook + ["user-prompt-submit"], prompt("yes")),
                 "UserPromptSubmit substantive": (hook + ["user-prompt-submit"], prompt(SUBSTANTIVE)),

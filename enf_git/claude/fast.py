@@ -115,6 +115,8 @@ def _skill_hint(where: Where, prompt: str, config: dict[str, str]) -> str:
 def _toolset(where: Where, sid: str, tool: str, payload: dict[str, object], cwd: str) -> str:
     """The toolset profile's decision on a call the gate lets through; fail-open to the
     client's own permission flow: a broken profile file must not stop every tool."""
+    if _plainly_build(where, sid, tool, payload):
+        return ""  # nothing chosen, no plan mode, no profile file: only a force push could be denied
     from . import toolset
 
     try:
@@ -122,6 +124,21 @@ def _toolset(where: Where, sid: str, tool: str, payload: dict[str, object], cwd:
     except Exception as exc:  # noqa: BLE001 - the contract: never break the session
         record_error(where.state, "PreToolUse toolset", exc)
         return ""
+
+
+def _plainly_build(where: Where, sid: str, tool: str, payload: dict[str, object]) -> bool:
+    """The built-in build, for a call it cannot deny, known from a few stat calls: the
+    profile machinery is not even imported on the path most tool calls take."""
+    if payload.get("permission_mode") == "plan":
+        return False
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if tool == "Bash" and (not isinstance(command, str) or "push" in command):
+        return False
+    from ..plumbing import toolset_files
+
+    decisive = toolset_files.decisive(where.top, where.state, paths.user_config_dir(os.environ), sid)
+    return not any(os.path.exists(path) for path in decisive)
 
 
 def _toolset_command(where: Where, sid: str, prompt: str, mode: object) -> str:

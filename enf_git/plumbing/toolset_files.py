@@ -33,6 +33,17 @@ def layer_files(top: str, user_dir: str) -> list[tuple[str, str]]:
     return [(user, user), (os.path.join(top, FILE_NAME), FILE_NAME)]
 
 
+def decisive(top: str, state_dir: str, user_dir: str, session_id: str) -> list[str]:
+    """Every file whose presence can make a session's profile other than the built-in
+    build: its choice, the project's default, either toolsets.yaml. None there (the
+    common case), and a tool call needs no profile at all."""
+    try:
+        choice = [choice_path(state_dir, session_id)]
+    except ValueError:
+        choice = []
+    return [*choice, os.path.join(top, DEFAULT_FILE), *(path for path, _ in layer_files(top, user_dir))]
+
+
 def read(path: str) -> bytes | None:
     """A toolsets file's bytes; None when there is none (OSError when it cannot be read)."""
     try:
