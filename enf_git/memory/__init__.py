@@ -7,7 +7,6 @@ modules (memory.doctor, memory.queries, memory.indexer...) by the edge that uses
 them, so a routine `git enf commit` loads only the commit path.
 """
 
-from __future__ import annotations
 
 TYPE_CHECKING = False  # typing's would be loaded by every hook that imports a light operation
 if TYPE_CHECKING:

@@ -12,7 +12,6 @@ profiles is read from a compiled cache (pure/toolset_layers.py), parsed again on
 a file changed.
 """
 
-from __future__ import annotations
 
 import os
 
@@ -39,11 +38,11 @@ class Active:
 
     __slots__ = ("profile", "why", "missing", "problems")
 
-    def __init__(self, profile: ts.Profile, why: str, missing: list[str], problems: list[Problem]) -> None:
+    def __init__(self, profile: ts.Profile, why: str, missing: list[str], problems: "list[Problem]") -> None:
         self.profile, self.why, self.missing, self.problems = profile, why, missing, problems
 
 
-def load(places: Places) -> tuple[dict[str, ts.Profile], list[Problem]]:
+def load(places: Places) -> "tuple[dict[str, ts.Profile], list[Problem]]":
     """The profile table, from the compiled cache while neither toolsets.yaml changed."""
     files = toolset_files.layer_files(places.top, places.user_dir)
     signature = toolset_files.signature(files)

@@ -10,7 +10,6 @@ that is not there (no `---` first line, or no closing one within HEAD_BYTES) is 
 alone. The rest of the file is written back byte for byte.
 """
 
-from __future__ import annotations
 
 import os
 import time

@@ -14,7 +14,6 @@ paths only (pure/toolsets.py parses and decides).
   never committed and every worktree's sessions are found in one place.
 """
 
-from __future__ import annotations
 
 import os
 

@@ -27,7 +27,6 @@ This module runs in PreToolUse on every tool call: no dataclasses, enum, fnmatch
 Custom profiles (toolsets.yaml) are read by toolset_layers.py.
 """
 
-from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing on every tool call
 if TYPE_CHECKING:
@@ -116,7 +115,7 @@ class Profile:
         return f"Profile({self.name!r}, source={self.source!r})"
 
 
-def _builtin(name: str, classes: Iterable[str], restriction: str, shell: str = SHELL_NONE,
+def _builtin(name: str, classes: "Iterable[str]", restriction: str, shell: str = SHELL_NONE,
              writes: str = WRITES_NONE, paths: tuple[str, ...] = ()) -> Profile:
     return Profile(name, frozenset([*classes, META]), shell=shell, writes=writes, paths=paths, restriction=restriction)
 
@@ -177,7 +176,7 @@ if TYPE_CHECKING:
     Classifier = Callable[[str], ShellVerdict]
 
 
-def decide(profile: Profile, call: Call, classify: Classifier) -> Decision:
+def decide(profile: Profile, call: Call, classify: "Classifier") -> Decision:
     """Whether `profile` allows `call`; a denial says the rule and what broke it."""
     if call.tool in profile.deny:
         return Decision(False, f"{call.tool} is denied in {profile.name}", f"the tool {call.tool}")
@@ -207,7 +206,7 @@ def _what(tool: str, kind: str) -> str:
     return f"{tool} is a {kind} tool"
 
 
-def _shell(profile: Profile, command: str, classify: Classifier) -> Decision:
+def _shell(profile: Profile, command: str, classify: "Classifier") -> Decision:
     for pattern in profile.deny_shell:
         if glob_match(command.strip(), pattern):
             return Decision(False, f"{profile.name} denies `{pattern}`", f"`{short(command)}`")
