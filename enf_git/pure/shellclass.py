@@ -18,15 +18,18 @@ Assistant-neutral: nothing here knows about Claude Code's payloads.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing in the hook on every tool call
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-__all__ = ["Kind", "Verdict", "classify"]
+__all__ = ["Kind", "NAMES", "Verdict", "classify"]
 
 
-class Kind(enum.IntEnum):
+class Kind:
     """What a command may do, ordered so that the worst of several parts is their max.
 
+    Plain ints rather than an IntEnum: `enum` (with collections and functools behind it)
+    would more than double this module's import time in the per-call hook.
     UNKNOWN sits above WRITE (it is never read-only) and below PUSH (an unclassified
     program is not known to push; profiles that forbid pushes only need PUSH and up).
     """
@@ -38,20 +41,29 @@ class Kind(enum.IntEnum):
     FORCE_PUSH = 4
 
 
+NAMES = {Kind.READ: "read", Kind.WRITE: "write", Kind.UNKNOWN: "unknown", Kind.PUSH: "push",
+         Kind.FORCE_PUSH: "force-push"}
+
+
 class Verdict:
     """The kind of the worst part, that part's text, and a one-line reason for a denial."""
 
     __slots__ = ("kind", "segment", "reason")
 
-    def __init__(self, kind: Kind, segment: str, reason: str) -> None:
+    def __init__(self, kind: int, segment: str, reason: str) -> None:
         self.kind = kind
         self.segment = segment
         self.reason = reason
 
     @property
+    def name(self) -> str:
+        """The kind as the profiles name it: read, write, unknown, push or force-push."""
+        return NAMES[self.kind]
+
+    @property
     def read_only(self) -> bool:
         """True only for READ: UNKNOWN counts as a possible write."""
-        return self.kind is Kind.READ
+        return self.kind == Kind.READ
 
     @property
     def pushes(self) -> bool:
@@ -59,7 +71,7 @@ class Verdict:
         return self.kind >= Kind.PUSH
 
     def __repr__(self) -> str:
-        return f"Verdict({self.kind.name}, {self.segment!r}, {self.reason!r})"
+        return f"Verdict({self.name}, {self.segment!r}, {self.reason!r})"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Verdict) and (self.kind, self.segment, self.reason) == (
@@ -559,7 +571,8 @@ class _Ctx:
         return Verdict(Kind.UNKNOWN, self.segment, reason)
 
 
-_Handler = Callable[[list[str], _Ctx], Verdict]
+if TYPE_CHECKING:
+    _Handler = Callable[[list[str], _Ctx], Verdict]
 
 
 def _is_assignment(tok: _Token) -> bool:
@@ -748,7 +761,7 @@ _FORCE_LONG = ("--force", "--force-with-lease", "--force-if-includes", "--mirror
 def _git_push(args: list[str], ctx: _Ctx) -> Verdict:
     """Force, delete, mirror, prune and `+`/`:` refspecs all rewrite or remove remote history."""
     forced = any(a.startswith(_FORCE_LONG) for a in args)
-    forced = forced or any(c in "fd" for c in _short_flags(a for a in args if a not in ("-o",)))  # type: ignore[arg-type]
+    forced = forced or any(c in "fd" for c in _short_flags([a for a in args if a != "-o"]))
     refspecs = _positionals(args)
     forced = forced or any(r.startswith(("+", ":")) for r in refspecs)
     if forced:
@@ -861,24 +874,85 @@ def _sed(args: list[str], ctx: _Ctx) -> Verdict:
 
 
 def _sed_writes(script: str) -> bool:
-    """Does a sed script use the w/W commands or s///w, or e (which runs a command)?"""
-    import re  # only sed scripts need it; keep it off the hook's common path
+    """Does a sed script use w/W, s///w, or e (which runs a command)? Scanned by hand, as `re`
+    would cost the hook more than this whole module; a script it cannot follow counts as writing."""
+    i, n = 0, len(script)
+    while i < n:
+        i = _sed_address(script, i)
+        if i >= n:
+            return False
+        c = script[i]
+        if c in "wWe":
+            return True
+        if c in "sy":
+            ends = _sed_delimited(script, i + 1, 2)
+            if ends < 0:
+                return True
+            i = _sed_end(script, ends)
+            if c == "s" and any(f in script[ends:i] for f in "we"):
+                return True
+        elif c in "aicrRbtT:":
+            i = _sed_end(script, i + 1, "\n" if c in "aicrR:" else ";\n}")
+        elif c in ";{}\n \t!":
+            i += 1
+        elif c in "=dDgGhHlLnNpPqQxzFv":
+            i = _sed_end(script, i + 1)
+        else:
+            return True
+    return False
 
-    command = r"(?:^|[;{}\n])\s*(?:[0-9$,]+|/[^/]*/)?\s*!?\s*[wWe](?:\s|$)"
-    subst_flag = r"/[gpiImM0-9]*[we](?:\s|$|;)"
-    return re.search(command, script) is not None or re.search(subst_flag, script) is not None
+
+def _sed_address(script: str, i: int) -> int:
+    """Index just past the addresses in front of a sed command (lines, $, /re/, \\cREc, ~, +, !)."""
+    n = len(script)
+    while i < n:
+        c = script[i]
+        if c.isdigit() or c in "$,~+!;{} \t\n":
+            i += 1
+        elif c in "/\\":
+            delim = script[i + 1:i + 2] if c == "\\" else "/"
+            i = _sed_delimited(script, i + (2 if c == "\\" else 1), 1, delim)
+            if i < 0:
+                return n
+            while i < n and script[i] in "IM":
+                i += 1
+        else:
+            return i
+    return i
+
+
+def _sed_delimited(script: str, i: int, parts: int, delim: str = "") -> int:
+    """Index past `parts` delimited fields starting at i (s/a/b/: delimiter at i, 2 parts); -1 if unterminated."""
+    if not delim:
+        if i >= len(script):
+            return -1
+        delim, i = script[i], i + 1
+    for _ in range(parts):
+        while i < len(script) and script[i] != delim:
+            i += 2 if script[i] == "\\" else 1
+        if i >= len(script):
+            return -1
+        i += 1
+    return i
+
+
+def _sed_end(script: str, i: int, stops: str = ";\n}") -> int:
+    """Index of the end of the current sed command (its flags or argument run up to a stop)."""
+    while i < len(script) and script[i] not in stops:
+        i += 1
+    return i
 
 
 def _awk(args: list[str], ctx: _Ctx) -> Verdict:
-    import re
-
     program = ""
     i = 0
     while i < len(args):
         arg = args[i]
         if arg in ("-i", "--include") and i + 1 < len(args) and args[i + 1].startswith("inplace"):
             return ctx.write("edits files in place (awk -i inplace)")
-        if arg in ("-f", "--file"):
+        if arg.startswith(("--include=inplace", "-iinplace")):
+            return ctx.write("edits files in place (awk -i inplace)")
+        if arg in ("-f", "--file") or arg.startswith("--file="):
             return ctx.unknown(f"`{ctx.segment}` runs an awk program file")
         if arg in ("-F", "-v", "--assign", "--field-separator", "-i", "--include"):
             i += 2
@@ -887,9 +961,44 @@ def _awk(args: list[str], ctx: _Ctx) -> Verdict:
             program = arg
             break
         i += 1
-    if re.search(r"system\s*\(|\|\s*getline|\|\s*\"|print[f]?[^;}]*>", program):
+    if _awk_escapes(program):
         return ctx.unknown(f"`{ctx.segment}` runs commands or writes files from awk")
     return ctx.read()
+
+
+def _awk_escapes(program: str) -> bool:
+    """Can an awk program run a command or write a file: system(), `cmd | getline`, or a
+    print/printf with > or |? String contents are blanked first (a "|" or ">" in a format is
+    harmless) and whitespace dropped, so no regular expression is needed."""
+    code = _blank_strings(program)
+    dense = "".join(code.split())
+    if "system(" in dense or "|getline" in dense or "|&getline" in dense:
+        return True
+    for line in code.splitlines():
+        for part in line.split("print")[1:]:
+            statement = part.split(";", 1)[0].split("}", 1)[0].replace("||", "")
+            if ">" in statement or "|" in statement:
+                return True
+    return False
+
+
+def _blank_strings(program: str) -> str:
+    """The awk program with the contents of its double-quoted strings removed (quotes kept)."""
+    out: list[str] = []
+    inside = False
+    i = 0
+    while i < len(program):
+        c = program[i]
+        if inside and c == "\\":
+            i += 2
+            continue
+        if c == '"':
+            inside = not inside
+            out.append(c)
+        elif not inside:
+            out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def _find(args: list[str], ctx: _Ctx) -> Verdict:
@@ -1130,7 +1239,7 @@ def _go(args: list[str], ctx: _Ctx) -> Verdict:
     return _GO(args, ctx)
 
 
-_HANDLERS: dict[str, Callable[[list[str], _Ctx], Verdict]] = {
+_HANDLERS: dict[str, _Handler] = {
     "git": _git, "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk,
     "find": _find, "sort": _sort, "tee": _tee, "perl": _perl, "curl": _curl, "wget": _wget, "tar": _tar,
     "unzip": _unzip, "date": _date, "hostname": _hostname, "eval": _eval, "mktemp": _mktemp,

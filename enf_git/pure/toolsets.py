@@ -361,12 +361,9 @@ def pick(table: dict[str, Profile], chosen: str | None, permission_mode: str | N
     return table[DEFAULT], "the default", missing
 
 
-_KIND_NAMES = {"READ": "read", "WRITE": "write", "UNKNOWN": "unknown", "PUSH": "push", "FORCE_PUSH": "force-push"}
-
-
 def shell_verdict(command: str) -> ShellVerdict:
     """The shell classifier's verdict in this module's terms (the Classifier `decide` takes)."""
     from . import shellclass
 
     verdict = shellclass.classify(command)
-    return ShellVerdict(_KIND_NAMES[verdict.kind.name], verdict.reason)
+    return ShellVerdict(verdict.name, verdict.reason)
