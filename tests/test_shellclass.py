@@ -98,3 +98,27 @@ def test_importing_the_classifier_loads_no_costly_module() -> None:
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(Path(__file__).resolve().parents[1])}).stdout.split()
     assert not {"enum", "re", "typing", "dataclasses", "collections", "functools"} & set(out), out
+
+
+CODE_RUNNING = [
+    (U, "LD_PRELOAD=./hook.so ls"), (U, "GIT_PAGER='sh -c \"rm x\"' git log"), (R, "GIT_PAGER=cat git log"),
+    (U, "PATH=./bin:$PATH ls"), (U, "export PATH=./node_modules/.bin:$PATH; ls"), (U, "env LESSOPEN='|rm x' less f"),
+    (R, "export PATH=\"$HOME/.local/bin:$PATH\""), (R, "env -i PATH=/usr/bin ls"),
+    (U, "git -c core.pager='rm -rf x' log"), (U, "git -c diff.foo.textconv=./conv diff"),
+    (U, "git --exec-path=/tmp/bin log"), (R, "git -c color.ui=always log"), (W, "git -c user.name=bot commit -m x"),
+    (F, "git -c core.sshCommand='ssh -i k' push -f"), (F, "GIT_SSH_COMMAND='ssh -i k' git push --force"),
+    (P, "git subtree push --prefix dist origin gh-pages"),
+    (W, "trap 'rm -f \"$tmp\"' EXIT"), (R, "trap - EXIT"), (R, "trap -p"), (W, "history -c"), (R, "history 20"),
+    (W, "ip link set eth0 down"), (R, "ip -br addr"), (W, "watch 'rm -f x'"), (R, "watch -n 1 ls"),
+    (W, "watch -x rm x"), (W, "systemctl restart nginx"), (R, "systemctl status nginx"), (W, "crontab -r"),
+    (R, "crontab -l"), (U, "openssl req -new -key k.pem -out csr.pem"), (R, "openssl x509 -in c.pem -noout -dates"),
+    (R, "[ -f x ] && cat x"), (R, "kubectl rollout status deploy/web"), (W, "kubectl rollout undo deploy/web"),
+    (U, "x='a[$(touch f)]'; echo $((x))"), (U, "x=$'a[\\x24(touch f)]'; echo $((x))"), (U, "printf -v x %s y"),
+    (R, "x=$(git rev-parse HEAD); echo $x"), (R, "i=$((i + 1))"),
+]
+
+
+@pytest.mark.parametrize(("kind", "command"), CODE_RUNNING, ids=[c for _, c in CODE_RUNNING])
+def test_settings_and_builtins_that_run_other_code(kind: int, command: str) -> None:
+    """Pagers, loaders, git -c keys, traps and watch can turn a read into arbitrary code."""
+    assert classify(command).kind == kind

@@ -515,11 +515,27 @@ def _redirection_verdict(op: _Token, target: _Token | None, segment: str) -> Ver
 
 def _program(words: list[_Token], segment: str, depth: int, stdin_data: bool) -> Verdict:
     """Unwrap assignments and wrappers, then judge the program and its arguments."""
+    assigned = words[:len(words) - len(_skip_assignments(words))]
     words = _skip_assignments(words)
+    if words and words[0].text in _ASSIGNING and not words[0].expands:  # `export PATH=…; ls` counts too
+        assigned += [w for w in words[1:] if _is_assignment(w)]
+    verdict = _run(words, segment, depth, stdin_data)
+    risky = _risky_assignment([w.text for w in assigned]) or next(
+        (w.text.partition("=")[0] for w in assigned if _stores_code(w)), "")
+    if risky:  # worst of the two, so `GIT_SSH_COMMAND=… git push -f` stays a force push
+        unknown = Verdict(Kind.UNKNOWN, segment, f"`{segment}` sets {risky}, which can make a program run other code")
+        return worst([verdict], unknown)
+    return verdict
+
+
+_ASSIGNING = {"env", "export", "declare", "typeset", "readonly", "local"}
+
+
+def _run(words: list[_Token], segment: str, depth: int, stdin_data: bool) -> Verdict:
     if not words:
         return Verdict(Kind.READ, segment, "sets shell variables")
     head = words[0]
-    if head.expands:
+    if head.expands and head.text != "[":  # a lone `[` is the test builtin, not a glob
         return Verdict(Kind.UNKNOWN, segment, f"`{segment}` runs a program named by an expansion")
     name = head.text.rsplit("/", 1)[-1] if not head.text.startswith("./") else head.text
     args = [w.text for w in words[1:]]
@@ -576,8 +592,52 @@ if TYPE_CHECKING:
 
 
 def _is_assignment(tok: _Token) -> bool:
-    name, eq, _ = tok.text.partition("=")
+    return _is_assignment_text(tok.text)
+
+
+def _is_assignment_text(text: str) -> bool:
+    name, eq, _ = text.partition("=")
     return bool(eq) and name.replace("_", "a").isalnum() and not name[:1].isdigit() and name != ""
+
+
+# Variables that make an otherwise read-only program run other code: pagers and editors
+# git or man start, loader and shell start-up hooks, git's ssh and diff helpers, and a PATH
+# that puts a relative (repository-controlled) directory in front of the system's programs.
+_CODE_VARS = {
+    "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE", "EDITOR", "VISUAL",
+    "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS",
+    "SSH_ASKPASS", "GIT_EXEC_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "GIT_TEMPLATE_DIR", "GIT_PROXY_COMMAND", "BASH_ENV", "ENV",
+    "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4",
+    "PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "PERL5OPT", "PERL5LIB", "RUBYOPT", "PATH",
+}
+_CODE_VAR_PREFIXES = ("DYLD_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
+_PLAIN_PAGERS = {"", "cat", "less", "more", "less -R", "less -FRX", "less -FRSX"}
+
+
+def _stores_code(tok: _Token) -> bool:
+    """Does an assigned value hold a command substitution as text (quoted, or spelled with escapes)?
+    Bash arithmetic evaluates a variable's value, array subscripts included, so
+    `x='a[$(touch f)]'; echo $((x))` runs the command: such a value is never read-only."""
+    text = tok.text
+    for sub in tok.subs:
+        text = text.replace(f"$({sub})", "").replace(f"`{sub}`", "")
+    return any(mark in text for mark in ("$(", "`", "\\x", "\\0", "\\u", "\\U"))
+
+
+def _risky_assignment(assignments: list[str]) -> str:
+    """The first assignment that can make a program run other code ("" when none does)."""
+    for text in assignments:
+        name, _, value = text.partition("=")
+        if name not in _CODE_VARS and not name.startswith(_CODE_VAR_PREFIXES):
+            continue
+        if name.endswith("PAGER") and value in _PLAIN_PAGERS:
+            continue
+        if name == "PATH" and all(part.startswith(("/", "$HOME", "${HOME}", "~", "$PATH", "${PATH}"))
+                                  for part in value.split(":")):
+            continue
+        return name
+    return ""
 
 
 def _skip_assignments(words: list[_Token]) -> list[_Token]:
@@ -651,15 +711,11 @@ def _wrap_stdbuf(args: list[str]) -> list[str] | None:
     return _after_options(args, {"-i", "-o", "-e"})
 
 
-def _wrap_watch(args: list[str]) -> list[str] | None:
-    return _after_options(args, {"-n", "--interval", "-d"})
-
-
 _WRAPPERS = {
     "env": _wrap_env, "sudo": _wrap_sudo, "doas": _wrap_sudo, "nice": _wrap_nice, "time": _wrap_simple,
     "nohup": _wrap_simple, "command": _wrap_command, "builtin": _wrap_simple, "exec": _wrap_simple,
     "timeout": _wrap_timeout, "xargs": _wrap_xargs, "stdbuf": _wrap_stdbuf, "ionice": _wrap_nice,
-    "watch": _wrap_watch, "unbuffer": _wrap_simple, "chronic": _wrap_simple, "noglob": _wrap_simple,
+    "unbuffer": _wrap_simple, "chronic": _wrap_simple, "noglob": _wrap_simple,
 }
 
 _READ_PROGRAMS = {
@@ -671,11 +727,11 @@ _READ_PROGRAMS = {
     "column", "fold", "fmt", "paste", "join", "rev", "tac", "expand", "unexpand", "strings", "zcat",
     "zless", "zgrep", "bzcat", "xzcat", "pgrep", "lsof", "free", "uptime", "w", "who", "groups", "locale",
     "nproc", "lscpu", "lsblk", "getconf", "tput", "export", "set", "unset", "shopt", "local", "declare",
-    "readonly", "typeset", "read", "exit", "return", "shift", "wait", "alias", "unalias", "hash", "history",
-    "jobs", "trap", "ulimit", "umask", "getopts", "let", "ag", "ack", "fd", "bat", "exa", "eza", "base64",
+    "readonly", "typeset", "read", "exit", "return", "shift", "wait", "alias", "unalias", "hash", "last", "lastlog",
+    "jobs", "ulimit", "umask", "getopts", "let", "ag", "ack", "fd", "bat", "exa", "eza", "base64",
     "sha224sum", "b2sum", "htop", "vmstat", "iostat", "dmesg", "journalctl", "env", "tty", "logname",
     "bc", "expr", "numfmt", "shuf", "look", "cal", "arch", "ldd", "nm", "objdump", "readelf", "size",
-    "pstree", "lsmod", "ip", "ss", "netstat", "ping", "dig", "nslookup", "host", "man", "info", "help",
+    "pstree", "lsmod", "ss", "netstat", "ping", "dig", "nslookup", "host", "man", "info", "help",
     "apropos", "whatis", "tldr", "diffstat", "colordiff", "cloc", "tokei", "sloc", "shellcheck", "hadolint",
     "mypy", "ruff", "flake8", "pylint", "tsc", "eslint", "pyright",
 }
@@ -692,8 +748,7 @@ _WRITE_PROGRAMS = {
     "zip": "writes an archive", "gzip": "compresses files", "gunzip": "decompresses files",
     "bzip2": "compresses files", "xz": "compresses files", "unxz": "decompresses files",
     "useradd": "changes users", "userdel": "changes users", "usermod": "changes users",
-    "passwd": "changes passwords", "crontab": "changes the crontab", "systemctl": "controls services",
-    "service": "controls services", "mount": "mounts filesystems", "umount": "unmounts filesystems",
+    "passwd": "changes passwords", "mount": "mounts filesystems", "umount": "unmounts filesystems",
     "reboot": "reboots", "shutdown": "shuts down", "vi": "edits files", "vim": "edits files",
     "nano": "edits files", "emacs": "edits files", "ed": "edits files", "ex": "edits files",
     "npx": "runs a package", "pre-commit": "runs hooks that may rewrite files", "black": "reformats files",
@@ -728,21 +783,55 @@ def _positionals(args: list[str]) -> list[str]:
 
 
 def _git(args: list[str], ctx: _Ctx) -> Verdict:
+    rest, config = _git_options(args)
+    verdict = _git_subcommand(rest, ctx)
+    risky = next((key for key in config if not _git_key_is_inert(key)), "")
+    if risky:
+        return worst([ctx.unknown(f"`{ctx.segment}` sets git config {risky}, which may run a command")], verdict)
+    return verdict
+
+
+def _git_options(args: list[str]) -> tuple[list[str], list[str]]:
+    """The subcommand and its arguments, and the config keys set by -c/--config-env/--exec-path."""
+    config: list[str] = []
     i = 0
     while i < len(args):
         arg = args[i]
         if arg in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"):
+            value = args[i + 1] if i + 1 < len(args) else ""
+            if arg in ("-c", "--config-env"):
+                config.append(value.partition("=")[0])
+            elif arg == "--exec-path":
+                config.append(arg)
             i += 2
         elif arg.startswith("-") and arg not in ("--version", "--help", "-h", "--html-path", "--man-path"):
+            if arg.startswith(("--config-env=", "--exec-path=")):
+                config.append(arg)
             i += 1
         else:
             break
-    rest = args[i:]
+    return args[i:], config
+
+
+# Keys that only change how git formats or names things; any other key given with -c may
+# name a program (core.pager, core.sshCommand, core.fsmonitor, diff.*.textconv, alias.*, ...).
+_GIT_INERT_KEYS = ("color.", "log.", "format.", "advice.", "user.", "i18n.", "grep.", "column.", "status.",
+                   "blame.", "pretty.", "core.quotepath", "core.abbrev", "diff.renames", "diff.algorithm",
+                   "diff.noprefix", "diff.mnemonicprefix", "diff.colormoved", "init.defaultbranch",
+                   "safe.directory", "core.autocrlf", "core.safecrlf", "push.default", "pull.rebase")
+
+
+def _git_key_is_inert(key: str) -> bool:
+    key = key.lower()
+    return key.startswith(_GIT_INERT_KEYS) and not key.endswith((".command", ".textconv", ".program"))
+
+
+def _git_subcommand(rest: list[str], ctx: _Ctx) -> Verdict:
     if not rest or rest[0].startswith("-"):
         return ctx.read()  # `git`, `git --version`
     sub, sargs = rest[0], rest[1:]
-    if sub == "push":
-        return _git_push(sargs, ctx)
+    if sub == "push" or (sub == "subtree" and _positionals(sargs)[:1] == ["push"]):
+        return _git_push(sargs if sub == "push" else [], ctx)
     judge = _GIT_SPECIAL.get(sub)
     if judge is not None:
         return ctx.read() if judge(sargs) else ctx.write(f"changes the repository (git {sub})")
@@ -1113,7 +1202,7 @@ def _curl(args: list[str], ctx: _Ctx) -> Verdict:
               "--form", "--remote-name-all", "-c", "--cookie-jar", "-D", "--dump-header", "--json")
     for i, arg in enumerate(args):
         if arg.startswith(writes) and not arg.startswith(("--data-urlencode-no",)):
-            if arg in ("-o", "--output") and i + 1 < len(args) and args[i + 1] in _HARMLESS_TARGETS:
+            if arg in ("-o", "--output", "-D", "--dump-header") and args[i + 1:i + 2] and args[i + 1] in _HARMLESS_TARGETS:
                 continue
             return ctx.write("writes a file or sends data (curl)")
         if arg.startswith("-") and not arg.startswith("--") and ("o" in arg or "O" in arg):
@@ -1185,7 +1274,8 @@ def _kubectl(args: list[str], ctx: _Ctx) -> Verdict:
              "cluster-info", "diff", "auth"}
     pos = _positionals(args)
     if not pos or pos[0] in reads or pos[:2] in (["config", "view"], ["config", "get-contexts"],
-                                                 ["config", "current-context"]):
+                                                 ["config", "current-context"], ["rollout", "status"],
+                                                 ["rollout", "history"]):
         return ctx.read()
     return ctx.write(f"changes the cluster (kubectl {pos[0]})")
 
@@ -1202,6 +1292,75 @@ def _gh(args: list[str], ctx: _Ctx) -> Verdict:
         return ctx.read()
     return ctx.write(f"changes GitHub state (gh {' '.join(pos[:2])})")
 
+
+
+def _history(args: list[str], ctx: _Ctx) -> Verdict:
+    """`history` and `history 20` list; -a/-w/-c/-d and the rest change or write the history file."""
+    return ctx.read() if all(a.isdigit() for a in args) else ctx.write("changes the shell history")
+
+
+def _trap(args: list[str], ctx: _Ctx) -> Verdict:
+    """`trap CMD SIGNAL` runs CMD later in the same shell (EXIT fires when the call ends)."""
+    pos = [a for a in args if a not in ("-p", "-l", "--")]
+    if not pos or pos[0] in ("", "-") or pos[0].isdigit() or args[:1] in (["-p"], ["-l"]):
+        return ctx.read()
+    return _classify(pos[0], ctx.depth + 1)
+
+
+_IP_WRITES = {"add", "del", "delete", "set", "flush", "change", "replace", "append", "prepend", "restore",
+              "exec", "attach", "detach", "save", "load", "link-netns"}
+
+
+def _ip(args: list[str], ctx: _Ctx) -> Verdict:
+    return ctx.write("changes the network configuration (ip)") if _IP_WRITES & set(args) else ctx.read()
+
+
+def _watch(args: list[str], ctx: _Ctx) -> Verdict:
+    """watch runs its arguments again and again through `sh -c` (or directly with -x)."""
+    rest = _after_options(args, {"-n", "--interval", "-q", "--equexit"}) or []
+    if not rest:
+        return ctx.read()
+    if "-x" in args or "--exec" in args:
+        return _judge_words(rest, ctx)
+    return _classify(" ".join(rest), ctx.depth + 1)
+
+
+_SYSTEMCTL_READS = {"status", "is-active", "is-enabled", "is-failed", "is-system-running", "list-units",
+                    "list-unit-files", "list-timers", "list-sockets", "list-dependencies", "list-jobs",
+                    "show", "cat", "help", "--version", "get-default"}
+
+
+def _systemctl(args: list[str], ctx: _Ctx) -> Verdict:
+    pos = _positionals(args)
+    return ctx.read() if not pos or pos[0] in _SYSTEMCTL_READS else ctx.write("controls services")
+
+
+def _service(args: list[str], ctx: _Ctx) -> Verdict:
+    pos = _positionals(args)
+    return ctx.read() if args == ["--status-all"] or pos[1:2] == ["status"] else ctx.write("controls services")
+
+
+def _crontab(args: list[str], ctx: _Ctx) -> Verdict:
+    return ctx.read() if "-l" in args and not {"-e", "-r", "-i"} & set(args) else ctx.write("changes the crontab")
+
+
+def _printf(args: list[str], ctx: _Ctx) -> Verdict:
+    if any(a.startswith("-v") for a in args):
+        return ctx.unknown(f"`{ctx.segment}` assigns a variable with printf -v")
+    return ctx.read()
+
+
+_OPENSSL_READS = {"x509", "verify", "version", "s_client", "crl", "asn1parse", "ciphers", "list", "dgst", "rand",
+                  "pkey", "rsa", "ec", "base64", "sha256", "sha1", "md5", "errstr", "prime", "req"}
+_OPENSSL_WRITES = ("-out", "-keyout", "-writerand", "-sess_out", "-keylogfile", "-engine", "-provider",
+                   "-provider-path", "-new", "-newkey")
+
+
+def _openssl(args: list[str], ctx: _Ctx) -> Verdict:
+    """Inspecting certificates and digests prints; -out/-keyout write, -new makes keys, -engine loads code."""
+    if args[:1] and args[0] in _OPENSSL_READS and not any(a.startswith(_OPENSSL_WRITES) for a in args):
+        return ctx.read()
+    return ctx.unknown(f"`{ctx.segment}` runs openssl in a mode that may write files")
 
 
 _pip = _subcommand(_PIP_READ, _PIP_WRITE, "installs or removes packages (pip)")
@@ -1245,7 +1404,8 @@ _HANDLERS: dict[str, _Handler] = {
     "unzip": _unzip, "date": _date, "hostname": _hostname, "eval": _eval, "mktemp": _mktemp,
     "docker": _docker, "kubectl": _kubectl, "gh": _gh, "pip": _pip, "pip3": _pip, "npm": _NPM,
     "pnpm": _NPM, "yarn": _NPM, "apt": _APT, "apt-get": _APT, "apt-cache": _APT, "dnf": _APT, "yum": _APT,
-    "brew": _APT, "cargo": _CARGO, "go": _go,
+    "brew": _APT, "cargo": _CARGO, "go": _go, "history": _history, "trap": _trap, "ip": _ip, "watch": _watch,
+    "systemctl": _systemctl, "service": _service, "crontab": _crontab, "openssl": _openssl, "printf": _printf,
 }
 _HANDLERS.update({name: _shell for name in _SHELLS})
 _HANDLERS.update({name: _interpreter for name in _INTERPRETERS})
