@@ -18,15 +18,18 @@ Assistant-neutral: nothing here knows about Claude Code's payloads.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable
+TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing in the hook on every tool call
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-__all__ = ["Kind", "Verdict", "classify"]
+__all__ = ["Kind", "NAMES", "Verdict", "classify"]
 
 
-class Kind(enum.IntEnum):
+class Kind:
     """What a command may do, ordered so that the worst of several parts is their max.
 
+    Plain ints rather than an IntEnum: `enum` (with collections and functools behind it)
+    would more than double this module's import time in the per-call hook.
     UNKNOWN sits above WRITE (it is never read-only) and below PUSH (an unclassified
     program is not known to push; profiles that forbid pushes only need PUSH and up).
     """
@@ -38,20 +41,29 @@ class Kind(enum.IntEnum):
     FORCE_PUSH = 4
 
 
+NAMES = {Kind.READ: "read", Kind.WRITE: "write", Kind.UNKNOWN: "unknown", Kind.PUSH: "push",
+         Kind.FORCE_PUSH: "force-push"}
+
+
 class Verdict:
     """The kind of the worst part, that part's text, and a one-line reason for a denial."""
 
     __slots__ = ("kind", "segment", "reason")
 
-    def __init__(self, kind: Kind, segment: str, reason: str) -> None:
+    def __init__(self, kind: int, segment: str, reason: str) -> None:
         self.kind = kind
         self.segment = segment
         self.reason = reason
 
     @property
+    def name(self) -> str:
+        """The kind as the profiles name it: read, write, unknown, push or force-push."""
+        return NAMES[self.kind]
+
+    @property
     def read_only(self) -> bool:
         """True only for READ: UNKNOWN counts as a possible write."""
-        return self.kind is Kind.READ
+        return self.kind == Kind.READ
 
     @property
     def pushes(self) -> bool:
@@ -59,7 +71,7 @@ class Verdict:
         return self.kind >= Kind.PUSH
 
     def __repr__(self) -> str:
-        return f"Verdict({self.kind.name}, {self.segment!r}, {self.reason!r})"
+        return f"Verdict({self.name}, {self.segment!r}, {self.reason!r})"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Verdict) and (self.kind, self.segment, self.reason) == (
@@ -503,11 +515,27 @@ def _redirection_verdict(op: _Token, target: _Token | None, segment: str) -> Ver
 
 def _program(words: list[_Token], segment: str, depth: int, stdin_data: bool) -> Verdict:
     """Unwrap assignments and wrappers, then judge the program and its arguments."""
+    assigned = words[:len(words) - len(_skip_assignments(words))]
     words = _skip_assignments(words)
+    if words and words[0].text in _ASSIGNING and not words[0].expands:  # `export PATH=…; ls` counts too
+        assigned += [w for w in words[1:] if _is_assignment(w)]
+    verdict = _run(words, segment, depth, stdin_data)
+    risky = _risky_assignment([w.text for w in assigned]) or next(
+        (w.text.partition("=")[0] for w in assigned if _stores_code(w)), "")
+    if risky:  # worst of the two, so `GIT_SSH_COMMAND=… git push -f` stays a force push
+        unknown = Verdict(Kind.UNKNOWN, segment, f"`{segment}` sets {risky}, which can make a program run other code")
+        return worst([verdict], unknown)
+    return verdict
+
+
+_ASSIGNING = {"env", "export", "declare", "typeset", "readonly", "local"}
+
+
+def _run(words: list[_Token], segment: str, depth: int, stdin_data: bool) -> Verdict:
     if not words:
         return Verdict(Kind.READ, segment, "sets shell variables")
     head = words[0]
-    if head.expands:
+    if head.expands and head.text != "[":  # a lone `[` is the test builtin, not a glob
         return Verdict(Kind.UNKNOWN, segment, f"`{segment}` runs a program named by an expansion")
     name = head.text.rsplit("/", 1)[-1] if not head.text.startswith("./") else head.text
     args = [w.text for w in words[1:]]
@@ -559,12 +587,57 @@ class _Ctx:
         return Verdict(Kind.UNKNOWN, self.segment, reason)
 
 
-_Handler = Callable[[list[str], _Ctx], Verdict]
+if TYPE_CHECKING:
+    _Handler = Callable[[list[str], _Ctx], Verdict]
 
 
 def _is_assignment(tok: _Token) -> bool:
-    name, eq, _ = tok.text.partition("=")
+    return _is_assignment_text(tok.text)
+
+
+def _is_assignment_text(text: str) -> bool:
+    name, eq, _ = text.partition("=")
     return bool(eq) and name.replace("_", "a").isalnum() and not name[:1].isdigit() and name != ""
+
+
+# Variables that make an otherwise read-only program run other code: pagers and editors
+# git or man start, loader and shell start-up hooks, git's ssh and diff helpers, and a PATH
+# that puts a relative (repository-controlled) directory in front of the system's programs.
+_CODE_VARS = {
+    "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE", "EDITOR", "VISUAL",
+    "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS",
+    "SSH_ASKPASS", "GIT_EXEC_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "GIT_TEMPLATE_DIR", "GIT_PROXY_COMMAND", "BASH_ENV", "ENV",
+    "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4",
+    "PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "PERL5OPT", "PERL5LIB", "RUBYOPT", "PATH",
+}
+_CODE_VAR_PREFIXES = ("DYLD_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
+_PLAIN_PAGERS = {"", "cat", "less", "more", "less -R", "less -FRX", "less -FRSX"}
+
+
+def _stores_code(tok: _Token) -> bool:
+    """Does an assigned value hold a command substitution as text (quoted, or spelled with escapes)?
+    Bash arithmetic evaluates a variable's value, array subscripts included, so
+    `x='a[$(touch f)]'; echo $((x))` runs the command: such a value is never read-only."""
+    text = tok.text
+    for sub in tok.subs:
+        text = text.replace(f"$({sub})", "").replace(f"`{sub}`", "")
+    return any(mark in text for mark in ("$(", "`", "\\x", "\\0", "\\u", "\\U"))
+
+
+def _risky_assignment(assignments: list[str]) -> str:
+    """The first assignment that can make a program run other code ("" when none does)."""
+    for text in assignments:
+        name, _, value = text.partition("=")
+        if name not in _CODE_VARS and not name.startswith(_CODE_VAR_PREFIXES):
+            continue
+        if name.endswith("PAGER") and value in _PLAIN_PAGERS:
+            continue
+        if name == "PATH" and all(part.startswith(("/", "$HOME", "${HOME}", "~", "$PATH", "${PATH}"))
+                                  for part in value.split(":")):
+            continue
+        return name
+    return ""
 
 
 def _skip_assignments(words: list[_Token]) -> list[_Token]:
@@ -638,15 +711,11 @@ def _wrap_stdbuf(args: list[str]) -> list[str] | None:
     return _after_options(args, {"-i", "-o", "-e"})
 
 
-def _wrap_watch(args: list[str]) -> list[str] | None:
-    return _after_options(args, {"-n", "--interval", "-d"})
-
-
 _WRAPPERS = {
     "env": _wrap_env, "sudo": _wrap_sudo, "doas": _wrap_sudo, "nice": _wrap_nice, "time": _wrap_simple,
     "nohup": _wrap_simple, "command": _wrap_command, "builtin": _wrap_simple, "exec": _wrap_simple,
     "timeout": _wrap_timeout, "xargs": _wrap_xargs, "stdbuf": _wrap_stdbuf, "ionice": _wrap_nice,
-    "watch": _wrap_watch, "unbuffer": _wrap_simple, "chronic": _wrap_simple, "noglob": _wrap_simple,
+    "unbuffer": _wrap_simple, "chronic": _wrap_simple, "noglob": _wrap_simple,
 }
 
 _READ_PROGRAMS = {
@@ -658,11 +727,11 @@ _READ_PROGRAMS = {
     "column", "fold", "fmt", "paste", "join", "rev", "tac", "expand", "unexpand", "strings", "zcat",
     "zless", "zgrep", "bzcat", "xzcat", "pgrep", "lsof", "free", "uptime", "w", "who", "groups", "locale",
     "nproc", "lscpu", "lsblk", "getconf", "tput", "export", "set", "unset", "shopt", "local", "declare",
-    "readonly", "typeset", "read", "exit", "return", "shift", "wait", "alias", "unalias", "hash", "history",
-    "jobs", "trap", "ulimit", "umask", "getopts", "let", "ag", "ack", "fd", "bat", "exa", "eza", "base64",
+    "readonly", "typeset", "read", "exit", "return", "shift", "wait", "alias", "unalias", "hash", "last", "lastlog",
+    "jobs", "ulimit", "umask", "getopts", "let", "ag", "ack", "fd", "bat", "exa", "eza", "base64",
     "sha224sum", "b2sum", "htop", "vmstat", "iostat", "dmesg", "journalctl", "env", "tty", "logname",
     "bc", "expr", "numfmt", "shuf", "look", "cal", "arch", "ldd", "nm", "objdump", "readelf", "size",
-    "pstree", "lsmod", "ip", "ss", "netstat", "ping", "dig", "nslookup", "host", "man", "info", "help",
+    "pstree", "lsmod", "ss", "netstat", "ping", "dig", "nslookup", "host", "man", "info", "help",
     "apropos", "whatis", "tldr", "diffstat", "colordiff", "cloc", "tokei", "sloc", "shellcheck", "hadolint",
     "mypy", "ruff", "flake8", "pylint", "tsc", "eslint", "pyright",
 }
@@ -679,8 +748,7 @@ _WRITE_PROGRAMS = {
     "zip": "writes an archive", "gzip": "compresses files", "gunzip": "decompresses files",
     "bzip2": "compresses files", "xz": "compresses files", "unxz": "decompresses files",
     "useradd": "changes users", "userdel": "changes users", "usermod": "changes users",
-    "passwd": "changes passwords", "crontab": "changes the crontab", "systemctl": "controls services",
-    "service": "controls services", "mount": "mounts filesystems", "umount": "unmounts filesystems",
+    "passwd": "changes passwords", "mount": "mounts filesystems", "umount": "unmounts filesystems",
     "reboot": "reboots", "shutdown": "shuts down", "vi": "edits files", "vim": "edits files",
     "nano": "edits files", "emacs": "edits files", "ed": "edits files", "ex": "edits files",
     "npx": "runs a package", "pre-commit": "runs hooks that may rewrite files", "black": "reformats files",
@@ -715,21 +783,55 @@ def _positionals(args: list[str]) -> list[str]:
 
 
 def _git(args: list[str], ctx: _Ctx) -> Verdict:
+    rest, config = _git_options(args)
+    verdict = _git_subcommand(rest, ctx)
+    risky = next((key for key in config if not _git_key_is_inert(key)), "")
+    if risky:
+        return worst([ctx.unknown(f"`{ctx.segment}` sets git config {risky}, which may run a command")], verdict)
+    return verdict
+
+
+def _git_options(args: list[str]) -> tuple[list[str], list[str]]:
+    """The subcommand and its arguments, and the config keys set by -c/--config-env/--exec-path."""
+    config: list[str] = []
     i = 0
     while i < len(args):
         arg = args[i]
         if arg in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"):
+            value = args[i + 1] if i + 1 < len(args) else ""
+            if arg in ("-c", "--config-env"):
+                config.append(value.partition("=")[0])
+            elif arg == "--exec-path":
+                config.append(arg)
             i += 2
         elif arg.startswith("-") and arg not in ("--version", "--help", "-h", "--html-path", "--man-path"):
+            if arg.startswith(("--config-env=", "--exec-path=")):
+                config.append(arg)
             i += 1
         else:
             break
-    rest = args[i:]
+    return args[i:], config
+
+
+# Keys that only change how git formats or names things; any other key given with -c may
+# name a program (core.pager, core.sshCommand, core.fsmonitor, diff.*.textconv, alias.*, ...).
+_GIT_INERT_KEYS = ("color.", "log.", "format.", "advice.", "user.", "i18n.", "grep.", "column.", "status.",
+                   "blame.", "pretty.", "core.quotepath", "core.abbrev", "diff.renames", "diff.algorithm",
+                   "diff.noprefix", "diff.mnemonicprefix", "diff.colormoved", "init.defaultbranch",
+                   "safe.directory", "core.autocrlf", "core.safecrlf", "push.default", "pull.rebase")
+
+
+def _git_key_is_inert(key: str) -> bool:
+    key = key.lower()
+    return key.startswith(_GIT_INERT_KEYS) and not key.endswith((".command", ".textconv", ".program"))
+
+
+def _git_subcommand(rest: list[str], ctx: _Ctx) -> Verdict:
     if not rest or rest[0].startswith("-"):
         return ctx.read()  # `git`, `git --version`
     sub, sargs = rest[0], rest[1:]
-    if sub == "push":
-        return _git_push(sargs, ctx)
+    if sub == "push" or (sub == "subtree" and _positionals(sargs)[:1] == ["push"]):
+        return _git_push(sargs if sub == "push" else [], ctx)
     judge = _GIT_SPECIAL.get(sub)
     if judge is not None:
         return ctx.read() if judge(sargs) else ctx.write(f"changes the repository (git {sub})")
@@ -748,7 +850,7 @@ _FORCE_LONG = ("--force", "--force-with-lease", "--force-if-includes", "--mirror
 def _git_push(args: list[str], ctx: _Ctx) -> Verdict:
     """Force, delete, mirror, prune and `+`/`:` refspecs all rewrite or remove remote history."""
     forced = any(a.startswith(_FORCE_LONG) for a in args)
-    forced = forced or any(c in "fd" for c in _short_flags(a for a in args if a not in ("-o",)))  # type: ignore[arg-type]
+    forced = forced or any(c in "fd" for c in _short_flags([a for a in args if a != "-o"]))
     refspecs = _positionals(args)
     forced = forced or any(r.startswith(("+", ":")) for r in refspecs)
     if forced:
@@ -861,24 +963,85 @@ def _sed(args: list[str], ctx: _Ctx) -> Verdict:
 
 
 def _sed_writes(script: str) -> bool:
-    """Does a sed script use the w/W commands or s///w, or e (which runs a command)?"""
-    import re  # only sed scripts need it; keep it off the hook's common path
+    """Does a sed script use w/W, s///w, or e (which runs a command)? Scanned by hand, as `re`
+    would cost the hook more than this whole module; a script it cannot follow counts as writing."""
+    i, n = 0, len(script)
+    while i < n:
+        i = _sed_address(script, i)
+        if i >= n:
+            return False
+        c = script[i]
+        if c in "wWe":
+            return True
+        if c in "sy":
+            ends = _sed_delimited(script, i + 1, 2)
+            if ends < 0:
+                return True
+            i = _sed_end(script, ends)
+            if c == "s" and any(f in script[ends:i] for f in "we"):
+                return True
+        elif c in "aicrRbtT:":
+            i = _sed_end(script, i + 1, "\n" if c in "aicrR:" else ";\n}")
+        elif c in ";{}\n \t!":
+            i += 1
+        elif c in "=dDgGhHlLnNpPqQxzFv":
+            i = _sed_end(script, i + 1)
+        else:
+            return True
+    return False
 
-    command = r"(?:^|[;{}\n])\s*(?:[0-9$,]+|/[^/]*/)?\s*!?\s*[wWe](?:\s|$)"
-    subst_flag = r"/[gpiImM0-9]*[we](?:\s|$|;)"
-    return re.search(command, script) is not None or re.search(subst_flag, script) is not None
+
+def _sed_address(script: str, i: int) -> int:
+    """Index just past the addresses in front of a sed command (lines, $, /re/, \\cREc, ~, +, !)."""
+    n = len(script)
+    while i < n:
+        c = script[i]
+        if c.isdigit() or c in "$,~+!;{} \t\n":
+            i += 1
+        elif c in "/\\":
+            delim = script[i + 1:i + 2] if c == "\\" else "/"
+            i = _sed_delimited(script, i + (2 if c == "\\" else 1), 1, delim)
+            if i < 0:
+                return n
+            while i < n and script[i] in "IM":
+                i += 1
+        else:
+            return i
+    return i
+
+
+def _sed_delimited(script: str, i: int, parts: int, delim: str = "") -> int:
+    """Index past `parts` delimited fields starting at i (s/a/b/: delimiter at i, 2 parts); -1 if unterminated."""
+    if not delim:
+        if i >= len(script):
+            return -1
+        delim, i = script[i], i + 1
+    for _ in range(parts):
+        while i < len(script) and script[i] != delim:
+            i += 2 if script[i] == "\\" else 1
+        if i >= len(script):
+            return -1
+        i += 1
+    return i
+
+
+def _sed_end(script: str, i: int, stops: str = ";\n}") -> int:
+    """Index of the end of the current sed command (its flags or argument run up to a stop)."""
+    while i < len(script) and script[i] not in stops:
+        i += 1
+    return i
 
 
 def _awk(args: list[str], ctx: _Ctx) -> Verdict:
-    import re
-
     program = ""
     i = 0
     while i < len(args):
         arg = args[i]
         if arg in ("-i", "--include") and i + 1 < len(args) and args[i + 1].startswith("inplace"):
             return ctx.write("edits files in place (awk -i inplace)")
-        if arg in ("-f", "--file"):
+        if arg.startswith(("--include=inplace", "-iinplace")):
+            return ctx.write("edits files in place (awk -i inplace)")
+        if arg in ("-f", "--file") or arg.startswith("--file="):
             return ctx.unknown(f"`{ctx.segment}` runs an awk program file")
         if arg in ("-F", "-v", "--assign", "--field-separator", "-i", "--include"):
             i += 2
@@ -887,9 +1050,44 @@ def _awk(args: list[str], ctx: _Ctx) -> Verdict:
             program = arg
             break
         i += 1
-    if re.search(r"system\s*\(|\|\s*getline|\|\s*\"|print[f]?[^;}]*>", program):
+    if _awk_escapes(program):
         return ctx.unknown(f"`{ctx.segment}` runs commands or writes files from awk")
     return ctx.read()
+
+
+def _awk_escapes(program: str) -> bool:
+    """Can an awk program run a command or write a file: system(), `cmd | getline`, or a
+    print/printf with > or |? String contents are blanked first (a "|" or ">" in a format is
+    harmless) and whitespace dropped, so no regular expression is needed."""
+    code = _blank_strings(program)
+    dense = "".join(code.split())
+    if "system(" in dense or "|getline" in dense or "|&getline" in dense:
+        return True
+    for line in code.splitlines():
+        for part in line.split("print")[1:]:
+            statement = part.split(";", 1)[0].split("}", 1)[0].replace("||", "")
+            if ">" in statement or "|" in statement:
+                return True
+    return False
+
+
+def _blank_strings(program: str) -> str:
+    """The awk program with the contents of its double-quoted strings removed (quotes kept)."""
+    out: list[str] = []
+    inside = False
+    i = 0
+    while i < len(program):
+        c = program[i]
+        if inside and c == "\\":
+            i += 2
+            continue
+        if c == '"':
+            inside = not inside
+            out.append(c)
+        elif not inside:
+            out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def _find(args: list[str], ctx: _Ctx) -> Verdict:
@@ -1004,7 +1202,7 @@ def _curl(args: list[str], ctx: _Ctx) -> Verdict:
               "--form", "--remote-name-all", "-c", "--cookie-jar", "-D", "--dump-header", "--json")
     for i, arg in enumerate(args):
         if arg.startswith(writes) and not arg.startswith(("--data-urlencode-no",)):
-            if arg in ("-o", "--output") and i + 1 < len(args) and args[i + 1] in _HARMLESS_TARGETS:
+            if arg in ("-o", "--output", "-D", "--dump-header") and args[i + 1:i + 2] and args[i + 1] in _HARMLESS_TARGETS:
                 continue
             return ctx.write("writes a file or sends data (curl)")
         if arg.startswith("-") and not arg.startswith("--") and ("o" in arg or "O" in arg):
@@ -1076,7 +1274,8 @@ def _kubectl(args: list[str], ctx: _Ctx) -> Verdict:
              "cluster-info", "diff", "auth"}
     pos = _positionals(args)
     if not pos or pos[0] in reads or pos[:2] in (["config", "view"], ["config", "get-contexts"],
-                                                 ["config", "current-context"]):
+                                                 ["config", "current-context"], ["rollout", "status"],
+                                                 ["rollout", "history"]):
         return ctx.read()
     return ctx.write(f"changes the cluster (kubectl {pos[0]})")
 
@@ -1093,6 +1292,75 @@ def _gh(args: list[str], ctx: _Ctx) -> Verdict:
         return ctx.read()
     return ctx.write(f"changes GitHub state (gh {' '.join(pos[:2])})")
 
+
+
+def _history(args: list[str], ctx: _Ctx) -> Verdict:
+    """`history` and `history 20` list; -a/-w/-c/-d and the rest change or write the history file."""
+    return ctx.read() if all(a.isdigit() for a in args) else ctx.write("changes the shell history")
+
+
+def _trap(args: list[str], ctx: _Ctx) -> Verdict:
+    """`trap CMD SIGNAL` runs CMD later in the same shell (EXIT fires when the call ends)."""
+    pos = [a for a in args if a not in ("-p", "-l", "--")]
+    if not pos or pos[0] in ("", "-") or pos[0].isdigit() or args[:1] in (["-p"], ["-l"]):
+        return ctx.read()
+    return _classify(pos[0], ctx.depth + 1)
+
+
+_IP_WRITES = {"add", "del", "delete", "set", "flush", "change", "replace", "append", "prepend", "restore",
+              "exec", "attach", "detach", "save", "load", "link-netns"}
+
+
+def _ip(args: list[str], ctx: _Ctx) -> Verdict:
+    return ctx.write("changes the network configuration (ip)") if _IP_WRITES & set(args) else ctx.read()
+
+
+def _watch(args: list[str], ctx: _Ctx) -> Verdict:
+    """watch runs its arguments again and again through `sh -c` (or directly with -x)."""
+    rest = _after_options(args, {"-n", "--interval", "-q", "--equexit"}) or []
+    if not rest:
+        return ctx.read()
+    if "-x" in args or "--exec" in args:
+        return _judge_words(rest, ctx)
+    return _classify(" ".join(rest), ctx.depth + 1)
+
+
+_SYSTEMCTL_READS = {"status", "is-active", "is-enabled", "is-failed", "is-system-running", "list-units",
+                    "list-unit-files", "list-timers", "list-sockets", "list-dependencies", "list-jobs",
+                    "show", "cat", "help", "--version", "get-default"}
+
+
+def _systemctl(args: list[str], ctx: _Ctx) -> Verdict:
+    pos = _positionals(args)
+    return ctx.read() if not pos or pos[0] in _SYSTEMCTL_READS else ctx.write("controls services")
+
+
+def _service(args: list[str], ctx: _Ctx) -> Verdict:
+    pos = _positionals(args)
+    return ctx.read() if args == ["--status-all"] or pos[1:2] == ["status"] else ctx.write("controls services")
+
+
+def _crontab(args: list[str], ctx: _Ctx) -> Verdict:
+    return ctx.read() if "-l" in args and not {"-e", "-r", "-i"} & set(args) else ctx.write("changes the crontab")
+
+
+def _printf(args: list[str], ctx: _Ctx) -> Verdict:
+    if any(a.startswith("-v") for a in args):
+        return ctx.unknown(f"`{ctx.segment}` assigns a variable with printf -v")
+    return ctx.read()
+
+
+_OPENSSL_READS = {"x509", "verify", "version", "s_client", "crl", "asn1parse", "ciphers", "list", "dgst", "rand",
+                  "pkey", "rsa", "ec", "base64", "sha256", "sha1", "md5", "errstr", "prime", "req"}
+_OPENSSL_WRITES = ("-out", "-keyout", "-writerand", "-sess_out", "-keylogfile", "-engine", "-provider",
+                   "-provider-path", "-new", "-newkey")
+
+
+def _openssl(args: list[str], ctx: _Ctx) -> Verdict:
+    """Inspecting certificates and digests prints; -out/-keyout write, -new makes keys, -engine loads code."""
+    if args[:1] and args[0] in _OPENSSL_READS and not any(a.startswith(_OPENSSL_WRITES) for a in args):
+        return ctx.read()
+    return ctx.unknown(f"`{ctx.segment}` runs openssl in a mode that may write files")
 
 
 _pip = _subcommand(_PIP_READ, _PIP_WRITE, "installs or removes packages (pip)")
@@ -1130,13 +1398,14 @@ def _go(args: list[str], ctx: _Ctx) -> Verdict:
     return _GO(args, ctx)
 
 
-_HANDLERS: dict[str, Callable[[list[str], _Ctx], Verdict]] = {
+_HANDLERS: dict[str, _Handler] = {
     "git": _git, "sed": _sed, "gsed": _sed, "awk": _awk, "gawk": _awk, "mawk": _awk, "nawk": _awk,
     "find": _find, "sort": _sort, "tee": _tee, "perl": _perl, "curl": _curl, "wget": _wget, "tar": _tar,
     "unzip": _unzip, "date": _date, "hostname": _hostname, "eval": _eval, "mktemp": _mktemp,
     "docker": _docker, "kubectl": _kubectl, "gh": _gh, "pip": _pip, "pip3": _pip, "npm": _NPM,
     "pnpm": _NPM, "yarn": _NPM, "apt": _APT, "apt-get": _APT, "apt-cache": _APT, "dnf": _APT, "yum": _APT,
-    "brew": _APT, "cargo": _CARGO, "go": _go,
+    "brew": _APT, "cargo": _CARGO, "go": _go, "history": _history, "trap": _trap, "ip": _ip, "watch": _watch,
+    "systemctl": _systemctl, "service": _service, "crontab": _crontab, "openssl": _openssl, "printf": _printf,
 }
 _HANDLERS.update({name: _shell for name in _SHELLS})
 _HANDLERS.update({name: _interpreter for name in _INTERPRETERS})

@@ -293,4 +293,4 @@ def shell_verdict(command: str) -> ShellVerdict:
     from . import shellclass
 
     verdict = shellclass.classify(command)
-    return ShellVerdict(verdict.kind.name.lower().replace("_", "-"), verdict.reason)
+    return ShellVerdict(verdict.name, verdict.reason)
