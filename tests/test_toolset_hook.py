@@ -317,3 +317,28 @@ def test_a_broken_choice_file_falls_back_and_never_breaks_the_call(project: Path
     assert tool(project, "Write", file_path="src/x.py", content="x") is None
     choice.write_text("nosuch\n")
     assert tool(project, "Write", file_path="src/x.py", content="x") is None
+
+
+@pytest.mark.parametrize("garbage", [b"", b"{", b"[]", b'{"signature": 1, "table": 2}', b"\xff\xfe"])
+def test_a_torn_or_foreign_compiled_table_is_compiled_again(project: Path, garbage: bytes) -> None:
+    started(project)
+    (project / "toolsets.yaml").write_text("mine:\n  extends: explore\n")
+    prompt(project, "/toolset mine")
+    cache = project / ".git" / "enf" / "toolsets.json"
+    cache.write_bytes(garbage)
+    assert tool(project, "Bash", command="ls") is not None  # mine, from the file, not an allow-all
+    assert json.loads(cache.read_text())["table"]["profiles"]["mine"]["classes"] == ["meta", "read"]
+
+
+def test_a_compiled_table_of_other_files_is_not_trusted(project: Path) -> None:
+    started(project)
+    spec = project / "toolsets.yaml"
+    spec.write_text("mine:\n  extends: explore\n")
+    prompt(project, "/toolset mine")
+    cache = project / ".git" / "enf" / "toolsets.json"
+    data = json.loads(cache.read_text())
+    data["table"]["profiles"]["mine"]["classes"] = list(("read", "shell", "meta"))
+    data["table"]["profiles"]["mine"]["shell"] = "any"
+    data["signature"][1][1] = 999  # another size: not this file's table
+    cache.write_text(json.dumps(data))
+    assert tool(project, "Bash", command="ls") is not None
