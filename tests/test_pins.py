@@ -127,6 +127,23 @@ def test_pin_takes_a_file_name_or_a_session_id_too(ctx: memory.Context, git: Git
         pins.pin(ctx, "2026-03", now=NOW)
 
 
+def test_an_exact_name_is_read_alone_without_the_table_of_every_record(ctx: memory.Context, git: Git,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 100,000 sessions the table of every record costs seconds; a whole file name or
+    stem (of a session no longer in the working copy, too) needs one blob."""
+    put(ctx, {PINNED: worth(PINNED, 1, summary="Auth flow")})
+    (ctx.root / "sessions" / f"{PINNED}.md").unlink()  # only on the branch now
+
+    def no_table(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the records table was loaded")
+
+    monkeypatch.setattr(pins.records, "load", no_table)
+    assert pins.pin(ctx, f"{PINNED}.md", now=NOW).action == "pinned"
+    assert subjects(git)[0] == f"pin: {PINNED}"
+    with pytest.raises(AssertionError, match="records table"):
+        pins.pin(ctx, PINNED[:12], now=NOW)  # a prefix still needs the table
+
+
 def test_a_trivial_session_is_refused_with_why_and_force_pins_it(ctx: memory.Context, git: Git) -> None:
     put(ctx, {"2026-04-12-status": session_text(date="2026-04-12")})
     with pytest.raises(pins.TrivialSession, match="no decisions, no open items") as exc:

@@ -135,6 +135,9 @@ class Named:
 def resolve(ctx: Context, tip: store.Commit, name: str) -> Named:
     """A session by file name, stem, unique prefix or session id, as `git enf show` takes it;
     failing that, a session file of the working copy not committed yet."""
+    exact = _exact(ctx, tip, name)
+    if exact is not None:
+        return exact
     from .queries import find_session  # not at load time: SessionStart imports pins and never resolves a name
 
     cache = ctx.cache()
@@ -148,6 +151,20 @@ def resolve(ctx: Context, tip: store.Commit, name: str) -> Named:
             raise
         return local
     return Named(found.stem, _full(ctx, tip, found.path) or found)
+
+
+def _exact(ctx: Context, tip: store.Commit, name: str) -> Named | None:
+    """The session a whole file name or stem names, read alone: an exact name needs no
+    table of every record, which costs seconds at 100,000 sessions. None for anything
+    else (a prefix, a session id, a malformed file): the full lookup decides those."""
+    stem = name.removeprefix(f"{model.SESSIONS_DIR}/").removesuffix(".md")
+    if model.check_stem(stem) is not None:
+        return None
+    path = f"{model.SESSIONS_DIR}/{stem}.md"
+    if store.blob_oid(ctx.repo, tip.tree, path) is None:
+        return None
+    session = _full(ctx, tip, path)
+    return Named(stem, session) if session is not None else None
 
 
 def _working_copy_session(ctx: Context, name: str) -> Named | None:
