@@ -76,7 +76,7 @@ def test_a_commit_onto_a_moved_branch_says_why_too(repo_dir: Path, git: Git, tmp
 def test_a_git_push_that_merges_memory_says_whose_version_is_where(tmp_path: Path, repo_dir: Path, bare_remote: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The pre-push hook merges when the remote's memory moved: a conflict it made was said
-    nowhere but in the merge commit (the README: the git hooks say whose is where)."""
+    nowhere but in the merge commit (docs/sharing.md: the git hooks say whose is where)."""
     from test_githooks import alice_pushes_memory, code_commit, enf, git_run, memory_landed, run_git
 
     monkeypatch.delenv("CI", raising=False)  # the git hooks do nothing in CI unless enf.ci is set
@@ -105,7 +105,7 @@ def test_a_git_push_that_merges_memory_says_whose_version_is_where(tmp_path: Pat
 def test_sync_says_what_its_own_commit_of_the_working_copy_left_or_kept_apart(
         tmp_path: Path, repo_dir: Path) -> None:
     """sync commits the working copy first, and printed nothing of that commit: a session
-    holding a conflict marker waited in the working copy without a word (the README: "a
+    holding a conflict marker waited in the working copy without a word (docs/sharing.md: "a
     file holding one waits in the working copy with a message"), and a conflict copy the
     commit made onto a moved branch went unsaid."""
     from test_line_merge import enf_as, make_team

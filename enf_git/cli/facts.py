@@ -105,7 +105,7 @@ def forget(query: tuple[str, ...], scope: str | None, yes: bool, session_id: str
     if commits:
         what = f"commit {commits[0][:12]}" if len(commits) == 1 else f"{len(commits)} commits, the last {commits[-1][:12]}"
         click.echo(f"  as {what}; the branch's history still holds {'it' if len(done) == 1 else 'them'} "
-                   "(README: forgetting for real)")
+                   "(docs/lifecycle.md: Forgetting)")
 
 
 @click.command(context_settings=CONTEXT)

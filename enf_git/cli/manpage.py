@@ -34,7 +34,7 @@ def render(group: click.Group) -> str:
         command = group.get_command(ctx, name)
         if command is not None and not command.hidden:
             out += _command(command, click.Context(command, info_name=name, parent=ctx))
-    out += [".SH SEE ALSO", "\\fBgit\\fR(1), the README of enf-git (its Commands section)."]
+    out += [".SH SEE ALSO", "\\fBgit\\fR(1), docs/commands.md of enf-git (every command, with where it is described)."]
     return "\n".join(out) + "\n"
 
 

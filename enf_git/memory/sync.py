@@ -176,7 +176,7 @@ def _scanned(ctx: Context, remote: gitcli.Remote, out: Synced) -> bool:
     more = f" and {len(findings) - 5} more" if len(findings) > 5 else ""
     out.fail(f"memory was not pushed to {remote.label}: its history holds what looks like secrets: {shown}{more}. "
              "Review them with git enf scan; when they are not secrets, run git enf sync --allow; when they "
-             "are, rotate them and remove them from the history first (README, Team sharing)")
+             "are, rotate them and remove them from the history first (docs/sharing.md: Secrets)")
     return False
 
 

@@ -7,7 +7,7 @@ XDG, the repository, the worktree), the last one naming a key winning, and retur
 None for any key it is unsure of, so the caller keeps its default.
 
 Not followed: `include` and `includeIf` (a switch set only in an included file is not
-seen here; the README says so), `git -c` (Claude Code's hooks do not run under git; git's
+seen here; docs/context.md and docs/configuration.md say so), `git -c` (Claude Code's hooks do not run under git; git's
 own hooks do, and `command_line` reads what it passes on).
 
 `command_line(key)` is the other half: what `git -c KEY=VALUE enf …` (or
