@@ -89,6 +89,12 @@ def state_dir(common_git_dir: str) -> str:
 URL_REMOTE_NAME = "enf-memory"
 
 
+# --- toolset profiles (plumbing/toolset_files.py reads and writes them) ----------------
+TOOLSETS_FILE = "toolsets.yaml"  # the team's at the top of the work tree; the user's in their config dir
+ACTIVE_TOOLSET = os.path.join(".claude", "active-toolset")  # the project's default profile
+TOOLSET_CHOICES = "toolsets"  # <state dir>/toolsets/<session id8>: one session's choice
+
+
 # --- per user ------------------------------------------------------------------------
 USER_DIR_NAME = "enf-git"
 

@@ -342,3 +342,15 @@ def test_a_compiled_table_of_other_files_is_not_trusted(project: Path) -> None:
     data["signature"][1][1] = 999  # another size: not this file's table
     cache.write_text(json.dumps(data))
     assert tool(project, "Bash", command="ls") is not None
+
+
+def test_the_users_own_toolsets_file_applies_to_a_session_that_chose_nothing(project: Path, hermetic: Path) -> None:
+    """Each file that can change a profile is noticed, the user's too: the per-call hook
+    skips the profile machinery only when none of them exists."""
+    started(project)
+    assert tool(project, "Bash", command="ls -la") is None
+    user = hermetic / ".config" / "enf-git" / "toolsets.yaml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text("build:\n  extends: build\n  deny_bash: ['ls *']\n")
+    reason = tool(project, "Bash", command="ls -la")
+    assert reason is not None and "(build denies `ls *`)" in reason

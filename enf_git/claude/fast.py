@@ -135,9 +135,11 @@ def _plainly_build(where: Where, sid: str, tool: str, payload: dict[str, object]
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     if tool == "Bash" and (not isinstance(command, str) or "push" in command):
         return False
-    from ..plumbing import toolset_files
-
-    decisive = toolset_files.decisive(where.top, where.state, paths.user_config_dir(os.environ), sid)
+    # Every file whose presence can make the profile other than the built-in build (their
+    # names in paths.py; plumbing/toolset_files.py reads them): importing it costs more than the stats.
+    decisive = (os.path.join(where.state, paths.TOOLSET_CHOICES, gate.id8(sid)),
+                os.path.join(where.top, paths.ACTIVE_TOOLSET), os.path.join(where.top, paths.TOOLSETS_FILE),
+                os.path.join(paths.user_config_dir(os.environ), paths.TOOLSETS_FILE))
     return not any(os.path.exists(path) for path in decisive)
 
 

@@ -17,11 +17,12 @@ paths only (pure/toolsets.py parses and decides).
 
 import os
 
+from .. import paths
 from . import atomic
 
-FILE_NAME = "toolsets.yaml"
-DEFAULT_FILE = os.path.join(".claude", "active-toolset")
-CHOICES_DIR = "toolsets"
+FILE_NAME = paths.TOOLSETS_FILE
+DEFAULT_FILE = paths.ACTIVE_TOOLSET
+CHOICES_DIR = paths.TOOLSET_CHOICES
 ID_CHARS = 8  # a session's choice is named by its first 8 characters, as its file is
 
 
@@ -30,17 +31,6 @@ def layer_files(top: str, user_dir: str) -> list[tuple[str, str]]:
     then the project's."""
     user = os.path.join(user_dir, FILE_NAME)
     return [(user, user), (os.path.join(top, FILE_NAME), FILE_NAME)]
-
-
-def decisive(top: str, state_dir: str, user_dir: str, session_id: str) -> list[str]:
-    """Every file whose presence can make a session's profile other than the built-in
-    build: its choice, the project's default, either toolsets.yaml. None there (the
-    common case), and a tool call needs no profile at all."""
-    try:
-        choice = [choice_path(state_dir, session_id)]
-    except ValueError:
-        choice = []
-    return [*choice, os.path.join(top, DEFAULT_FILE), *(path for path, _ in layer_files(top, user_dir))]
 
 
 def read(path: str) -> bytes | None:
