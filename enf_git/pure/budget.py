@@ -21,9 +21,10 @@ Tokens are estimated as characters / 4 (the estimate briefing.py uses).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .facts import ACTION, GENERAL, SCOPES, Fact, duplicates, norm, ordered
+from .frozen import replace
 
 CHARS_PER_TOKEN = 4
 DEFAULT_BUDGETS: Mapping[str, int] = {"session": 50, "project": 300, "user": 150}
