@@ -353,8 +353,8 @@ def test_the_newest_sessions_are_read_from_the_newest_months_only(repo_dir: Path
     assert [f for f in read if f.count("/") == 2] == ["sessions/2026/12", "sessions/2026/11"]
 
 
-def test_changed_paths_says_what_a_tree_diff_says_when_a_file_becomes_a_folder_or_changes_mode(repo_dir: Path) -> None:
-    """changed_paths walks only the folders that differ; it must list what libgit2's diff lists."""
+def test_changed_paths_and_deltas_say_what_a_tree_diff_says_when_a_file_changes_kind_or_mode(repo_dir: Path) -> None:
+    """changed_paths and deltas walk only the folders that differ; they must list what libgit2's diff lists."""
     repo = store.open_repo(repo_dir)
 
     def tree(files: dict[str, tuple[bytes, int]]) -> pygit2.Tree:
@@ -385,6 +385,7 @@ def test_changed_paths_says_what_a_tree_diff_says_when_a_file_becomes_a_folder_o
         tree({**same, "log.md": (b"l2\n", blob), "x/inside.md": (b"i\n", blob), "x/deep/more.md": (b"m\n", blob)}),
         tree({"sessions/2026/04/a.md": (b"a\n", blob), "link": (b"log.md", link), "x/inside.md": (b"j\n", blob)}),
         tree({"sessions": (b"now a file\n", blob), "link": (b"other", link)}),
+        tree({"sessions": (b"now a file\n", exe), "link": (b"log.md", blob), "x": (b"j\n", link)}),
     ]
 
     def diffed(old: pygit2.Tree, new: pygit2.Tree) -> dict[str, str | None]:
@@ -398,5 +399,8 @@ def test_changed_paths_says_what_a_tree_diff_says_when_a_file_becomes_a_folder_o
     for old in trees:
         for new in trees:
             assert store.changed_paths(old, new) == diffed(old, new)
+            listed = [(d.status_char(), d.old_file.path, str(d.old_file.id), d.new_file.path, str(d.new_file.id))
+                      for d in old.diff_to_tree(new).deltas]
+            assert [tuple(d) for d in store.deltas(old, new, raw=True)] == listed
     assert store.changed_paths(trees[1], trees[2]) == {"log.md": store.hash_bytes(b"l\n"),
                                                       "x": store.hash_bytes(b"file\n")}  # the mode alone changed
