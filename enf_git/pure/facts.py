@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -161,6 +160,8 @@ def clean_text(text: str) -> str:
 
 def fact_id(text: str, stamp: str, author: str) -> str:
     """A short id from what only this fact has: its text, the moment and who said it."""
+    import hashlib  # here: every SessionStart imports this module, and names no new fact
+
     digest = hashlib.sha1(f"{stamp}\0{author}\0{text}".encode()).hexdigest()  # noqa: S324 - a name, not security
     return f"f{digest[:8]}"
 
