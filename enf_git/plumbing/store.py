@@ -109,7 +109,12 @@ def common_dir_of(git_dir: Path) -> Path:
 
 
 def common_dir(repo: pygit2.Repository) -> Path:
-    return common_dir_of(Path(repo.path))
+    """`common_dir_of` the repository's git dir, worked out once per Repository: it resolves
+    every component of the path (a dozen system calls), and a SessionStart asks ~20 times."""
+    held = repo.__dict__.get("_enf_common_dir")
+    if held is None:
+        held = repo.__dict__["_enf_common_dir"] = common_dir_of(Path(repo.path))
+    return cast(Path, held)
 
 
 def state_dir(repo: pygit2.Repository) -> Path:
