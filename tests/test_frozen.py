@@ -55,10 +55,11 @@ def test_defaults_repr_and_as_dict() -> None:
 def test_every_record_lists_its_annotated_fields_in_the_order_its_init_takes_them() -> None:
     import inspect
 
-    from enf_git.pure import facts, ledger, pins
+    from enf_git.pure import briefing, facts, ledger, pins
 
-    classes: list[type[frozen.Record]] = [model.Decision, model.Reversal, model.Session, ledger.Chain, ledger.Disagreement, ledger.Ledger,
-               facts.Fact, facts.Matched, pins.Pin]
+    classes: list[type[frozen.Record]] = [
+        model.Decision, model.Reversal, model.Session, ledger.Chain, ledger.Disagreement, ledger.Ledger, facts.Fact,
+        facts.Matched, pins.Pin, briefing.Situation, briefing.DecisionLine, briefing.Digest]
     for cls in classes:
         assert tuple(cls.__annotations__) == cls.FIELDS, cls
         assert tuple(inspect.signature(cls).parameters) == cls.FIELDS, cls
