@@ -53,7 +53,8 @@ _TRIGGERS = ("<", "&", "\uff1c", "\ufe64", "\u2329", "\u3008", "\\u003c", "\\x3c
 LT = r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?|\\u003c|\\x3c|\uff1c|\ufe64|\u2329|\u3008)"
 GT = r"(?:>|&gt;?|&#0*62;?|&#x0*3e;?|\\u003e|\\x3e|\uff1e|\ufe65|\u232a|\u3009)"
 
-_rules: "list[Callable[[str], str]]" = []
+_rules: "dict[int, Callable[[str], str]]" = {}  # index (0 tags, 1 turns, 2 headings) -> the rule, once built
+_TAGS = 0
 
 
 def inline(text: str) -> str:
@@ -73,12 +74,12 @@ def shown(text: str) -> str:
     if not any(t in text for t in _TRIGGERS):
         return text
     # Each rule only where it could apply: most notes hold a `:` or a `#`, few a turn or
-    # one of our headings, and the rules' patterns take ~7 ms to compile in a new process.
+    # one of our headings, and the rules' patterns take ~7 ms to compile in a new process
+    # (each is compiled at its first use: a SessionStart context needs the headings' alone).
     wanted = (_may_hold_tag(text), _may_turn(text), _may_head(text))
-    if any(wanted):
-        for rule, needed in zip(_compiled(), wanted):
-            if needed:
-                text = rule(text)
+    for index, needed in enumerate(wanted):
+        if needed:
+            text = _rule(index)(text)
     return text
 
 
@@ -107,7 +108,7 @@ def tags_only(text: str) -> str:
     (our own text has no tags, so whatever one it holds came from memory)."""
     if not _may_hold_tag(text):
         return text
-    return _compiled()[0](text)
+    return _rule(_TAGS)(text)
 
 
 def _may_hold_tag(text: str) -> bool:
@@ -130,13 +131,14 @@ def shown_json(value: object) -> object:
     return value
 
 
-def _compiled() -> "list[Callable[[str], str]]":
-    if not _rules:
-        _rules.extend(_build())
-    return _rules
+def _rule(index: int) -> "Callable[[str], str]":
+    found = _rules.get(index)
+    if found is None:
+        found = _rules[index] = (_tags_rule, _turns_rule, _headings_rule)[index]()
+    return found
 
 
-def _build() -> "list[Callable[[str], str]]":
+def _tags_rule() -> "Callable[[str], str]":
     import re
 
     # `<`, its entities (with or without `;`, decimal or hex, padded) and look-alikes, then
@@ -152,6 +154,12 @@ def _build() -> "list[Callable[[str], str]]":
     def tags(text: str) -> str:
         return opened.sub(OPEN, closed.sub(lambda m: f"{OPEN}{m.group(1)}{CLOSE}", text))
 
+    return tags
+
+
+def _turns_rule() -> "Callable[[str], str]":
+    import re
+
     # At a line's start, after quoting and list marks: a transcript turn, a hook's label.
     lead = r"(?m)^((?:[ \t>*\-+]|&gt;?|&#0*62;?|&#x0*3e;?)*)"  # `>` as an entity too: a quoted turn
     turn = re.compile(lead + rf"({'|'.join(TURNS)})([ \t]*:)", re.IGNORECASE)  # on its own line
@@ -161,10 +169,16 @@ def _build() -> "list[Callable[[str], str]]":
         text = turn.sub(lambda m: f"{m.group(1)}{OPEN}{m.group(2)}{CLOSE}{m.group(3)}", text)
         return label.sub(lambda m: f"{m.group(1)}{OPEN}{m.group(2)}{CLOSE}{m.group(3)}", text)
 
+    return turns
+
+
+def _headings_rule() -> "Callable[[str], str]":
+    import re
+
     heading = re.compile(r"(?m)^([ \t]*)(#{1,6}[ \t]*(?:" + "|".join(map(re.escape, HEADINGS)) + r")\b)",
                          re.IGNORECASE)
 
     def headings(text: str) -> str:
         return heading.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", text)
 
-    return [tags, turns, headings]
+    return headings

@@ -351,3 +351,56 @@ def test_the_newest_sessions_are_read_from_the_newest_months_only(repo_dir: Path
     read.clear()
     store.newest_sessions(repo, tip.tree, 3)  # notes.md, two in December, and one more month to know there is more
     assert [f for f in read if f.count("/") == 2] == ["sessions/2026/12", "sessions/2026/11"]
+
+
+def test_changed_paths_and_deltas_say_what_a_tree_diff_says_when_a_file_changes_kind_or_mode(repo_dir: Path) -> None:
+    """changed_paths and deltas walk only the folders that differ; they must list what libgit2's diff lists."""
+    repo = store.open_repo(repo_dir)
+
+    def tree(files: dict[str, tuple[bytes, int]]) -> pygit2.Tree:
+        nested: dict[str, object] = {}
+        for path, (data, mode) in files.items():
+            node = nested
+            *folders, name = path.split("/")
+            for f in folders:
+                node = node.setdefault(f, {})  # type: ignore[assignment]
+            node[name] = (repo.create_blob(data), mode)
+
+        def write(node: dict[str, object]) -> pygit2.Oid:
+            b = repo.TreeBuilder()
+            for name, value in node.items():
+                if isinstance(value, dict):
+                    b.insert(name, write(value), pygit2.enums.FileMode.TREE)
+                else:
+                    b.insert(name, *value)  # type: ignore[misc]
+            return b.write()
+        return repo[write(nested)]  # type: ignore[return-value]
+
+    blob, exe, link = pygit2.enums.FileMode.BLOB, pygit2.enums.FileMode.BLOB_EXECUTABLE, pygit2.enums.FileMode.LINK
+    same = {"sessions/2026/04/a.md": (b"a\n", blob), "sessions/2026/05/b.md": (b"b\n", blob)}
+    trees = [
+        tree({}),
+        tree({**same, "log.md": (b"l\n", blob)}),
+        tree({**same, "log.md": (b"l\n", exe), "x": (b"file\n", blob)}),
+        tree({**same, "log.md": (b"l2\n", blob), "x/inside.md": (b"i\n", blob), "x/deep/more.md": (b"m\n", blob)}),
+        tree({"sessions/2026/04/a.md": (b"a\n", blob), "link": (b"log.md", link), "x/inside.md": (b"j\n", blob)}),
+        tree({"sessions": (b"now a file\n", blob), "link": (b"other", link)}),
+        tree({"sessions": (b"now a file\n", exe), "link": (b"log.md", blob), "x": (b"j\n", link)}),
+    ]
+
+    def diffed(old: pygit2.Tree, new: pygit2.Tree) -> dict[str, str | None]:
+        out: dict[str, str | None] = {}
+        for delta in old.diff_to_tree(new).deltas:
+            out.setdefault(delta.old_file.path, None)
+            if delta.status_char() != "D":
+                out[delta.new_file.path] = str(delta.new_file.id)
+        return out
+
+    for old in trees:
+        for new in trees:
+            assert store.changed_paths(old, new) == diffed(old, new)
+            listed = [(d.status_char(), d.old_file.path, str(d.old_file.id), d.new_file.path, str(d.new_file.id))
+                      for d in old.diff_to_tree(new).deltas]
+            assert [tuple(d) for d in store.deltas(old, new, raw=True)] == listed
+    assert store.changed_paths(trees[1], trees[2]) == {"log.md": store.hash_bytes(b"l\n"),
+                                                      "x": store.hash_bytes(b"file\n")}  # the mode alone changed

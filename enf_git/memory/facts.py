@@ -20,7 +20,7 @@ from pathlib import Path
 from .. import paths
 from ..errors import EnfError
 from ..plumbing import atomic, store
-from ..pure import budget, facts as pf
+from ..pure import budget, facts as pf, frozen
 from ..redact import redact_count
 from . import fact_stores, trust
 from .workspace import Context
@@ -339,8 +339,6 @@ def _trusted(gate: trust.Gate, facts: list[pf.Fact]) -> list[pf.Fact]:
 def _signed(ctx: Context, facts: list[pf.Fact]) -> list[pf.Fact]:
     """The project's facts as the block shows them: one someone else last changed ends with
     "— Alice, 2026-12-01" (within its budget: the name counts)."""
-    from dataclasses import replace
-
     from . import authors
 
     try:
@@ -350,7 +348,7 @@ def _signed(ctx: Context, facts: list[pf.Fact]) -> list[pf.Fact]:
     out = []
     for f in facts:
         by = table.by(f"{pf.MEMORIES_DIR}/{f.id}.md")
-        out.append(replace(f, text=f"{f.text} — {by}") if by else f)
+        out.append(frozen.replace(f, text=f"{f.text} — {by}") if by else f)
     return out
 
 

@@ -29,13 +29,16 @@ import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import errors, paths
 from ..errors import EnfError
-from ..plumbing import detached, gitcli, store
-from . import sync_merge
+from ..plumbing import store
 from .workspace import Context
+
+if TYPE_CHECKING:  # loaded where used: a start in a repository that shares no memory needs neither
+    from ..plumbing import gitcli
+    from . import sync_merge
 
 AUTO_FETCH_KEY = "enf.autoFetch"
 CI_KEY = "enf.ci"
@@ -64,6 +67,9 @@ def merge_fetched(ctx: Context, now: int | None = None, fill_missing: bool = Fal
     configured = ctx.settings.remote
     if not configured:
         return None
+    from ..plumbing import gitcli
+    from . import sync_merge
+
     env = env or gitcli.prepare(str(ctx.top))
     remote = gitcli.resolve_remote(str(ctx.top), configured, env)
     if fill_missing:
@@ -116,6 +122,8 @@ def catch_up(ctx: Context, now: int | None = None) -> CaughtUp:
             _refresh(ctx)  # cheap when nothing is new; else a read killed before its refresh
         note_seen(ctx, seen)
         return CaughtUp()
+    from ..plumbing import gitcli
+
     label = gitcli.Remote(ctx.settings.remote or "", gitcli.looks_like_url(ctx.settings.remote or "")).label
     try:
         env = gitcli.prepare(str(ctx.top))
@@ -178,6 +186,8 @@ def _tracking_ref(ctx: Context) -> str | None:
     configured = ctx.settings.remote
     if not configured:
         return None
+    from ..plumbing import gitcli
+
     if configured in store.remote_names(ctx.repo) or not gitcli.looks_like_url(configured):
         return gitcli.tracking_ref(configured)
     return gitcli.tracking_ref(paths.URL_REMOTE_NAME)
@@ -227,6 +237,8 @@ def note_seen(ctx: Context, seen: str) -> None:
 
 def _blobs_missing(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv) -> bool:
     """Whether a partial clone lacks blobs the fetched branch needs (only there are objects listed)."""
+    from ..plumbing import gitcli
+
     top = str(ctx.top)
     if not gitcli.is_partial_clone(top, env):
         return False
@@ -259,6 +271,8 @@ def start_background_fetch(ctx: Context, environ: Mapping[str, str], now: float 
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.touch()
     os.utime(stamp, (moment, moment))
+    from ..plumbing import detached
+
     detached.start("background-fetch", str(ctx.top))
     return True
 
@@ -268,6 +282,8 @@ def background_fetch(top: str) -> None:
     ctx = Context.open(Path(top))
     if not ctx.settings.remote:
         return
+    from ..plumbing import gitcli
+
     try:
         remote = gitcli.resolve_remote(str(ctx.top), ctx.settings.remote)
     except EnfError:

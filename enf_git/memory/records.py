@@ -9,11 +9,10 @@ needs no blob. The cache is a pure accelerator: delete it and the next run rebui
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..pure import model
+from ..pure import frozen, model
 
 from ..plumbing import atomic, store
 from ..errors import EnfError, RecordError
@@ -162,10 +161,10 @@ def _to_json(record: model.Session | list[model.Decision] | EnfError) -> dict[st
     if isinstance(record, EnfError):
         return {"kind": "fatal", "message": record.message, "hint": record.hint}
     if isinstance(record, model.Session):
-        data = asdict(record)
+        data = frozen.as_dict(record)
         data["sections"] = {}  # views never need the body; keep the cache small
         return {"kind": "session", "data": data}
-    return {"kind": "decisions", "data": [asdict(d) for d in record]}
+    return {"kind": "decisions", "data": [frozen.as_dict(d) for d in record]}
 
 
 def _from_json(raw: dict[str, Any]) -> model.Session | list[model.Decision] | EnfError:

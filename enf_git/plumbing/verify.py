@@ -28,7 +28,6 @@ verdict of a signed commit is asked again; "unsigned" stays (no configuration ch
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
@@ -104,6 +103,8 @@ def verdicts(repo_dir: str, commit_oids: Iterable[str], repo: store.Repo | None 
 
 def trust_digest(repo: store.Repo, env: Mapping[str, str]) -> str:
     """A digest of everything git's verdicts depend on besides the commits themselves."""
+    import hashlib  # here: a start that trusts all memory never asks git for a verdict
+
     h = hashlib.sha1(usedforsecurity=False)
     for key in ("gpg.ssh.allowedsignersfile", "gpg.ssh.revocationfile"):
         where = store.config_value(repo, key)
@@ -132,6 +133,8 @@ def _expand(where: str, repo: store.Repo) -> str:
 
 
 def _content(path: str) -> bytes:
+    import hashlib
+
     try:
         with open(path, "rb") as f:
             return hashlib.sha1(f.read(), usedforsecurity=False).digest()

@@ -10,10 +10,9 @@ framed as possibly stale data, not as instructions, and reports its own size.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-
 from .. import frame
 from . import ledger as ledger_mod, suspicious
+from .frozen import Record, replace
 from .model import Decision, Session
 
 CHARS_PER_TOKEN = 4
@@ -28,8 +27,10 @@ SHARES = {"## Open disagreements": 1.0, "## Interrupted sessions": 1.0, "## Stan
           "## Last sessions: summaries and open items": 1.0}
 
 
-@dataclass(frozen=True)
-class Situation:
+class Situation(Record):
+    FIELDS = ("project", "session_id", "today", "yesterday", "source", "own_file", "opted_out", "conflicts",
+              "authorship", "withheld", "withheld_line")
+
     project: str
     session_id: str  # first 8 chars
     today: str
@@ -37,36 +38,56 @@ class Situation:
     source: str  # startup | resume | clear | compact | fork
     own_file: str | None  # this session's file, if it exists
     opted_out: bool
-    conflicts: tuple[str, ...] = ()  # conflict copies on the branch: a record changed on two sides
+    conflicts: tuple[str, ...]  # conflict copies on the branch: a record changed on two sides
     # record path -> (name, date) of whoever last changed it; name "" for the reader's own
-    authorship: Mapping[str, tuple[str, str]] = field(default_factory=dict)
-    withheld: frozenset[str] = frozenset()  # records enf.trust keeps from the model (memory/trust.py)
-    withheld_line: str = ""  # what to say in their place
+    authorship: Mapping[str, tuple[str, str]]
+    withheld: frozenset[str]  # records enf.trust keeps from the model (memory/trust.py)
+    withheld_line: str  # what to say in their place
+
+    def __init__(self, project: str, session_id: str, today: str, yesterday: str, source: str, own_file: str | None,
+                 opted_out: bool, conflicts: tuple[str, ...] = (),
+                 authorship: Mapping[str, tuple[str, str]] | None = None, withheld: frozenset[str] = frozenset(),
+                 withheld_line: str = "") -> None:
+        vars(self).update(project=project, session_id=session_id, today=today, yesterday=yesterday, source=source,
+                          own_file=own_file, opted_out=opted_out, conflicts=conflicts,
+                          authorship={} if authorship is None else authorship, withheld=withheld,
+                          withheld_line=withheld_line)
 
 
-@dataclass(frozen=True)
-class DecisionLine:
+class DecisionLine(Record):
+    FIELDS = ("date", "time", "id", "text", "source")
+
     date: str
     time: str
     id: str
     text: str  # the rendered line
-    source: str = ""  # the record it comes from (its author is named beside it)
+    source: str  # the record it comes from (its author is named beside it)
+
+    def __init__(self, date: str, time: str, id: str, text: str, source: str = "") -> None:
+        vars(self).update(date=date, time=time, id=id, text=text, source=source)
 
 
-@dataclass(frozen=True)
-class Digest:
+class Digest(Record):
     """What the context needs of every record, small enough to keep per tip (memory/startup.py
     caches it): a 10,000-session branch gives the same text from a few dozen sessions and
     the decision lines that can fit, and a routine change updates it without the others."""
+
+    FIELDS = ("count", "newest", "interrupted", "standing", "lines", "disagreements", "fixed", "last_reversal")
 
     count: int  # sessions
     newest: tuple[Session, ...]  # the KEEP newest, newest first
     interrupted: tuple[Session, ...]  # every interrupted session, newest first
     standing: int  # standing decisions
     lines: tuple[DecisionLine, ...]  # their lines, newest first, cut once past HARD_LIMIT + their room
-    disagreements: tuple[str, ...] = ()
-    fixed: frozenset[str] = field(default_factory=frozenset)  # ids in a chain a reversal touched
-    last_reversal: tuple[str, str, str] = ("", "", "")  # the newest reversal's (date, time, id)
+    disagreements: tuple[str, ...]
+    fixed: frozenset[str]  # ids in a chain a reversal touched
+    last_reversal: tuple[str, str, str]  # the newest reversal's (date, time, id)
+
+    def __init__(self, count: int, newest: tuple[Session, ...], interrupted: tuple[Session, ...], standing: int,
+                 lines: tuple[DecisionLine, ...], disagreements: tuple[str, ...] = (),
+                 fixed: frozenset[str] = frozenset(), last_reversal: tuple[str, str, str] = ("", "", "")) -> None:
+        vars(self).update(count=count, newest=newest, interrupted=interrupted, standing=standing, lines=lines,
+                          disagreements=disagreements, fixed=fixed, last_reversal=last_reversal)
 
 
 def digest_of(sessions: Sequence[Session], ledger: ledger_mod.Ledger) -> Digest:

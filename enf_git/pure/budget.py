@@ -21,9 +21,9 @@ Tokens are estimated as characters / 4 (the estimate briefing.py uses).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
 
 from .facts import ACTION, GENERAL, SCOPES, Fact, duplicates, norm, ordered
+from .frozen import replace
 
 CHARS_PER_TOKEN = 4
 DEFAULT_BUDGETS: Mapping[str, int] = {"session": 50, "project": 300, "user": 150}
@@ -50,16 +50,18 @@ def cost(facts: Sequence[Fact]) -> int:
     return sum(tokens(line(f)) for f in facts)
 
 
-@dataclass
-class Fitted:
+class Fitted:  # a plain class: a dataclass costs its creation at every SessionStart's import
     """One scope's facts after its budget: what is shown, and what was cut and why."""
 
-    scope: str
-    budget: int
-    kept: list[Fact] = field(default_factory=list)
-    dropped: list[tuple[Fact, str]] = field(default_factory=list)  # (fact, why)
-    shortened: list[str] = field(default_factory=list)  # ids of facts shown cut short
-    warning: str = ""
+    __slots__ = ("budget", "dropped", "kept", "scope", "shortened", "warning")
+
+    def __init__(self, scope: str, budget: int) -> None:
+        self.scope = scope
+        self.budget = budget
+        self.kept: list[Fact] = []
+        self.dropped: list[tuple[Fact, str]] = []  # (fact, why)
+        self.shortened: list[str] = []  # ids of facts shown cut short
+        self.warning = ""
 
     @property
     def tokens(self) -> int:

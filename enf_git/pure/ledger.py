@@ -22,44 +22,58 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
 from functools import partial
 from typing import TypeVar
 
 from . import decision_pool
+from .frozen import Record, replace
 from .model import Decision, Reversal, stable_id
 
 _Item = TypeVar("_Item", Decision, Reversal)
 
 
-@dataclass(frozen=True)
-class Chain:
+class Chain(Record):
+    FIELDS = ("current", "superseded", "reversals")
+
     current: Decision
     superseded: tuple[Decision, ...]  # newest first
     reversals: tuple[Reversal, ...]  # the reversals that led to `current`, newest first
 
+    def __init__(self, current: Decision, superseded: tuple[Decision, ...], reversals: tuple[Reversal, ...]) -> None:
+        vars(self).update(current=current, superseded=superseded, reversals=reversals)
 
-@dataclass(frozen=True)
-class Disagreement:
+
+class Disagreement(Record):
     """Two reversals of one decision, each made without seeing the other (the second
     names a decision the first had already replaced): both replacements stand until a
     later reversal of either one settles it."""
 
+    FIELDS = ("decision", "reversals", "replacements", "settled_by")
+
     decision: Decision  # the decision both reversed
     reversals: tuple[Reversal, Reversal]  # the first and the second, by time
     replacements: tuple[Decision, Decision]  # what each side stood on when the second was made
-    settled_by: Reversal | None = None  # a later reversal of one of the replacements
+    settled_by: Reversal | None  # a later reversal of one of the replacements
+
+    def __init__(self, decision: Decision, reversals: tuple[Reversal, Reversal],
+                 replacements: tuple[Decision, Decision], settled_by: Reversal | None = None) -> None:
+        vars(self).update(decision=decision, reversals=reversals, replacements=replacements, settled_by=settled_by)
 
     @property
     def open(self) -> bool:
         return self.settled_by is None
 
 
-@dataclass(frozen=True)
-class Ledger:
+class Ledger(Record):
+    FIELDS = ("chains", "unresolved", "disagreements")
+
     chains: tuple[Chain, ...]
     unresolved: tuple[Reversal, ...]
-    disagreements: tuple[Disagreement, ...] = ()
+    disagreements: tuple[Disagreement, ...]
+
+    def __init__(self, chains: tuple[Chain, ...], unresolved: tuple[Reversal, ...],
+                 disagreements: tuple[Disagreement, ...] = ()) -> None:
+        vars(self).update(chains=chains, unresolved=unresolved, disagreements=disagreements)
 
     @property
     def open_disagreements(self) -> tuple[Disagreement, ...]:

@@ -23,10 +23,10 @@ long run of spaces.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 
 from .. import paths
 from . import fm, slug
+from .frozen import Record, replace
 # Re-exported: records are read as model.Decision, model.stable_id, …
 from .ystatement import (
     CONFIDENCES as CONFIDENCES,
@@ -55,8 +55,11 @@ _DECISION_ID = re.compile(r"^d[0-9a-f]{7}\Z")
 _DATE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt ][0-9][0-9:.+Zz -]*)?\Z")
 
 
-@dataclass(frozen=True)
-class Session:
+class Session(Record):
+    FIELDS = ("path", "stem", "session_id", "date", "start_time", "tags", "status", "summary", "sections", "decisions",
+              "reversals", "problems")
+    UNHASHED = frozenset(("sections",))
+
     path: str
     stem: str
     session_id: str
@@ -65,11 +68,18 @@ class Session:
     tags: tuple[str, ...]
     status: str
     summary: str
-    sections: dict[str, str] = field(hash=False)
-    decisions: tuple[Decision, ...] = ()
-    reversals: tuple[Reversal, ...] = ()
+    sections: dict[str, str]
+    decisions: tuple[Decision, ...]
+    reversals: tuple[Reversal, ...]
     # (line, reason) of each decision or reversal line off the format: reported, not fatal.
-    problems: tuple[tuple[int, str], ...] = ()
+    problems: tuple[tuple[int, str], ...]
+
+    def __init__(self, path: str, stem: str, session_id: str, date: str, start_time: str, tags: tuple[str, ...],
+                 status: str, summary: str, sections: dict[str, str], decisions: tuple[Decision, ...] = (),
+                 reversals: tuple[Reversal, ...] = (), problems: tuple[tuple[int, str], ...] = ()) -> None:
+        vars(self).update(path=path, stem=stem, session_id=session_id, date=date, start_time=start_time, tags=tags,
+                          status=status, summary=summary, sections=sections, decisions=decisions, reversals=reversals,
+                          problems=problems)
 
     @property
     def interrupted(self) -> bool:

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
 
 from ..errors import RecordError
 from . import fm
+from .frozen import Record, replace
 from .model import Session
 
 SCHEMA = 1
@@ -45,13 +45,17 @@ MIN_ID_MENTION = 6  # a session id shorter than this is too likely to occur by c
 _STAMP = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(?: [0-9]{2}:[0-9]{2})?\Z")
 
 
-@dataclass(frozen=True)
-class Pin:
+class Pin(Record):
+    FIELDS = ("session", "kind", "author", "date", "last_asked")
+
     session: str  # the pinned session's file stem
     kind: str  # permanent | temporary
     author: str
     date: str  # stamp: when it was pinned
     last_asked: str  # stamp: the last time it was asked about (pinned, recalled, shown)
+
+    def __init__(self, session: str, kind: str, author: str, date: str, last_asked: str) -> None:
+        vars(self).update(session=session, kind=kind, author=author, date=date, last_asked=last_asked)
 
     @property
     def path(self) -> str:

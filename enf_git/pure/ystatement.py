@@ -14,9 +14,9 @@ its trailer taken off from the right first, and lines past MAX_LINE are not read
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from . import fm
+from .frozen import Record
 from .ids import stable_id as stable_id  # re-exported: records name their ids with it
 
 CONFIDENCES = ("high", "medium", "low")
@@ -91,8 +91,10 @@ _REVERSAL_FORMAT = "write - [HH:MM] REVERSED <decision id>: Changed from <old> t
 _Y_FORMAT = "write - [HH:MM] Y: In the context of …, facing …, decided … over …, to achieve …, accepting …"
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Record):
+    FIELDS = ("id", "source", "date", "time", "context", "facing", "decided", "over", "achieve", "accepting",
+              "confidence", "session_id", "text")
+
     id: str
     source: str  # path of the file it was parsed from
     date: str
@@ -107,14 +109,21 @@ class Decision:
     session_id: str
     text: str  # the Y-statement as written, without the bullet and stamp
 
+    def __init__(self, id: str, source: str, date: str, time: str, context: str, facing: str, decided: str, over: str,
+                 achieve: str, accepting: str, confidence: str, session_id: str, text: str) -> None:
+        vars(self).update(id=id, source=source, date=date, time=time, context=context, facing=facing, decided=decided,
+                          over=over, achieve=achieve, accepting=accepting, confidence=confidence, session_id=session_id,
+                          text=text)
+
     @property
     def topic(self) -> str:
         area = self.context.strip() or "General"
         return area[0].upper() + area[1:]
 
 
-@dataclass(frozen=True)
-class Reversal:
+class Reversal(Record):
+    FIELDS = ("id", "source", "date", "time", "ref", "old", "new", "reason", "session_id")
+
     id: str
     source: str
     date: str
@@ -124,6 +133,11 @@ class Reversal:
     new: str
     reason: str
     session_id: str
+
+    def __init__(self, id: str, source: str, date: str, time: str, ref: str, old: str, new: str, reason: str,
+                 session_id: str) -> None:
+        vars(self).update(id=id, source=source, date=date, time=time, ref=ref, old=old, new=new, reason=reason,
+                          session_id=session_id)
 
 
 def parse_decisions(source: str, text: str, date: str, session_id: str, stem: str) -> list[Decision]:
