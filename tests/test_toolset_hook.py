@@ -354,3 +354,35 @@ def test_the_users_own_toolsets_file_applies_to_a_session_that_chose_nothing(pro
     user.write_text("build:\n  extends: build\n  deny_bash: ['ls *']\n")
     reason = tool(project, "Bash", command="ls -la")
     assert reason is not None and "(build denies `ls *`)" in reason
+
+
+PROBE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+before = set(sys.modules)
+from enf_git import hook
+print(hook.respond("PreToolUse", sys.argv[2].encode()))
+print(json.dumps(sorted(set(sys.modules) - before)))
+"""
+COSTLY = {"typing", "collections", "re", "enum", "dataclasses", "fnmatch", "yaml", "pathlib", "functools",
+          "subprocess", "pygit2", "sqlite3"}
+
+
+@pytest.mark.parametrize("command", ["git log --oneline -20 | grep -i fix | head -5", "docker run x"])
+def test_a_call_in_a_custom_profile_imports_nothing_costly(project: Path, command: str) -> None:
+    """Without site (whose editable-install finder loads re and collections itself), so that
+    what the hook loads is seen: the compiled table, the classifier, and no more."""
+    import subprocess
+    import sys
+
+    started(project)
+    (project / "toolsets.yaml").write_text("ci:\n  extends: review\n  deny_bash: ['docker *']\n")
+    prompt(project, "/toolset ci")  # compiles the table
+    payload = json.dumps({"session_id": SID, "cwd": str(project), "hook_event_name": "PreToolUse",
+                          "tool_name": "Bash", "tool_input": {"command": command}})
+    root = str(Path(__file__).resolve().parents[1])
+    out = subprocess.run([sys.executable, "-S", "-c", PROBE, root, payload], capture_output=True, text=True,
+                         check=True, cwd=project).stdout.splitlines()
+    assert ('"deny"' in out[0]) == command.startswith("docker")
+    loaded = {m.split(".")[0] for m in json.loads(out[1])}
+    assert "enf_git" in loaded and not loaded & COSTLY, sorted(loaded & COSTLY)

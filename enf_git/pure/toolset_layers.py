@@ -20,11 +20,12 @@ table into plain JSON data, keyed by the files' sizes and times, which the hook 
 with json's C core; only a changed file is parsed again.
 """
 
-from __future__ import annotations
-
-from collections.abc import Iterable
-
 from .toolsets import BUILTINS, CLASSES, META, SHELL_MODES, WRITE_MODES, WRITES_NONE, WRITES_PATHS, Profile
+
+
+TYPE_CHECKING = False  # the hook reads the compiled table through this module: no typing, no collections
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 class Problem:
@@ -54,7 +55,7 @@ Lines = dict[tuple[str, ...], int]  # a key's path in the file -> its line (1-ba
 Layer = tuple[str, object, Lines]
 
 
-def layered(layers: Iterable[Layer]) -> tuple[dict[str, Profile], list[Problem]]:
+def layered(layers: "Iterable[Layer]") -> tuple[dict[str, Profile], list[Problem]]:
     """The profiles of the built-ins with each layer on top, lowest first (user, then
     project): a layer's profile replaces the one of its name below it, and `extends`
     names a profile of the layers below or one defined earlier in the same file (a
@@ -174,7 +175,7 @@ def parse_layer(source: str, raw: bytes) -> tuple[Layer | None, list[Problem]]:
     return (source, data, lines), []
 
 
-def from_files(files: Iterable[tuple[str, bytes | None]]) -> tuple[dict[str, Profile], list[Problem]]:
+def from_files(files: "Iterable[tuple[str, bytes | None]]") -> tuple[dict[str, Profile], list[Problem]]:
     """The table from the files' bytes (None: no such file), lowest precedence first."""
     layers: list[Layer] = []
     problems: list[Problem] = []
