@@ -19,7 +19,7 @@ from click.testing import CliRunner
 import enf_git
 from enf_git.cli.app import main
 from enf_git.install import claude
-from enf_git.memory import install_checks
+from enf_git.memory.health import install_checks
 from enf_git.plumbing import search
 from gitfixtures import Git
 

@@ -431,7 +431,8 @@ def test_prune_removes_expired_then_duplicates_in_one_commit_that_lists_them(
 
 
 def test_records_and_doctor_leave_fact_files_out_of_the_sessions(ctx: memory.Context, places: facts.Places) -> None:
-    from enf_git.memory import doctor, records
+    from enf_git.memory import records
+    from enf_git.memory.health import doctor
 
     facts.remember(ctx, places, "We chose Postgres", now=NOW)
     (ctx.root / "sessions" / "2026-04-13-a.md").write_text(session_text())

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from enf_git.memory.state_checks import lock_holder
+from enf_git.memory.health.state_checks import lock_holder
 from gitfixtures import run_git, session_text
 
 GIT_ENF = str(Path(sys.executable).with_name("git-enf"))

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from enf_git.install import mcp
-from enf_git.memory.install_checks import shebang_interpreter
+from enf_git.memory.health.install_checks import shebang_interpreter
 from gitfixtures import Git
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -420,7 +420,7 @@ def test_an_update_waits_for_another_and_says_so_when_it_never_ends(
 
 def test_doctor_does_not_report_an_index_being_built(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     from enf_git import memory, paths
-    from enf_git.memory import state_checks
+    from enf_git.memory.health import state_checks
     from enf_git.plumbing import locks
 
     ctx = memory.Context.open(repo_dir)

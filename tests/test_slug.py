@@ -143,7 +143,7 @@ def test_a_suggested_rename_never_takes_a_name_in_use() -> None:
 
 def test_doctor_names_the_file_to_rename_to(repo_dir: Path) -> None:
     from enf_git import memory
-    from enf_git.memory import doctor
+    from enf_git.memory.health import doctor
 
     ctx = memory.Context.open(repo_dir)
     memory.init(ctx)
@@ -161,7 +161,7 @@ def test_doctor_names_the_file_to_rename_to(repo_dir: Path) -> None:
 def test_an_undated_session_file_gets_a_rename_hint_not_a_crash(repo_dir: Path, name: str, header_date: str,
                                                                   expected: str) -> None:
     from enf_git import memory
-    from enf_git.memory import doctor
+    from enf_git.memory.health import doctor
 
     ctx = memory.Context.open(repo_dir)
     memory.init(ctx)

@@ -17,7 +17,7 @@ from .text import envelope
 def doctor(as_json: bool) -> None:
     """Validate the installation and the memory; name each problem and its fix (exit 1 on errors)."""
     from .. import paths
-    from ..memory import doctor as doctor_mod
+    from ..memory.health import doctor as doctor_mod
 
     result = doctor_mod.run(workspace(), Path.home(), paths.user_config_dir(os.environ))
     if as_json:

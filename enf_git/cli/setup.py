@@ -82,7 +82,7 @@ def _install_mcp(ctx: Context, scope: str) -> None:
     verb = "registered" if result.changed else "already registered"
     command = " ".join([result.entry["command"], *result.entry.get("args", [])])
     click.echo(f"MCP server {mcp.SERVER!r} {verb} in {result.path}, calling: {command}")
-    from ..memory import mcp_checks
+    from ..memory.health import mcp_checks
 
     lacking = mcp_checks.sdk_missing(str(result.entry["command"]), ctx.top)
     if lacking is not None:  # registered all the same: the next session starts it once the SDK is there
@@ -151,7 +151,7 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
 
 
 def _registered_scopes(ctx: Context) -> list[str]:
-    from ..memory import install_checks
+    from ..memory.health import install_checks
 
     return [r.scope for r in install_checks.registered(ctx.top, Path.home())[0]]
 
@@ -190,7 +190,7 @@ def _untrack(ctx: Context) -> list[str]:
 
 
 def _elsewhere(ctx: Context) -> str:
-    from ..memory.install_checks import registered
+    from ..memory.health.install_checks import registered
 
     found, _ = registered(ctx.top, Path.home())
     return "".join(f"; found them in {r.scope} scope: git enf uninstall --scope {r.scope}" for r in found)

@@ -3,7 +3,7 @@
 The facade re-exports the few every edge needs, loaded on first use (PEP 562): the
 commit path imports pygit2, and a light operation such as memory.toolsets runs in
 the per-call hooks, which must not pay for it. The rest are imported from their
-modules (memory.doctor, memory.queries, memory.indexer...) by the edge that uses
+modules (memory.health.doctor, memory.queries, memory.indexer...) by the edge that uses
 them, so a routine `git enf commit` loads only the commit path.
 """
 

@@ -11,40 +11,23 @@ later check reads them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from .. import paths
-from ..plumbing import store
-from . import records
-from .workspace import Context
-
-
-@dataclass(frozen=True)
-class Problem:
-    severity: str  # error | warning
-    what: str
-    fix: str
-
-
-@dataclass(frozen=True)
-class Checked:
-    checks: tuple[str, ...]  # what was looked at, in order
-    problems: tuple[Problem, ...]
-
-    @property
-    def errors(self) -> bool:
-        return any(p.severity == "error" for p in self.problems)
+from ... import paths
+from ...plumbing import store
+from .. import records
+from ..workspace import Context
+from .problem import Checked, Problem
 
 
 def run(ctx: Context, home: Path, user_dir: str | None = None) -> Checked:
     """Every check, in order; `home` is where the user scope's settings live (~),
     `user_dir` the user's enf-git config folder (its toolsets.yaml)."""
-    from . import install_checks, record_checks, state_checks
+    from . import install_checks, mcp_checks, record_checks, state_checks
 
     checks: list[str] = []
     problems: list[Problem] = []
-    for name, install_check in install_checks.CHECKS:
+    for name, install_check in install_checks.CHECKS + mcp_checks.CHECKS:
         checks.append(name)
         problems += install_check(ctx, home)
     checks.append("toolset profiles")
@@ -76,7 +59,7 @@ def run(ctx: Context, home: Path, user_dir: str | None = None) -> Checked:
 def _toolsets(ctx: Context, user_dir: str) -> list[Problem]:
     """Every problem in the toolsets files, and a project default that names no profile:
     each leaves a built-in in force, which is safe but not what the file meant."""
-    from . import toolsets
+    from .. import toolsets
 
     places = toolsets.Places(str(ctx.top), str(ctx.root), str(store.state_dir(ctx.repo)), user_dir)
     found = toolsets.active(places, "")
@@ -88,7 +71,7 @@ def _toolsets(ctx: Context, user_dir: str) -> list[Problem]:
 
 
 def _working_copy(ctx: Context, tip: store.Commit) -> list[Problem]:
-    from .working_set import missing
+    from ..working_set import missing
 
     out = []
     for git_dir in store.checked_out_in(ctx.repo):
@@ -97,7 +80,7 @@ def _working_copy(ctx: Context, tip: store.Commit) -> list[Problem]:
     if not ctx.root.is_dir():
         out.append(Problem("error", f"no working copy at {ctx.root}", "git enf restore"))
         return out
-    from .commits import pending, would_refuse
+    from ..commits import pending, would_refuse
 
     found = pending(ctx, tip=tip)
     # A file deleted on purpose is a change for the next commit (status lists it), not a loss to restore.
@@ -115,7 +98,7 @@ def _not_files(ctx: Context) -> list[Problem]:
     """Links and specials in the working copy: commits pass over them without a word, so
     what a link points to is in nobody's memory (and a link out of the repository, to
     /etc say, must never be read into it)."""
-    from ..plumbing import workcopy
+    from ...plumbing import workcopy
 
     out = []
     for path, what in workcopy.not_files(ctx.root):

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, paths
-from ..errors import EnfError
-from ..install import claude, slash
-from ..plumbing import store
-from .doctor import Problem
-from .workspace import Context
+from ... import __version__, paths
+from ...errors import EnfError
+from ...install import claude, slash
+from ...plumbing import store
+from .problem import Problem
+from ..workspace import Context
 
 PROBE_TIMEOUT = 10.0  # seconds: a hook's own timeout; an import slower than this fails every hook
 # What a hook's interpreter runs to say which enf_git it imports: the hook's own
@@ -274,7 +274,7 @@ def exclude_entry(ctx: Context, home: Path) -> list[Problem]:
 def git_hooks(ctx: Context, home: Path) -> list[Problem]:
     """With memory shared (enf.remote), the git hooks that carry it with push and pull are
     in place, and the interpreter each one calls still exists."""
-    from ..install import githooks
+    from ...install import githooks
 
     if ctx.settings.remote is None:
         return []  # nothing to carry
@@ -319,17 +319,10 @@ def _shim_python(path: Path) -> str | None:
     return None
 
 
-def mcp_server(ctx: Context, home: Path) -> list[Problem]:
-    from .mcp_checks import mcp_server as check  # it imports this module's helpers
-
-    return check(ctx, home)
-
-
 CHECKS: tuple[tuple[str, Callable[[Context, Path], list[Problem]]], ...] = (
     ("hook commands", hook_commands),
     ("hook scopes", hook_scopes),
     ("skill", skill),
     ("exclude entry", exclude_entry),
     ("git hooks", git_hooks),
-    ("mcp server", mcp_server),
-)
+)  # then mcp_checks.CHECKS, which uses this module's helpers

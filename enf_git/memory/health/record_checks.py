@@ -12,13 +12,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from .. import paths
-from ..errors import RecordError
-from ..plumbing import store
-from ..pure import model, render, slug
-from . import records
-from .doctor import Problem
-from .workspace import Context
+from ... import paths
+from ...errors import RecordError
+from ...plumbing import store
+from ...pure import model, render, slug
+from .. import records
+from .problem import Problem
+from ..workspace import Context
 
 
 def malformed(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
@@ -69,7 +69,7 @@ def conflict_copies(ctx: Context, tip: store.Commit, recs: records.Records) -> l
     the next commit takes them off the branch)."""
     copies = [p for p in store.list_files(ctx.repo, tip.tree) if p.startswith(paths.CONFLICTS)]
     if copies and ctx.root.is_dir():
-        from .commits import pending
+        from ..commits import pending
 
         changes = pending(ctx, tip=tip).changes
         copies = [p for p in copies if not (p in changes and changes[p] is None)]
@@ -83,7 +83,7 @@ def conflict_copies(ctx: Context, tip: store.Commit, recs: records.Records) -> l
 
 def facts(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
     """Fact files (memories/*.md) that cannot be read: left out of memories.md and SessionStart."""
-    from .fact_stores import project_facts
+    from ..fact_stores import project_facts
 
     return [Problem("warning", f"{problem} (left out of memories.md and the session context)",
                     "fix (or delete) the file in .claude-sessions/memories/, then git enf commit")
@@ -92,7 +92,7 @@ def facts(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Proble
 
 def pins(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
     """Pin files that cannot be read, and pins of a session the branch no longer has."""
-    from .pins import load
+    from ..pins import load
 
     found = load(ctx.repo, tip)
     out = [Problem("warning", f"{problem} (its session is still kept from compression, but not offered at start)",
@@ -108,7 +108,7 @@ def pins(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem
 def instructions(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
     """Records whose text reads as an order to the assistant (memory/flags.py): shown to
     the model marked, never hidden, so a warning, for a person to look at."""
-    from . import flags
+    from .. import flags
 
     found = flags.flagged_paths(flags.flagged(ctx.repo, tip.tree))
     if not found:

@@ -17,11 +17,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import paths
-from ..errors import access_hint
-from ..plumbing import locks, search, store
-from .doctor import Problem
-from .workspace import Context
+from ... import paths
+from ...errors import access_hint
+from ...plumbing import locks, search, store
+from .problem import Problem
+from ..workspace import Context
 
 LOCK_PATIENCE = 2.0  # seconds: a commit holds the writer lock ~1-6 s at 10,000 sessions, usually ms
 VERIFY_TIMEOUT = 120.0  # seconds for git to read every object of the branch

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import EnfError
-from ..install import claude, mcp
-from .doctor import Problem
+from ...errors import EnfError
+from ...install import claude, mcp
+from .problem import Problem
 from .install_checks import PROBE_TIMEOUT, shebang_interpreter
-from .workspace import Context
+from ..workspace import Context
 
 # Exit 3: the SDK is missing; anything else than 0 or 3: the interpreter itself is broken.
 SDK_PROBE = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('mcp') else 3)"
@@ -105,3 +106,6 @@ def _probe(where: str, interpreter: str, top: Path) -> list[Problem]:
         return [Problem("error", f"{where} runs {interpreter}, which fails ({last})",
                         "reinstall enf-git, then git enf init --mcp")]
     return []
+
+
+CHECKS: tuple[tuple[str, Callable[[Context, Path], list[Problem]]], ...] = (("mcp server", mcp_server),)
