@@ -155,7 +155,6 @@ def _run_hooks(payloads: list[tuple[str, dict[str, object]]]) -> list[str]:
 ROOMS_ON_TOP = ("health",)
 KNOWN_CYCLES = [
     {"compress", "instinct_block", "instincts", "sync_merge"},
-    {"forget", "pins"},
 ]
 
 

@@ -35,7 +35,7 @@ from .workspace import Context, require_branch
 
 if TYPE_CHECKING:  # forget's types: pins never import the facts machinery at load time
     from .facts import FactSettings, Places
-    from .forget import Forgettable
+    from .forgettable import Forgettable
 
 RELEASE_KEY = "enf.pinRelease"
 BUDGET_KEY = "enf.budget.pins"  # tokens of SessionStart's context the pins may use
@@ -601,7 +601,7 @@ def _budget(repo: store.Repo) -> int:
 
 def forgettables(ctx: Context, places: Places, scope: str, settings: FactSettings) -> list[Forgettable]:
     """forget's source of kind "pin": the pins, in the project scope (they are on the branch)."""
-    from .forget import Forgettable
+    from .forgettable import Forgettable
 
     if scope != "project" or store.tip(ctx.repo) is None:
         return []
