@@ -38,8 +38,8 @@ from ..pure.pins import PINS_DIR
 from . import records, views
 from .workspace import Context, require_branch
 
-if TYPE_CHECKING:  # sync_merge imports this module for its rule: no import cycle at load time
-    from .sync_merge import Plan, Sides
+if TYPE_CHECKING:  # the merge rule protocol, for the rule this module adds
+    from .merge_rules import Plan, Sides
 
 HOT_KEY, COLD_KEY, FOLD_KEY = "enf.hotSessions", "enf.coldDays", "enf.foldAfter"
 ENABLED_KEY, PER_START_KEY = "enf.compress", "enf.compressPerStart"
@@ -532,7 +532,7 @@ def keep_edit(sides: Sides, plan: Plan) -> None:
     other side (an edit, kept in full, compressed again later); two compressions of
     the same text keep this compressor's over an older one's, then the later tier.
     Anything else is the default three-way."""
-    from .sync_merge import three_way
+    from .merge_rules import three_way
 
     if sides.base is None or sides.ours is None or sides.theirs is None:
         three_way(sides, plan)

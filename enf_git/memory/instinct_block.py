@@ -1,4 +1,5 @@
-"""The "Learned instincts" block of SessionStart's context (memory/instincts.py learns them).
+"""The "Learned instincts" block of SessionStart's context, and the instinct records read
+from the branch (memory/instincts.py learns them, and builds on this module).
 
 Every session start asks for it, and most find it as the last one left it: this
 module reads that cached text with nothing but the branch's folder id and the budget,
@@ -8,9 +9,15 @@ only to build it again.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import fastjson, paths
+from ..errors import EnfError
 from ..plumbing import atomic, store
 from .workspace import Context
+
+if TYPE_CHECKING:  # the records' module is loaded only to build the block or read them
+    from ..pure import instincts as pi
 
 ENABLED_KEY = "enf.instincts"
 BUDGET_KEY = "enf.budget.instincts"  # tokens of SessionStart's context the instincts may use
@@ -52,7 +59,6 @@ def session_start_block(ctx: Context) -> str:
     except (OSError, ValueError):
         pass
     from ..pure import instincts as pi
-    from .instincts import load
 
     every = list(load(ctx.repo, tip).instincts.values())
     withheld = gate.withheld([pi.instinct_path(i.id) for i in every])
@@ -82,3 +88,39 @@ def _by(ctx: Context, files: list[str]) -> dict[str, str]:
 def _budget(repo: store.Repo) -> int:
     raw = (store.config_value(repo, BUDGET_KEY) or "").strip()
     return int(raw) if raw.isdigit() else BUDGET_DEFAULT
+
+
+class Loaded:  # a plain class: see workspace.Settings
+    """The instinct records on the branch at one tip."""
+
+    def __init__(self) -> None:
+        self.instincts: dict[str, pi.Instinct] = {}
+        self.problems: list[str] = []  # one line each: the file, and why it is left out
+        self.unreadable: dict[str, EnfError] = {}  # path -> why: never written over (a newer enf-git's file)
+
+    @property
+    def blocked(self) -> set[str]:
+        """The ids whose files are there but cannot be read: learning must not take them for new."""
+        return {path.rsplit("/", 1)[-1].removesuffix(".md") for path in self.unreadable}
+
+
+def load(repo: store.Repo, tip: store.Commit | None) -> Loaded:
+    """The instincts on the branch at `tip`; malformed files (and a newer enf-git's) are
+    reported and listed in `unreadable`, never rewritten."""
+    from ..pure import instincts as pi
+
+    out = Loaded()
+    for name, oid, kind in store.folder_entries(repo, tip.tree if tip is not None else None, pi.INSTINCTS_DIR):
+        path = f"{pi.INSTINCTS_DIR}/{name}"
+        if not name.endswith(".md"):
+            continue
+        try:
+            if kind != "blob":
+                raise EnfError(f"{path}: a {kind} where an instinct file belongs")
+            found = pi.parse_instinct(path, store.blob_data(repo, oid))
+        except EnfError as exc:
+            out.problems.append(exc.message)
+            out.unreadable[path] = exc
+            continue
+        out.instincts[found.id] = found
+    return out

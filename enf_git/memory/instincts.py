@@ -32,12 +32,12 @@ from .. import fastjson, paths
 from ..errors import EnfError
 from ..plumbing import atomic, events, locks, store
 from ..pure import fixes, instincts as pi
-from .instinct_block import enabled, session_start_block  # noqa: F401 - re-exported: callers name them here
+from .instinct_block import Loaded, enabled, load  # noqa: F401 - re-exported: callers name load here
 from .working_set import materialize
 from .workspace import Context, require_branch
 
-if TYPE_CHECKING:  # sync_merge imports this module for its rule: no import cycle at load time
-    from .sync_merge import Plan, Sides
+if TYPE_CHECKING:  # the merge rule protocol, for the rule this module adds
+    from .merge_rules import Plan, Sides
 
 OFFSET_SUFFIX = ".instincts"
 LOCK_NAME = ".instincts.lock"
@@ -47,38 +47,6 @@ MAX_SCAN = 256 << 10  # bytes of an event log a fix is looked for in: ~2,000 too
 
 class UnknownInstinct(EnfError):
     """`forget` named no instinct: a usage error at the CLI (exit 2)."""
-
-
-class Loaded:  # a plain class: see workspace.Settings
-    def __init__(self) -> None:
-        self.instincts: dict[str, pi.Instinct] = {}
-        self.problems: list[str] = []  # one line each: the file, and why it is left out
-        self.unreadable: dict[str, EnfError] = {}  # path -> why: never written over (a newer enf-git's file)
-
-    @property
-    def blocked(self) -> set[str]:
-        """The ids whose files are there but cannot be read: learning must not take them for new."""
-        return {path.rsplit("/", 1)[-1].removesuffix(".md") for path in self.unreadable}
-
-
-def load(repo: store.Repo, tip: store.Commit | None) -> Loaded:
-    """The instincts on the branch at `tip`; malformed files (and a newer enf-git's) are
-    reported and listed in `unreadable`, never rewritten."""
-    out = Loaded()
-    for name, oid, kind in store.folder_entries(repo, tip.tree if tip is not None else None, pi.INSTINCTS_DIR):
-        path = f"{pi.INSTINCTS_DIR}/{name}"
-        if not name.endswith(".md"):
-            continue
-        try:
-            if kind != "blob":
-                raise EnfError(f"{path}: a {kind} where an instinct file belongs")
-            found = pi.parse_instinct(path, store.blob_data(repo, oid))
-        except EnfError as exc:
-            out.problems.append(exc.message)
-            out.unreadable[path] = exc
-            continue
-        out.instincts[found.id] = found
-    return out
 
 
 def author(ctx: Context) -> str:
@@ -320,7 +288,7 @@ def union_rule(sides: Sides, plan: Plan) -> None:
     """sync_merge's rule for instincts: two versions of one instinct merge as their union
     (sessions, authors, first and last seen; forgotten if either forgot it). A deletion
     (the cap) against an edit, or a file that does not parse, is the default three-way."""
-    from .sync_merge import three_way
+    from .merge_rules import three_way
 
     if sides.ours is None or sides.theirs is None:
         three_way(sides, plan)
