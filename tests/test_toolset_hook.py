@@ -247,12 +247,17 @@ def test_a_custom_profile_from_the_project_file(project: Path) -> None:
     assert tool(project, "Write", file_path="src/x.py", content="x") is not None
 
 
-def test_a_custom_file_is_compiled_once_and_read_again_only_when_it_changes(project: Path) -> None:
+def in_custom_profile(project: Path) -> tuple[Path, Path]:
+    """A session in the project's profile `mine` (explore): its file and the compiled table."""
     started(project)
     spec = project / "toolsets.yaml"
     spec.write_text("mine:\n  extends: explore\n")
     prompt(project, "/toolset mine")
-    cache = project / ".git" / "enf" / "toolsets.json"
+    return spec, project / ".git" / "enf" / "toolsets.json"
+
+
+def test_a_custom_file_is_compiled_once_and_read_again_only_when_it_changes(project: Path) -> None:
+    spec, cache = in_custom_profile(project)
     assert json.loads(cache.read_text())["table"]["profiles"]["mine"]["source"] == "toolsets.yaml"
     assert tool(project, "Bash", command="ls") is not None
     spec.write_text("mine:\n  extends: explore\n  classes: [shell]\n  shell: read-only\n")
@@ -321,21 +326,14 @@ def test_a_broken_choice_file_falls_back_and_never_breaks_the_call(project: Path
 
 @pytest.mark.parametrize("garbage", [b"", b"{", b"[]", b'{"signature": 1, "table": 2}', b"\xff\xfe"])
 def test_a_torn_or_foreign_compiled_table_is_compiled_again(project: Path, garbage: bytes) -> None:
-    started(project)
-    (project / "toolsets.yaml").write_text("mine:\n  extends: explore\n")
-    prompt(project, "/toolset mine")
-    cache = project / ".git" / "enf" / "toolsets.json"
+    _spec, cache = in_custom_profile(project)
     cache.write_bytes(garbage)
     assert tool(project, "Bash", command="ls") is not None  # mine, from the file, not an allow-all
     assert json.loads(cache.read_text())["table"]["profiles"]["mine"]["classes"] == ["meta", "read"]
 
 
 def test_a_compiled_table_of_other_files_is_not_trusted(project: Path) -> None:
-    started(project)
-    spec = project / "toolsets.yaml"
-    spec.write_text("mine:\n  extends: explore\n")
-    prompt(project, "/toolset mine")
-    cache = project / ".git" / "enf" / "toolsets.json"
+    _spec, cache = in_custom_profile(project)
     data = json.loads(cache.read_text())
     data["table"]["profiles"]["mine"]["classes"] = list(("read", "shell", "meta"))
     data["table"]["profiles"]["mine"]["shell"] = "any"

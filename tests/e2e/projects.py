@@ -3,11 +3,15 @@ registered, the environment the client's children (hooks, Bash) need, scripted c
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import time
+from collections.abc import Callable
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from harness import ClaudeRun, run_claude
 from standin import StandIn, ToolUse
@@ -60,6 +64,20 @@ def run(prompt: str, repo: Path, home: Path, api: StandIn, claude: str) -> Claud
     result = run_claude(prompt, repo, home, api.url, claude=claude, extra_env=child_env())
     assert result.returncode == 0, result.describe()
     return result
+
+
+def session_turn(repo: Path, slug: str, intent: str) -> Callable[[dict[str, Any]], ToolUse]:
+    """A turn that writes this session's file, with the id SessionStart's context gave (the
+    gate allows no other tool before it)."""
+    def turn(body: dict[str, Any]) -> ToolUse:
+        found = ID_IN_CONTEXT.search(json.dumps(body))
+        assert found, "SessionStart context did not carry the session id"
+        day = time.strftime("%Y-%m-%d")
+        content = (f"---\nsession_id: {found.group(1)}\ndate: {day}\nstart_time: \"10:00\"\ntags: [e2e]\n"
+                   f"status: active\nsummary: \"\"\n---\n## Intent\n{intent}\n")
+        return ToolUse("Write", {"file_path": str(repo / ".claude-sessions" / "sessions" / f"{day}-{slug}.md"),
+                                 "content": content})
+    return turn
 
 
 def bash(command: str) -> ToolUse:

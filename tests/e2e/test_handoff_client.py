@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from projects import ID_IN_CONTEXT, bash, git, init_project, run
-from standin import StandIn, Text, ToolUse
+from projects import bash, git, init_project, run, session_turn
+from standin import StandIn, Text
 
 ITEM = "- [ ] rerun the flaky upload test"
 NOTE = "the upload retries twice before it gives up"
@@ -26,15 +26,7 @@ def repo(project: Path, claude_home: Path) -> Path:
 
 def write_session(repo: Path) -> Any:
     """A turn that creates this session's file with an open item (the gate allows nothing before it)."""
-    def turn(body: dict[str, Any]) -> ToolUse:
-        found = ID_IN_CONTEXT.search(json.dumps(body))
-        assert found, "SessionStart context did not carry the session id"
-        day = time.strftime("%Y-%m-%d")
-        content = (f"---\nsession_id: {found.group(1)}\ndate: {day}\nstart_time: \"10:00\"\ntags: [e2e]\n"
-                   f"status: active\nsummary: \"\"\n---\n## Intent\nFix the upload.\n\n## Open Items\n{ITEM}\n")
-        return ToolUse("Write", {"file_path": str(repo / ".claude-sessions" / "sessions" / f"{day}-upload-fix.md"),
-                                 "content": content})
-    return turn
+    return session_turn(repo, "upload-fix", f"Fix the upload.\n\n## Open Items\n{ITEM}")
 
 
 def test_session_two_first_request_carries_session_one_handoff(claude_bin: str, standin: StandIn, repo: Path,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from harness import run_claude
-from projects import BIN, ID_IN_CONTEXT, bash, child_env, git, init_project, run
+from projects import BIN, bash, child_env, git, init_project, run, session_turn
 from standin import StandIn, Text, ToolUse
 
 from enf_git.install import slash
@@ -27,17 +27,7 @@ def repo(project: Path, claude_home: Path) -> Path:
 
 
 def write_session(repo: Path) -> Any:
-    """A turn that creates this session's file (the gate allows no Bash before it)."""
-    def turn(body: dict[str, Any]) -> ToolUse:
-        found = ID_IN_CONTEXT.search(json.dumps(body))
-        assert found, "SessionStart context did not carry the session id"
-        sid = found.group(1)
-        day = time.strftime("%Y-%m-%d")
-        content = (f"---\nsession_id: {sid}\ndate: {day}\nstart_time: \"10:00\"\ntags: [e2e]\nstatus: active\n"
-                   "summary: \"\"\n---\n## Intent\nRemember how we deploy.\n")
-        return ToolUse("Write", {"file_path": str(repo / ".claude-sessions" / "sessions" / f"{day}-deploy-rule.md"),
-                                 "content": content})
-    return turn
+    return session_turn(repo, "deploy-rule", "Remember how we deploy.")
 
 
 def test_remember_in_one_session_reaches_the_next(claude_bin: str, standin: StandIn, repo: Path,

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from projects import ID_IN_CONTEXT, bash, init_project, run
+from projects import bash, init_project, run, session_turn
 from standin import StandIn, Text, ToolUse
 
 from enf_git.pure import toolsets as ts
@@ -28,16 +28,7 @@ def repo(project: Path, claude_home: Path) -> Path:
 
 
 def session_file(repo: Path, slug: str) -> Any:
-    """A turn that creates this session's file (the gate comes before any profile)."""
-    def turn(body: dict[str, Any]) -> ToolUse:
-        found = ID_IN_CONTEXT.search(json.dumps(body))
-        assert found, "SessionStart context did not carry the session id"
-        day = time.strftime("%Y-%m-%d")
-        content = (f"---\nsession_id: {found.group(1)}\ndate: {day}\nstart_time: \"10:00\"\ntags: [e2e]\n"
-                   "status: active\nsummary: \"\"\n---\n## Intent\nWork in one mode.\n")
-        return ToolUse("Write", {"file_path": str(repo / ".claude-sessions" / "sessions" / f"{day}-{slug}.md"),
-                                 "content": content})
-    return turn
+    return session_turn(repo, slug, "Work in one mode.")
 
 
 def outcomes(api: StandIn) -> list[tuple[bool, str]]:
