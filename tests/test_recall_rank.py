@@ -539,6 +539,19 @@ def test_definitions_are_found_both_ways_and_nothing_else_is() -> None:
     assert abbrev.analyzed(("EKS", "Elastic Kubernetes Service")) == ("ek", "elast kubernet servic")
 
 
+def test_a_definition_starts_after_a_line_or_a_parenthesis() -> None:
+    """The words before "(" begin at a newline or a parenthesis (the pattern is anchored there,
+    so a line without "(" is not scanned again from each of its characters)."""
+    from enf_git.plumbing import abbrev
+
+    assert abbrev.pairs("Elasticsearch\n(ES) then") == [("ES", "Elasticsearch")]
+    assert abbrev.pairs("see (the docs) Elastic Search (ES)") == [("ES", "Elastic Search")]
+    assert abbrev.pairs("  (ES) alone") == []
+    assert abbrev.pairs("ECR (Elastic Container Registry) and\tSSO  (single sign-on)") == [
+        ("ECR", "Elastic Container Registry"), ("SSO", "single sign-on")]
+    assert abbrev.pairs("x" * 300 + " a) Elasticsearch (ES)") == [("ES", "Elasticsearch")]
+
+
 def abbreviation_sessions(repo_dir: Path) -> None:
     """One session defines each pair once; the others use one spelling only."""
     write(repo_dir, "2026-05-01-audit-logs", session_text(
