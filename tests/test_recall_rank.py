@@ -209,6 +209,47 @@ def test_an_index_of_an_older_schema_is_rebuilt(enf, repo_dir: Path) -> None:  #
         assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(search.SCHEMA),)
 
 
+def test_an_index_of_schema_8_is_rebuilt_not_misread(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """Schema 8 kept each row's text and analyzed columns as they were (FTS5 reading them from
+    docs); schema 9 deflates them into docs.data. An index of 8 for the current tip is rebuilt."""
+    two_sessions(enf, repo_dir)
+    db_file = repo_dir / ".git" / "enf" / "search.db"
+    db_file.unlink(missing_ok=True)
+    tip = subprocess.run(["git", "rev-parse", "claude-memory"], cwd=repo_dir, capture_output=True, text=True).stdout
+    with sqlite3.connect(db_file) as db:
+        db.executescript(
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
+            "CREATE TABLE docs (id INTEGER PRIMARY KEY, kind TEXT, ref TEXT, path TEXT, date TEXT, rev TEXT, blob TEXT,"
+            " text TEXT, decided TEXT, summary TEXT, tags TEXT, body TEXT, length INTEGER);"
+            "CREATE TABLE decisions (id TEXT, path TEXT, date TEXT, text TEXT, terms TEXT, status TEXT,"
+            " superseded_by TEXT, superseded_on TEXT);"
+            "CREATE TABLE abbrevs (doc INTEGER, short TEXT, long TEXT, first TEXT);"
+            "CREATE VIRTUAL TABLE fts USING fts5(decided, summary, tags, body, content='docs', content_rowid='id');"
+            "CREATE VIRTUAL TABLE vocab USING fts5vocab(fts, 'row');")
+        db.execute("INSERT INTO docs VALUES (1, 'session', 'stale', 'sessions/stale.md', '2020-01-01', '', '',"
+                   " 'postgres', '', 'postgr', '', 'postgr', 2)")
+        db.execute("INSERT INTO fts (rowid, decided, summary, tags, body) VALUES (1, '', 'postgr', '', 'postgr')")
+        db.execute("INSERT INTO meta VALUES ('tip', ?), ('schema', '8')", (tip.strip(),))
+    rows = json.loads(enf("recall", "postgres", "--json"))["results"]
+    assert rows[0]["path"] == "sessions/2026-04-20-postgres-fts.md"
+    assert "sessions/stale.md" not in {r["path"] for r in rows}
+    with sqlite3.connect(db_file) as db:
+        assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(search.SCHEMA),)
+        assert "data" in {c[1] for c in db.execute("PRAGMA table_info(docs)")}
+
+
+def test_rows_are_stored_deflated_and_read_back_whole(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    enf("recall", "postgres")
+    db = search.connect(repo_dir / ".git" / "enf" / "search.db")
+    zdict = search.dictionary(db)
+    assert 0 < len(zdict) <= 32768
+    (path, data), *_ = db.execute("SELECT path, data FROM docs WHERE path LIKE '%postgres-fts%'").fetchall()
+    decided, summary, tags, body, text = search.unpack(zdict, data)
+    assert text == (repo_dir / ".claude-sessions" / path).read_text(encoding="utf-8")
+    assert "postgr" in body.split() and len(data) < len(text.encode())
+
+
 def test_without_fts5_the_same_ranking_is_computed_in_python(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     two_sessions(enf, repo_dir)
     with_fts = json.loads(enf("recall", "elasticsearch", "cost", "--json"))["results"]
