@@ -250,6 +250,36 @@ def test_rows_are_stored_deflated_and_read_back_whole(enf, repo_dir: Path) -> No
     assert "postgr" in body.split() and len(data) < len(text.encode())
 
 
+def test_an_updated_index_holds_what_a_rebuilt_one_holds(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """The full-text index is contentless: it forgets a row only when the indexer gives the
+    row's columns back exactly. After edits, a deletion and a revert, updated and rebuilt agree."""
+    two_sessions(enf, repo_dir)
+    db_file = repo_dir / ".git" / "enf" / "search.db"
+
+    def snapshot() -> tuple[object, ...]:
+        with sqlite3.connect(db_file) as db:
+            docs = sorted(db.execute("SELECT kind, path, blob, length FROM docs"))
+            return (docs, sorted(db.execute("SELECT term, doc, cnt FROM vocab")),
+                    sorted(db.execute("SELECT count(*) FROM fts WHERE fts MATCH 'algolia OR postgr'")))
+
+    enf("recall", "postgres")
+    path = write(repo_dir, "2026-04-13-search-api", session_text(summary="Added search, reworded", body=SCALE))
+    enf("commit", "-m", "reword")
+    enf("recall", "postgres")
+    path.write_text(session_text(summary="compressed"), encoding="utf-8")
+    (repo_dir / ".claude-sessions" / "sessions" / "2026-04-20-postgres-fts.md").unlink()
+    enf("commit", "-m", "compress and delete")
+    enf("recall", "postgres")
+    path.write_text(session_text(summary="Added search, reworded", body=SCALE), encoding="utf-8")
+    enf("commit", "-m", "revert")  # a blob that was history is live again
+    enf("recall", "postgres")
+    updated = snapshot()
+    for suffix in ("", "-wal", "-shm"):
+        db_file.with_name(db_file.name + suffix).unlink(missing_ok=True)
+    enf("recall", "postgres")
+    assert snapshot() == updated
+
+
 def test_without_fts5_the_same_ranking_is_computed_in_python(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     two_sessions(enf, repo_dir)
     with_fts = json.loads(enf("recall", "elasticsearch", "cost", "--json"))["results"]
