@@ -280,6 +280,28 @@ def test_an_updated_index_holds_what_a_rebuilt_one_holds(enf, repo_dir: Path) ->
     assert snapshot() == updated
 
 
+def test_a_dictionary_taken_from_a_few_rows_is_taken_again_as_memory_grows(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    db_file = repo_dir / ".git" / "enf" / "search.db"
+
+    def sampled() -> int:
+        with sqlite3.connect(db_file) as db:
+            return int(db.execute("SELECT value FROM meta WHERE key='zdict_rows'").fetchone()[0])
+
+    write(repo_dir, "2026-04-20-postgres-fts", session_text(session_id="b2c3d4e5", date="2026-04-20",
+                                                           summary="Moved search to Postgres", body=COST))
+    enf("commit", "-m", "first")
+    enf("recall", "postgres")
+    first = sampled()
+    for i in range(4 * first):
+        write(repo_dir, f"2026-03-{i + 1:02d}-other-{i}", session_text(session_id=f"c{i}d4e5f6",
+                                                                      date=f"2026-03-{i + 1:02d}",
+                                                                      summary=f"Tuned the build cache {i}"))
+    enf("commit", "-m", "more")
+    rows = json.loads(enf("recall", "postgres", "--json"))["results"]
+    assert rows[0]["path"] == "sessions/2026-04-20-postgres-fts.md"
+    assert sampled() > first  # rebuilt: the dictionary now comes from every row
+
+
 def test_without_fts5_the_same_ranking_is_computed_in_python(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     two_sessions(enf, repo_dir)
     with_fts = json.loads(enf("recall", "elasticsearch", "cost", "--json"))["results"]
