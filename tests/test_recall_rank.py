@@ -297,9 +297,14 @@ def test_a_dictionary_taken_from_a_few_rows_is_taken_again_as_memory_grows(enf, 
                                                                       date=f"2026-03-{i + 1:02d}",
                                                                       summary=f"Tuned the build cache {i}"))
     enf("commit", "-m", "more")
+    db = search.connect(db_file)  # a reader's connection stays good: the index is rebuilt in place
+    enf("recall", "postgres")  # an update: the index holds 4x the rows its dictionary came from
+    write(repo_dir, "2026-04-21-more", session_text(session_id="d4e5f6a7", date="2026-04-21", summary="More"))
+    enf("commit", "-m", "one more")
     rows = json.loads(enf("recall", "postgres", "--json"))["results"]
     assert rows[0]["path"] == "sessions/2026-04-20-postgres-fts.md"
     assert sampled() > first  # rebuilt: the dictionary now comes from every row
+    assert db.execute("SELECT count(*) FROM docs").fetchone() == (4 * first + 2,)
 
 
 def test_without_fts5_the_same_ranking_is_computed_in_python(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
@@ -683,8 +688,8 @@ def test_only_what_memory_defines_is_expanded(enf, repo_dir: Path) -> None:  # t
     write(repo_dir, "2026-05-02-search-costs", session_text(
         session_id="f2a3b4c5", date="2026-05-02", summary="Priced the Elasticsearch domain", tags="[search]"))
     enf("commit", "-m", "no definition anywhere")
+    enf("recall", "ES", "domain")  # brings the index to the tip (a first build replaces the file: connect after)
     db = search.connect(repo_dir / ".git" / "enf" / "search.db")
-    enf("recall", "ES", "domain")  # brings the index to the tip
     assert db.execute("SELECT count(*) FROM abbrevs").fetchone() == (0,)
     assert search._abbreviations(db, ["es", "domain"]) == []  # a query's words teach nothing
     abbreviation_sessions(repo_dir)

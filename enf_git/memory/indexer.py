@@ -70,26 +70,24 @@ def _update_file(repo: store.Repo, path: Path, tip: store.Commit, cache: records
             return db  # the other process brought it here
         old = store.commit_at(repo, have) if have is not None else None
         # No tip recorded (new, or another SCHEMA: its tables have other columns), or a
-        # tip the branch does not descend from: start from an empty file. So too after an
-        # update that left a dictionary taken from too few rows.
+        # tip the branch does not descend from: start from an empty file.
         if old is None or not store.descends_from(repo, tip, old):
             db.close()
             _remove(path)
             db, old = search.connect(path), None
+        elif _outgrown(db):  # emptied and built again in one transaction: readers see one or the other
+            old = None
         _build(repo, db, old, tip, cache)
-        if old is not None and _outgrown(db):
-            db.close()
-            _remove(path)
-            db = search.connect(path)
-            _build(repo, db, None, tip, cache)
         return db
 
 
 def _build(repo: store.Repo, db: sqlite3.Connection, old: store.Commit | None, tip: store.Commit,
            cache: records.Cache) -> None:
-    """Bring `db` from `old` (None: empty) to `tip`, in one transaction."""
+    """Bring `db` from `old` (None: from nothing, emptying it first) to `tip`, in one transaction."""
     with db:
         search.create(db)
+        if old is None:
+            search.clear(db)
         _update(repo, db, old, tip, cache)
         search.settle_lengths(db)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?), ('schema', ?)",

@@ -211,6 +211,15 @@ def indexed_tip(db: sqlite3.Connection) -> str | None:
     return str(row[0])
 
 
+def clear(db: sqlite3.Connection) -> None:
+    """Empty the index (its schema stays), to build it again from nothing."""
+    for table in ("docs", "abbrevs", "decisions"):
+        db.execute(f"DELETE FROM {table}")
+    db.execute("DELETE FROM meta WHERE key IN ('zdict', 'zdict_rows', 'avg_length')")
+    if has_fts(db):
+        db.execute("INSERT INTO fts (fts) VALUES ('delete-all')")
+
+
 def dictionary(db: sqlite3.Connection) -> bytes:
     """The dictionary docs.data is deflated against (b"" before the first row is written)."""
     row = db.execute("SELECT value FROM meta WHERE key='zdict'").fetchone()
@@ -591,7 +600,7 @@ def _fts(db: sqlite3.Connection, q: list[str]) -> list[tuple[_Row, tuple[str, st
 
 
 def _unpacked(db: sqlite3.Connection, found: list[tuple[Any, ...]]) -> list[tuple[_Row, tuple[str, str, str, str, int]]]:
-    """(row, its analyzed columns and length) for rows selected as {_ROW}, {_COLS}."""
+    """(row, its analyzed columns and length) for rows selected as _ROW, _COLS."""
     zdict = dictionary(db) if found else b""
     out = []
     for r in found:
