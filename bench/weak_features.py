@@ -55,8 +55,9 @@ def _held_terms(db: Any, g: Any, topic: list[str], of_term: dict[str, list[tuple
     """The topic terms whose concept (the term, a synonym, an abbreviation's other form) the file holds."""
     ids = [r.id for r in (g.tip, g.best_history) if r is not None]
     terms: set[str] = set()
-    for cols in db.execute(f"SELECT decided, summary, tags, body FROM docs WHERE id IN ({','.join('?' * len(ids))})", ids):
-        terms.update(" ".join(cols).split())
+    zdict = search.dictionary(db)
+    for (data,) in db.execute(f"SELECT data FROM docs WHERE id IN ({','.join('?' * len(ids))})", ids):
+        terms.update(" ".join(search.unpack(zdict, data)[:4]).split())
     return {t for t in topic if t in terms or any(set(m.split()) <= terms for c in of_term[t] for m in c)}
 
 

@@ -209,6 +209,104 @@ def test_an_index_of_an_older_schema_is_rebuilt(enf, repo_dir: Path) -> None:  #
         assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(search.SCHEMA),)
 
 
+def test_an_index_of_schema_8_is_rebuilt_not_misread(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """Schema 8 kept each row's text and analyzed columns as they were (FTS5 reading them from
+    docs); schema 9 deflates them into docs.data. An index of 8 for the current tip is rebuilt."""
+    two_sessions(enf, repo_dir)
+    db_file = repo_dir / ".git" / "enf" / "search.db"
+    db_file.unlink(missing_ok=True)
+    tip = subprocess.run(["git", "rev-parse", "claude-memory"], cwd=repo_dir, capture_output=True, text=True).stdout
+    with sqlite3.connect(db_file) as db:
+        db.executescript(
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
+            "CREATE TABLE docs (id INTEGER PRIMARY KEY, kind TEXT, ref TEXT, path TEXT, date TEXT, rev TEXT, blob TEXT,"
+            " text TEXT, decided TEXT, summary TEXT, tags TEXT, body TEXT, length INTEGER);"
+            "CREATE TABLE decisions (id TEXT, path TEXT, date TEXT, text TEXT, terms TEXT, status TEXT,"
+            " superseded_by TEXT, superseded_on TEXT);"
+            "CREATE TABLE abbrevs (doc INTEGER, short TEXT, long TEXT, first TEXT);"
+            "CREATE VIRTUAL TABLE fts USING fts5(decided, summary, tags, body, content='docs', content_rowid='id');"
+            "CREATE VIRTUAL TABLE vocab USING fts5vocab(fts, 'row');")
+        db.execute("INSERT INTO docs VALUES (1, 'session', 'stale', 'sessions/stale.md', '2020-01-01', '', '',"
+                   " 'postgres', '', 'postgr', '', 'postgr', 2)")
+        db.execute("INSERT INTO fts (rowid, decided, summary, tags, body) VALUES (1, '', 'postgr', '', 'postgr')")
+        db.execute("INSERT INTO meta VALUES ('tip', ?), ('schema', '8')", (tip.strip(),))
+    rows = json.loads(enf("recall", "postgres", "--json"))["results"]
+    assert rows[0]["path"] == "sessions/2026-04-20-postgres-fts.md"
+    assert "sessions/stale.md" not in {r["path"] for r in rows}
+    with sqlite3.connect(db_file) as db:
+        assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == (str(search.SCHEMA),)
+        assert "data" in {c[1] for c in db.execute("PRAGMA table_info(docs)")}
+
+
+def test_rows_are_stored_deflated_and_read_back_whole(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    two_sessions(enf, repo_dir)
+    enf("recall", "postgres")
+    db = search.connect(repo_dir / ".git" / "enf" / "search.db")
+    zdict = search.dictionary(db)
+    assert 0 < len(zdict) <= 32768
+    (path, data), *_ = db.execute("SELECT path, data FROM docs WHERE path LIKE '%postgres-fts%'").fetchall()
+    decided, summary, tags, body, text = search.unpack(zdict, data)
+    assert text == (repo_dir / ".claude-sessions" / path).read_text(encoding="utf-8")
+    assert "postgr" in body.split() and len(data) < len(text.encode())
+
+
+def test_an_updated_index_holds_what_a_rebuilt_one_holds(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """The full-text index is contentless: it forgets a row only when the indexer gives the
+    row's columns back exactly. After edits, a deletion and a revert, updated and rebuilt agree."""
+    two_sessions(enf, repo_dir)
+    db_file = repo_dir / ".git" / "enf" / "search.db"
+
+    def snapshot() -> tuple[object, ...]:
+        with sqlite3.connect(db_file) as db:
+            docs = sorted(db.execute("SELECT kind, path, blob, length FROM docs"))
+            return (docs, sorted(db.execute("SELECT term, doc, cnt FROM vocab")),
+                    sorted(db.execute("SELECT count(*) FROM fts WHERE fts MATCH 'algolia OR postgr'")))
+
+    enf("recall", "postgres")
+    path = write(repo_dir, "2026-04-13-search-api", session_text(summary="Added search, reworded", body=SCALE))
+    enf("commit", "-m", "reword")
+    enf("recall", "postgres")
+    path.write_text(session_text(summary="compressed"), encoding="utf-8")
+    (repo_dir / ".claude-sessions" / "sessions" / "2026-04-20-postgres-fts.md").unlink()
+    enf("commit", "-m", "compress and delete")
+    enf("recall", "postgres")
+    path.write_text(session_text(summary="Added search, reworded", body=SCALE), encoding="utf-8")
+    enf("commit", "-m", "revert")  # a blob that was history is live again
+    enf("recall", "postgres")
+    updated = snapshot()
+    for suffix in ("", "-wal", "-shm"):
+        db_file.with_name(db_file.name + suffix).unlink(missing_ok=True)
+    enf("recall", "postgres")
+    assert snapshot() == updated
+
+
+def test_a_dictionary_taken_from_a_few_rows_is_taken_again_as_memory_grows(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    db_file = repo_dir / ".git" / "enf" / "search.db"
+
+    def sampled() -> int:
+        with sqlite3.connect(db_file) as db:
+            return int(db.execute("SELECT value FROM meta WHERE key='zdict_rows'").fetchone()[0])
+
+    write(repo_dir, "2026-04-20-postgres-fts", session_text(session_id="b2c3d4e5", date="2026-04-20",
+                                                           summary="Moved search to Postgres", body=COST))
+    enf("commit", "-m", "first")
+    enf("recall", "postgres")
+    first = sampled()
+    for i in range(4 * first):
+        write(repo_dir, f"2026-03-{i + 1:02d}-other-{i}", session_text(session_id=f"c{i}d4e5f6",
+                                                                      date=f"2026-03-{i + 1:02d}",
+                                                                      summary=f"Tuned the build cache {i}"))
+    enf("commit", "-m", "more")
+    db = search.connect(db_file)  # a reader's connection stays good: the index is rebuilt in place
+    enf("recall", "postgres")  # an update: the index holds 4x the rows its dictionary came from
+    write(repo_dir, "2026-04-21-more", session_text(session_id="d4e5f6a7", date="2026-04-21", summary="More"))
+    enf("commit", "-m", "one more")
+    rows = json.loads(enf("recall", "postgres", "--json"))["results"]
+    assert rows[0]["path"] == "sessions/2026-04-20-postgres-fts.md"
+    assert sampled() > first  # rebuilt: the dictionary now comes from every row
+    assert db.execute("SELECT count(*) FROM docs").fetchone() == (4 * first + 2,)
+
+
 def test_without_fts5_the_same_ranking_is_computed_in_python(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     two_sessions(enf, repo_dir)
     with_fts = json.loads(enf("recall", "elasticsearch", "cost", "--json"))["results"]
@@ -539,6 +637,19 @@ def test_definitions_are_found_both_ways_and_nothing_else_is() -> None:
     assert abbrev.analyzed(("EKS", "Elastic Kubernetes Service")) == ("ek", "elast kubernet servic")
 
 
+def test_a_definition_starts_after_a_line_or_a_parenthesis() -> None:
+    """The words before "(" begin at a newline or a parenthesis (the pattern is anchored there,
+    so a line without "(" is not scanned again from each of its characters)."""
+    from enf_git.plumbing import abbrev
+
+    assert abbrev.pairs("Elasticsearch\n(ES) then") == [("ES", "Elasticsearch")]
+    assert abbrev.pairs("see (the docs) Elastic Search (ES)") == [("ES", "Elastic Search")]
+    assert abbrev.pairs("  (ES) alone") == []
+    assert abbrev.pairs("ECR (Elastic Container Registry) and\tSSO  (single sign-on)") == [
+        ("ECR", "Elastic Container Registry"), ("SSO", "single sign-on")]
+    assert abbrev.pairs("x" * 300 + " a) Elasticsearch (ES)") == [("ES", "Elasticsearch")]
+
+
 def abbreviation_sessions(repo_dir: Path) -> None:
     """One session defines each pair once; the others use one spelling only."""
     write(repo_dir, "2026-05-01-audit-logs", session_text(
@@ -577,8 +688,8 @@ def test_only_what_memory_defines_is_expanded(enf, repo_dir: Path) -> None:  # t
     write(repo_dir, "2026-05-02-search-costs", session_text(
         session_id="f2a3b4c5", date="2026-05-02", summary="Priced the Elasticsearch domain", tags="[search]"))
     enf("commit", "-m", "no definition anywhere")
+    enf("recall", "ES", "domain")  # brings the index to the tip (a first build replaces the file: connect after)
     db = search.connect(repo_dir / ".git" / "enf" / "search.db")
-    enf("recall", "ES", "domain")  # brings the index to the tip
     assert db.execute("SELECT count(*) FROM abbrevs").fetchone() == (0,)
     assert search._abbreviations(db, ["es", "domain"]) == []  # a query's words teach nothing
     abbreviation_sessions(repo_dir)

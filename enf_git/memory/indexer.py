@@ -75,19 +75,39 @@ def _update_file(repo: store.Repo, path: Path, tip: store.Commit, cache: records
             db.close()
             _remove(path)
             db, old = search.connect(path), None
+        elif _outgrown(db):  # emptied and built again in one transaction: readers see one or the other
+            old = None
         _build(repo, db, old, tip, cache)
         return db
 
 
 def _build(repo: store.Repo, db: sqlite3.Connection, old: store.Commit | None, tip: store.Commit,
            cache: records.Cache) -> None:
-    """Bring `db` from `old` (None: empty) to `tip`, in one transaction."""
+    """Bring `db` from `old` (None: from nothing, emptying it first) to `tip`, in one transaction."""
     with db:
         search.create(db)
+        if old is None:
+            search.clear(db)
         _update(repo, db, old, tip, cache)
         search.settle_lengths(db)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?), ('schema', ?)",
                    (str(tip.id), str(search.SCHEMA)))
+
+
+def _outgrown(db: sqlite3.Connection) -> bool:
+    """Whether the rows docs.data is deflated against are too few for the index's size now.
+
+    A memory's index is often first built from its first session or two, then only
+    updated: against a dictionary of one session, the text of 75 other sessions of
+    bench/recall/ deflated 2.44x, of sixteen 2.76x, of sixty-four 2.83x (1.84x without
+    one). The index is rebuilt (a moment's work at that size) each time it holds 4x the
+    rows its dictionary was taken from, until those are ZDICT_ROWS.
+    """
+    row = db.execute("SELECT value FROM meta WHERE key='zdict_rows'").fetchone()
+    if row is None or int(row[0]) >= ZDICT_ROWS:
+        return False
+    (n,) = db.execute("SELECT count(*) FROM docs").fetchone()
+    return bool(n >= 4 * int(row[0]))
 
 
 def _read(path: Path) -> tuple[sqlite3.Connection, str | None] | None:
@@ -283,25 +303,30 @@ class _Writer:
 
     One INSERT per row, each followed by a has_fts() query and an fts INSERT, was
     ~70,000 statements on a cold 10,000-session build. Rows are queued and written
-    with one executemany, then indexed with one INSERT … SELECT. Rows get the ids
-    (which order equal-score hits) they got one by one: each delete flushes the queue
-    first, so inserts and deletes still reach the table in their original order.
+    with one executemany each into docs and fts. Rows get the ids (which order
+    equal-score hits) they got one by one: each delete flushes the queue first, so
+    inserts and deletes still reach the table in their original order. The first
+    rows written into an empty index choose the dictionary every row is deflated
+    against (search.py: docs.data), ZDICT_SIZE bytes of them spread over the batch.
     """
 
     _BATCH = 1000  # rows queued at most: history texts can be large
-    _COLS = "kind, ref, path, date, rev, blob, text, decided, summary, tags, body, length"
+    _COLS = "kind, ref, path, date, rev, blob, length, data"
 
     def __init__(self, db: sqlite3.Connection, fts: bool) -> None:
         self.db, self._fts = db, fts  # FTS5 availability, checked once per update
         self._rows: list[tuple[str | int, ...]] = []
+        self._fields: list[list[str]] = []  # each queued row's [decided, summary, tags, body, text]
         self._pairs: list[tuple[int, str, str]] = []  # (row in the queue, short, long): the abbreviations it defines
+        self._zdict: bytes | None = None
 
     def insert(self, kind: str, rev: str, path: str, blob: str, data: bytes,
                record: model.Session | list[model.Decision] | EnfError) -> None:
         text = data.decode("utf-8", "replace")
         ref, date, decided, summary, tags, body = analyzed(path, text, record)
         length = sum(len(c.split()) for c in (decided, summary, tags, body))  # BM25's document length, in terms
-        self._rows.append((kind, ref, path, date, rev, blob, text, decided, summary, tags, body, length))
+        self._rows.append((kind, ref, path, date, rev, blob, length))
+        self._fields.append([decided, summary, tags, body, text])
         for pair in dict.fromkeys(p for p in map(abbrev.analyzed, abbrev.pairs(text)) if p is not None):
             self._pairs.append((len(self._rows) - 1, *pair))
         if len(self._rows) >= self._BATCH:
@@ -310,25 +335,44 @@ class _Writer:
     def flush(self) -> None:
         if not self._rows:
             return
+        pack = search.packer(self._dictionary())
         # New rows get ids above the current largest (INTEGER PRIMARY KEY): that range is theirs.
         (last,) = self.db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
-        self.db.executemany(f"INSERT INTO docs ({self._COLS}) VALUES ({', '.join('?' * 12)})", self._rows)
+        self.db.executemany(f"INSERT INTO docs ({self._COLS}) VALUES ({', '.join('?' * 8)})",
+                            [(*row, pack(fields)) for row, fields in zip(self._rows, self._fields)])
         self.db.executemany("INSERT INTO abbrevs VALUES (?, ?, ?, ?)",
                             [(last + 1 + i, short, long, long.split()[0]) for i, short, long in self._pairs])
         if self._fts:
-            self.db.execute(f"INSERT INTO fts (rowid, {_FTS_COLS}) SELECT id, {_FTS_COLS} FROM docs WHERE id > ?",
-                            (last,))
+            self.db.executemany(f"INSERT INTO fts (rowid, {_FTS_COLS}) VALUES (?, ?, ?, ?, ?)",
+                                [(last + 1 + i, *fields[:4]) for i, fields in enumerate(self._fields)])
         self._rows.clear()
+        self._fields.clear()
         self._pairs.clear()
+
+    def _dictionary(self) -> bytes:
+        """The index's dictionary; chosen from the queued rows when it has none."""
+        if self._zdict is None:
+            self._zdict = search.dictionary(self.db)
+            if not self._zdict:
+                texts = ["\n".join(f).encode("utf-8") for f in self._fields]
+                step = 1 + sum(map(len, texts)) // ZDICT_SIZE
+                self._zdict = b"".join(texts[::step])[-ZDICT_SIZE:]
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('zdict', ?), ('zdict_rows', ?)",
+                                (self._zdict, len(texts)))
+        return self._zdict
 
     def delete(self, where: str, args: tuple[str, ...]) -> None:
         self.flush()
         if self._fts:
-            # An external-content FTS5 table forgets a row only when told its old text.
-            self.db.execute(f"INSERT INTO fts (fts, rowid, {_FTS_COLS}) SELECT 'delete', id, {_FTS_COLS} "
-                            f"FROM docs WHERE {where}", args)
+            # A contentless FTS5 table forgets a row only when told its columns.
+            zdict = self._zdict or search.dictionary(self.db)
+            gone = [(rid, *search.unpack(zdict, data)[:4])
+                    for rid, data in self.db.execute(f"SELECT id, data FROM docs WHERE {where}", args)]
+            self.db.executemany(f"INSERT INTO fts (fts, rowid, {_FTS_COLS}) VALUES ('delete', ?, ?, ?, ?, ?)", gone)
         self.db.execute(f"DELETE FROM abbrevs WHERE doc IN (SELECT id FROM docs WHERE {where})", args)
         self.db.execute(f"DELETE FROM docs WHERE {where}", args)
 
 
+ZDICT_SIZE = 32768  # deflate's window: a dictionary longer than this is never reached
+ZDICT_ROWS = 64  # a dictionary sampled from fewer rows is taken again when the index has 4x as many (_outgrown)
 _FTS_COLS = ", ".join(search.COLUMNS)

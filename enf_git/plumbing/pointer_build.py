@@ -23,7 +23,7 @@ from .. import frame
 from . import atomic, pointers, search
 
 DELTA_MAX = 256  # changed records a delta may hold; more and the full file is rewritten
-_ROWS = "SELECT kind, ref, path, date, text, blob, decided, summary, tags, body FROM docs WHERE kind != 'history'"
+_ROWS = "SELECT kind, ref, path, date, blob, data FROM docs WHERE kind != 'history'"
 
 Row = tuple[Any, ...]
 
@@ -56,7 +56,7 @@ def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[
           withheld: frozenset[str] | None = None) -> int:
     """Write the full file for the index in `db` (built for `tip`) and drop the delta.
     `by`: record path -> "Alice, 2026-12-01" for the records someone else last changed."""
-    rows = [r for r in db.execute(_ROWS + " ORDER BY path").fetchall() if not withheld or r[2] not in withheld]
+    rows = [r for r in _rows(db, " ORDER BY path") if not withheld or r[2] not in withheld]
     decisions = _decisions(db)
     freqs, lengths = _frequencies(rows)
     avg = max(1.0, sum(lengths) / len(lengths)) if lengths else 1.0
@@ -91,13 +91,23 @@ def _delta(db: sqlite3.Connection, base: pointers.Index, out: str, tip: str, pin
         return None
     wanted = sorted(changed & now.keys())
     marks = ",".join("?" * len(wanted))
-    rows = db.execute(f"{_ROWS} AND path IN ({marks}) ORDER BY path", wanted).fetchall() if wanted else []
+    rows = _rows(db, f" AND path IN ({marks}) ORDER BY path", wanted) if wanted else []
     freqs, lengths = _frequencies(rows)
     masked = tuple(sorted(where[p] for p in changed if p in where))
     decisions = _decisions(db, wanted)
     _write(pointers.delta_path(out), rows, freqs, lengths, float(base.header["avg"]), decisions, pins,
            {"tip": tip, "base_tip": base.tip, "masked": masked, "abbr": _abbreviations(db)}, by)
     return len(rows)
+
+
+def _rows(db: sqlite3.Connection, tail: str, args: Sequence[str] = ()) -> list[Row]:
+    """(kind, ref, path, date, text, blob, decided, summary, tags, body) of the tip's records."""
+    zdict = search.dictionary(db)
+    out: list[Row] = []
+    for kind, ref, path, date, blob, data in db.execute(_ROWS + tail, args):
+        decided, summary, tags, body, text = search.unpack(zdict, data)
+        out.append((kind, ref, path, date, text, blob, decided, summary, tags, body))
+    return out
 
 
 def _frequencies(rows: Sequence[Row]) -> tuple[list[dict[str, float]], list[int]]:

@@ -6,10 +6,15 @@ branch), tagged with the branch tip it was built from. Its data model:
   docs       one row per record file: `session` (a session file on the tip),
              `decision` (a decisions/*.md file on the tip) or `history` (an older
              version of either that the tip no longer has: before a compression, an
-             edit, a deletion). Besides the raw text, four analyzed columns (stemmed
-             terms without stopwords, see stem.py): the decided clauses, the summary,
-             the tags, the body, and the row's length in terms. FTS5 finds the
-             candidates; _score ranks them (below).
+             edit, a deletion). Its `data` holds, deflated, four analyzed columns
+             (stemmed terms without stopwords, see stem.py: the decided clauses, the
+             summary, the tags, the body) and the raw text, and `length` the row's
+             length in terms. FTS5 (`fts`, contentless) finds the candidates; _score
+             ranks them (below) from the analyzed columns of those few rows alone.
+             `data` is deflated against a dictionary of the index's first rows
+             (meta `zdict`): a record file is too short to compress well alone. The
+             index is ~1.4x the text it indexes on bench/index_size.py's fixture (4.3x
+             when each row held its text and its columns as they are, one row a page).
   decisions  every decision of the ledger with its file, its text, and whether it is
              standing or superseded (by which decision, on which date).
   abbrevs    the abbreviations each row defines ("Elasticsearch (ES)", "ECR (Elastic
@@ -67,10 +72,12 @@ from . import abbrev, stem as analysis
 
 TYPE_CHECKING = False  # the warm recall path avoids typing/pathlib/dataclasses (~30 ms of imports)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
+    from typing import Any
 
 KINDS = ("decision", "session", "history")  # tie-break order (Elephants Never Forget's recall order)
-SCHEMA = 8
+SCHEMA = 9
 COLUMNS = ("decided", "summary", "tags", "body")
 # BM25F column weights (_score; FTS5's bm25() too, choosing the candidates): the decided
 # clause, the summary and the tags say what a session is about; the body also holds
@@ -164,11 +171,12 @@ def create(db: sqlite3.Connection) -> bool:
         """
         CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
         CREATE TABLE IF NOT EXISTS docs (id INTEGER PRIMARY KEY, kind TEXT, ref TEXT, path TEXT, date TEXT,
-                                         rev TEXT, blob TEXT, text TEXT,
-                                         decided TEXT, summary TEXT, tags TEXT, body TEXT, length INTEGER);
+                                         rev TEXT, blob TEXT, length INTEGER, data BLOB);
         CREATE INDEX IF NOT EXISTS docs_path ON docs(path, kind);
         CREATE INDEX IF NOT EXISTS docs_length ON docs(length); -- settle_lengths() reads it, not the rows
-        CREATE INDEX IF NOT EXISTS docs_blob ON docs(blob);
+        -- history rows only: the indexer looks blobs up among them (one a tip row was built
+        -- from is looked up by path); every row's blob was 0.04x of the text at 10,000 sessions.
+        CREATE INDEX IF NOT EXISTS docs_blob ON docs(blob) WHERE kind = 'history';
         CREATE TABLE IF NOT EXISTS decisions (id TEXT, path TEXT, date TEXT, text TEXT, terms TEXT,
                                               status TEXT, superseded_by TEXT, superseded_on TEXT);
         CREATE INDEX IF NOT EXISTS decisions_path ON decisions(path);
@@ -180,8 +188,11 @@ def create(db: sqlite3.Connection) -> bool:
         """
     )
     try:
-        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({', '.join(COLUMNS)}, content='docs', "
-                   f"content_rowid='id', tokenize=\"{_FTS_TOKENIZER}\")")
+        # Contentless: FTS5 keeps its index only (bm25() needs no more); the columns are in
+        # docs.data, and the indexer gives them back to forget a row (the 'delete' command,
+        # which any FTS5 has; contentless_delete=1 would spare that but needs SQLite 3.43).
+        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5({', '.join(COLUMNS)}, content='', "
+                   f"tokenize=\"{_FTS_TOKENIZER}\")")
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, 'row')")
         return True
     except sqlite3.OperationalError:
@@ -198,6 +209,46 @@ def indexed_tip(db: sqlite3.Connection) -> str | None:
     if row is None or schema is None or schema[0] != str(SCHEMA):
         return None
     return str(row[0])
+
+
+def clear(db: sqlite3.Connection) -> None:
+    """Empty the index (its schema stays), to build it again from nothing."""
+    for table in ("docs", "abbrevs", "decisions"):
+        db.execute(f"DELETE FROM {table}")
+    db.execute("DELETE FROM meta WHERE key IN ('zdict', 'zdict_rows', 'avg_length')")
+    if has_fts(db):
+        db.execute("INSERT INTO fts (fts) VALUES ('delete-all')")
+
+
+def dictionary(db: sqlite3.Connection) -> bytes:
+    """The dictionary docs.data is deflated against (b"" before the first row is written)."""
+    row = db.execute("SELECT value FROM meta WHERE key='zdict'").fetchone()
+    return bytes(row[0]) if row is not None else b""
+
+
+PACK_LEVEL = 4  # 6 (the default) took twice the time (~70 µs a session) for 7% less of docs.data
+
+
+def packer(zdict: bytes, level: int = PACK_LEVEL) -> Callable[[list[str]], bytes]:
+    """A function making docs.data of [decided, summary, tags, body, text] (terms never hold a
+    newline), deflated against `zdict`. One compressor takes the dictionary and each row
+    gets a copy of it: taking a 32 KB dictionary again for each row costs more than the row."""
+    import zlib
+
+    base = zlib.compressobj(level, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, *([zdict] if zdict else []))
+
+    def pack(fields: list[str]) -> bytes:
+        c = base.copy()
+        return c.compress("\n".join(fields).encode("utf-8")) + c.flush()
+    return pack
+
+
+def unpack(zdict: bytes, data: bytes) -> list[str]:
+    """[decided, summary, tags, body, text] of a docs.data."""
+    import zlib
+
+    d = zlib.decompressobj(-15, zdict=zdict) if zdict else zlib.decompressobj(-15)
+    return (d.decompress(data) + d.flush()).decode("utf-8").split("\n", len(COLUMNS))
 
 
 def has_fts(db: sqlite3.Connection) -> bool:
@@ -362,7 +413,7 @@ class _Group:
 
 
 _ROW = "d.id, d.kind, d.ref, d.path, d.date, d.rev"
-_COLS = "d.decided, d.summary, d.tags, d.body, d.length"
+_COLS = "d.data, d.length"
 
 
 def _rank(db: sqlite3.Connection, q: list[str], concepts: list[tuple[str, ...]],
@@ -527,8 +578,9 @@ def _fetch(db: sqlite3.Connection, rows: list[_Row], qset: set[str],
     by_id = {r.id: r for r in rows}
     marks = ",".join("?" * len(by_id))
     covers = _covers(concepts or [], qset)
-    for rid, text, *cols in db.execute(f"SELECT id, text, {', '.join(COLUMNS)} FROM docs WHERE id IN ({marks})",
-                                       list(by_id)):
+    zdict = dictionary(db)
+    for rid, data in db.execute(f"SELECT id, data FROM docs WHERE id IN ({marks})", list(by_id)):
+        *cols, text = unpack(zdict, data)
         terms = set(" ".join(cols).split())
         by_id[rid].text = text
         by_id[rid].terms = qset & terms
@@ -544,14 +596,23 @@ def _fts(db: sqlite3.Connection, q: list[str]) -> list[tuple[_Row, tuple[str, st
     # of every matching row (thousands, for a common word at 10,000 sessions).
     sql = (f"SELECT {_ROW}, {_COLS} FROM (SELECT rowid, bm25(fts, {weights}) AS score FROM fts WHERE fts MATCH ? "
            "ORDER BY score LIMIT ?) s JOIN docs d ON d.id = s.rowid ORDER BY s.score")
-    return [(_Row(*r[:6]), r[6:]) for r in db.execute(sql, (match, _CANDIDATES))]
+    return _unpacked(db, db.execute(sql, (match, _CANDIDATES)).fetchall())
+
+
+def _unpacked(db: sqlite3.Connection, found: list[tuple[Any, ...]]) -> list[tuple[_Row, tuple[str, str, str, str, int]]]:
+    """(row, its analyzed columns and length) for rows selected as _ROW, _COLS."""
+    zdict = dictionary(db) if found else b""
+    out = []
+    for r in found:
+        decided, summary, tags, body, _text = unpack(zdict, r[6])
+        out.append((_Row(*r[:6]), (decided, summary, tags, body, r[7])))
+    return out
 
 
 def _scan(db: sqlite3.Connection, q: list[str]) -> list[tuple[_Row, tuple[str, str, str, str, int]]]:
     """Without FTS5: every row that holds a query term (_score ranks them as it ranks FTS5's)."""
-    where, args = _like(q)
-    found = db.execute(f"SELECT {_ROW}, {_COLS} FROM docs d WHERE {where}", args).fetchall()
-    return [(_Row(*r[:6]), r[6:]) for r in found]
+    rows = _unpacked(db, db.execute(f"SELECT {_ROW}, {_COLS} FROM docs d ORDER BY d.id").fetchall())
+    return [(row, cols) for row, cols in rows if _holds(cols[:4], q)]
 
 
 def _match(terms: tuple[str, ...] | list[str]) -> str:
@@ -562,24 +623,16 @@ def _match(terms: tuple[str, ...] | list[str]) -> str:
     return " OR ".join(one(t) for t in terms)
 
 
-_ALL_COLUMNS = "(' ' || decided || ' ' || summary || ' ' || tags || ' ' || body || ' ')"
-
-
-def _like(terms: tuple[str, ...] | list[str]) -> tuple[str, list[str]]:
-    """A WHERE clause without FTS5 for the rows holding any of `terms` (as _match)."""
-    clauses, args = [], []
-    for t in terms:
-        parts = t.split()
-        clauses.append("(" + " AND ".join(f"{_ALL_COLUMNS} LIKE ?" for _ in parts) + ")")
-        args += [f"% {p} %" for p in parts]
-    return " OR ".join(clauses), args
+def _holds(cols: tuple[str, ...] | list[str], terms: tuple[str, ...] | list[str]) -> bool:
+    """Whether a row's analyzed columns hold any of `terms` (a member with spaces: all its terms), as _match."""
+    held = set(" ".join(cols).split())
+    return any(all(p in held for p in t.split()) for t in terms)
 
 
 def _count_like(db: sqlite3.Connection, *terms: str) -> int:
     """Without FTS5: how many rows hold any of `terms`."""
-    where, args = _like(terms)
-    (n,) = db.execute(f"SELECT count(*) FROM docs WHERE {where}", args).fetchone()
-    return int(n)
+    zdict = dictionary(db)
+    return sum(_holds(unpack(zdict, data)[:4], terms) for (data,) in db.execute("SELECT data FROM docs"))
 
 
 def _tip_row(db: sqlite3.Connection, path: str) -> _Row | None:

@@ -80,13 +80,17 @@ def frame(text: str, terms: list[str], scan: bool = False) -> frozenset[str]:
 def words(text: str, scan: bool = False) -> list[str]:
     """The words of `text`, lower-cased, without trailing punctuation."""
     out = []
-    for w in (scan_words(text) if scan else _raw_words(text)):
-        w = w.replace("\u2019", "'").rstrip(".-'").lower()
-        if "'" in w:
-            w = _clitic(w)
+    for raw in (scan_words(text) if scan else _raw_words(text)):
+        w = _word(raw)
         if w:
             out.append(w)
     return out
+
+
+def _word(raw: str) -> str:
+    """A token as a word: lower-cased, without trailing punctuation or an English clitic."""
+    w = raw.replace("\u2019", "'").rstrip(".-'").lower()
+    return _clitic(w) if "'" in w else w
 
 
 def _raw_words(text: str) -> list[str]:
@@ -133,13 +137,34 @@ def analyze(text: str, *, parts: bool = False, scan: bool = False) -> list[str]:
     document that writes "rich-text" answers a query that says "rich text"; queries
     are analyzed without parts (their compounds match the document's compounds).
     """
-    out = []
-    for w in words(text, scan):
-        if w not in STOPWORDS:
-            out.append(stem_compound(w))
-        if parts and ("-" in w or "." in w):
-            out += pieces(w)
+    cache = _TERMS[1 if parts else 0]
+    if len(cache) > _TERMS_MAX:
+        cache.clear()
+    out: list[str] = []
+    for raw in (scan_words(text) if scan else _raw_words(text)):
+        terms = cache.get(raw)
+        if terms is None:
+            terms = cache[raw] = _terms(raw, parts)
+        out += terms
     return out
+
+
+# The terms of each token as written, without and with parts: a corpus repeats its
+# tokens, and looking one up costs a fifth of lower-casing, stopping and stemming it
+# again (most of a cold index build). Bounded: a huge vocabulary starts it afresh.
+_TERMS: tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]] = ({}, {})
+_TERMS_MAX = 200_000
+
+
+def _terms(raw: str, parts: bool) -> tuple[str, ...]:
+    """analyze() of one token."""
+    w = _word(raw)
+    if not w:
+        return ()
+    out = [] if w in STOPWORDS else [stem_compound(w)]
+    if parts and ("-" in w or "." in w):
+        out += pieces(w)
+    return tuple(out)
 
 
 def stem_compound(word: str) -> str:
