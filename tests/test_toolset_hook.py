@@ -382,5 +382,7 @@ def test_a_call_in_a_custom_profile_imports_nothing_costly(project: Path, comman
     out = subprocess.run([sys.executable, "-S", "-c", PROBE, root, payload], capture_output=True, text=True,
                          check=True, cwd=project).stdout.splitlines()
     assert ('"deny"' in out[0]) == command.startswith("docker")
-    loaded = {m.split(".")[0] for m in json.loads(out[1])}
+    modules = json.loads(out[1])
+    loaded = {m.split(".")[0] for m in modules}
     assert "enf_git" in loaded and not loaded & COSTLY, sorted(loaded & COSTLY)
+    assert "enf_git.pure.toolset_layers" not in modules  # the compiled table is read without the YAML layering

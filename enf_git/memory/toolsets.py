@@ -20,7 +20,7 @@ from ..pure import toolsets as ts
 
 TYPE_CHECKING = False  # typing's would cost every tool call an import
 if TYPE_CHECKING:
-    from ..pure.toolset_layers import Problem
+    from ..pure.toolsets import Problem
 
 
 class Places:
@@ -48,16 +48,16 @@ def load(places: Places) -> "tuple[dict[str, ts.Profile], list[Problem]]":
     signature = toolset_files.signature(files)
     if all(size is None for _path, size, _time in signature):
         return dict(ts.BUILTINS), []
-    from ..pure import toolset_layers
-
     cache = toolset_files.read_cache(places.state)
     if cache is not None and cache.get("signature") == signature:
-        found = toolset_layers.from_compiled(cache.get("table"))
+        found = ts.from_compiled(cache.get("table"))
         if found is not None:
             return found
+    from ..pure import toolset_layers  # only to compile the files again: YAML and layering
+
     readable, unreadable = _read(files)
     table, problems = toolset_layers.from_files(readable)
-    problems = [toolset_layers.Problem(shown, 1, f"cannot be read ({why}); the file is ignored")
+    problems = [ts.Problem(shown, 1, f"cannot be read ({why}); the file is ignored")
                 for shown, why in unreadable] + problems
     toolset_files.write_cache(places.state, {"signature": signature,
                                              "table": toolset_layers.compiled(table, problems)})

@@ -20,33 +20,12 @@ table into plain JSON data, keyed by the files' sizes and times, which the hook 
 with json's C core; only a changed file is parsed again.
 """
 
-from .toolsets import BUILTINS, CLASSES, META, SHELL_MODES, WRITE_MODES, WRITES_NONE, WRITES_PATHS, Profile
+from .toolsets import BUILTINS, CLASSES, META, SHELL_MODES, WRITE_MODES, WRITES_NONE, WRITES_PATHS, Problem, Profile
 
 
 TYPE_CHECKING = False  # the hook reads the compiled table through this module: no typing, no collections
 if TYPE_CHECKING:
     from collections.abc import Iterable
-
-
-class Problem:
-    """One thing wrong in a toolsets file: where, and what, in words a person acts on."""
-
-    __slots__ = ("source", "line", "message")
-
-    def __init__(self, source: str, line: int, message: str) -> None:
-        self.source, self.line, self.message = source, line, message
-
-    def __str__(self) -> str:
-        return f"{self.source}:{self.line}: {self.message}"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Problem) and str(self) == str(other)
-
-    def __hash__(self) -> int:
-        return hash(str(self))
-
-    def __repr__(self) -> str:
-        return f"Problem({str(self)!r})"
 
 
 KEYS = ("extends", "description", "classes", "allow", "deny", "deny_bash", "paths", "shell", "writes")
@@ -192,7 +171,7 @@ def from_files(files: "Iterable[tuple[str, bytes | None]]") -> tuple[dict[str, P
 
 # --- the compiled form -------------------------------------------------------------------
 
-_FIELDS = ("classes", "shell", "writes", "paths", "allow", "deny", "deny_shell", "restriction", "source")
+_FIELDS = ("classes", "shell", "writes", "paths", "allow", "deny", "deny_shell", "restriction", "source")  # from_compiled's order
 
 
 def compiled(table: dict[str, Profile], problems: list[Problem]) -> dict[str, object]:
@@ -201,18 +180,3 @@ def compiled(table: dict[str, Profile], problems: list[Problem]) -> dict[str, ob
                      for f in _FIELDS for v in [getattr(p, f)]}
               for name, p in table.items() if BUILTINS.get(name) is not p}
     return {"profiles": custom, "problems": [[p.source, p.line, p.message] for p in problems]}
-
-
-def from_compiled(data: object) -> tuple[dict[str, Profile], list[Problem]] | None:
-    """The table `compiled` wrote, or None when the data is not that shape (a torn cache)."""
-    try:
-        assert isinstance(data, dict)
-        table = dict(BUILTINS)
-        for name, f in data["profiles"].items():
-            table[name] = Profile(name, frozenset(f["classes"]), f["shell"], f["writes"], tuple(f["paths"]),
-                                  frozenset(f["allow"]), frozenset(f["deny"]), tuple(f["deny_shell"]),
-                                  f["restriction"], f["source"])
-        problems = [Problem(str(s), int(n), str(m)) for s, n, m in data["problems"]]
-    except (AssertionError, KeyError, TypeError, ValueError, AttributeError):
-        return None
-    return table, problems

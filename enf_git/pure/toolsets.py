@@ -294,3 +294,43 @@ def shell_verdict(command: str) -> ShellVerdict:
 
     verdict = shellclass.classify(command)
     return ShellVerdict(verdict.name, verdict.reason)
+
+
+# --- the compiled table (toolset_layers.compiled writes it) -------------------------------
+# Here, not in toolset_layers: reading it is what a tool call in a custom profile does,
+# and that module (YAML layering) need not be loaded for it.
+
+class Problem:
+    """One thing wrong in a toolsets file: where, and what, in words a person acts on."""
+
+    __slots__ = ("source", "line", "message")
+
+    def __init__(self, source: str, line: int, message: str) -> None:
+        self.source, self.line, self.message = source, line, message
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}: {self.message}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Problem) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __repr__(self) -> str:
+        return f"Problem({str(self)!r})"
+
+
+def from_compiled(data: object) -> tuple[dict[str, Profile], list[Problem]] | None:
+    """The table `compiled` wrote, or None when the data is not that shape (a torn cache)."""
+    try:
+        assert isinstance(data, dict)
+        table = dict(BUILTINS)
+        for name, f in data["profiles"].items():
+            table[name] = Profile(name, frozenset(f["classes"]), f["shell"], f["writes"], tuple(f["paths"]),
+                                  frozenset(f["allow"]), frozenset(f["deny"]), tuple(f["deny_shell"]),
+                                  f["restriction"], f["source"])
+        problems = [Problem(str(s), int(n), str(m)) for s, n, m in data["problems"]]
+    except (AssertionError, KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return table, problems
