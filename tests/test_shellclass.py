@@ -122,3 +122,14 @@ CODE_RUNNING = [
 def test_settings_and_builtins_that_run_other_code(kind: int, command: str) -> None:
     """Pagers, loaders, git -c keys, traps and watch can turn a read into arbitrary code."""
     assert classify(command).kind == kind
+
+
+def test_the_rarer_programs_rules_are_all_reachable() -> None:
+    """shellclass sends exactly these names to shellprograms.py: a name in one list and not
+    the other would be judged as an unknown program, or never loaded."""
+    from enf_git.pure import shellclass, shellprograms
+
+    assert set(shellprograms.HANDLERS) == shellclass._MORE_PROGRAMS
+    assert not set(shellprograms.HANDLERS) & set(shellclass._HANDLERS)
+    assert shellclass.classify("kubectl get pods").name == "read"
+    assert shellclass.classify("python3 -m pip install requests").name == "write"

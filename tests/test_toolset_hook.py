@@ -386,3 +386,4 @@ def test_a_call_in_a_custom_profile_imports_nothing_costly(project: Path, comman
     loaded = {m.split(".")[0] for m in modules}
     assert "enf_git" in loaded and not loaded & COSTLY, sorted(loaded & COSTLY)
     assert "enf_git.pure.toolset_layers" not in modules  # the compiled table is read without the YAML layering
+    assert "enf_git.pure.shellprograms" not in modules  # git, grep, head: the common programs' rules only
