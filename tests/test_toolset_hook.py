@@ -387,3 +387,10 @@ def test_a_call_in_a_custom_profile_imports_nothing_costly(project: Path, comman
     assert "enf_git" in loaded and not loaded & COSTLY, sorted(loaded & COSTLY)
     assert "enf_git.pure.toolset_layers" not in modules  # the compiled table is read without the YAML layering
     assert "enf_git.pure.shellprograms" not in modules  # git, grep, head: the common programs' rules only
+
+
+def test_a_switch_before_the_session_file_still_carries_the_gates_reminder(project: Path) -> None:
+    said = prompt(project, "/toolset review")
+    assert said.startswith("enf-git toolset: this session switched from build to the toolset profile review")
+    assert "has no session file yet" in said  # the gate's reminder is not lost to the switch
+    assert [e["event"] for e in events(project)] == ["toolset", "prompt"]

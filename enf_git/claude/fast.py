@@ -37,15 +37,14 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
         return ""
     prompt = payload.get("prompt")
     prompt = prompt if isinstance(prompt, str) else ""
+    said = ""
     if prompt.startswith(("/toolset", "/enf-git:toolset")):  # the user switches: done here, before the model
         said = _toolset_command(where, sid, prompt, payload.get("permission_mode"))
-        if said:
-            return reply("UserPromptSubmit", additionalContext=said)
-    if gate.opted_out(where.root, sid):
-        return ""  # not tracked: not even its prompts are logged
+    if gate.opted_out(where.root, sid):  # not tracked: not even its prompts are logged
+        return reply("UserPromptSubmit", additionalContext=said) if said else ""
     events.append(where.root, sid, "prompt", prompt=prompt)
     found, state = _own_file(where, sid)
-    parts = [_session_reminder(where, sid, found, state)]
+    parts = [said, _session_reminder(where, sid, found, state)]
     # Loaded here, not with the module: PreToolUse and PostToolUse import this file too.
     # A trivial prompt loads nothing more: not the pointers reader, the settings or the skills.
     from ..plumbing import prompt_kind
