@@ -219,3 +219,35 @@ def test_no_module_below_a_top_room_imports_it() -> None:
 def test_the_import_cycles_left_in_memory_are_the_known_ones() -> None:
     found = [{n.rsplit(".", 1)[-1] for n in c} for c in _cycles(_memory_graph())]
     assert sorted(map(sorted, found)) == sorted(map(sorted, KNOWN_CYCLES))
+
+
+# What Python 3.11 added that 3.10 (requires-python >= 3.10) lacks, by import.
+NEWER_THAN_310 = {("typing", n) for n in ("dataclass_transform", "Self", "Never", "LiteralString", "assert_never",
+                                           "assert_type", "reveal_type", "Required", "NotRequired", "TypeVarTuple",
+                                           "Unpack")} | {("tomllib", "*"), ("enum", "StrEnum")}
+
+
+def _guarded(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Inside `if TYPE_CHECKING:` or an `if sys.version_info …:` test (either branch)."""
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, ast.If) and any(name in ast.unparse(node.test)
+                                            for name in ("TYPE_CHECKING", "version_info")):
+            return True
+    return False
+
+
+def test_nothing_imports_what_python_310_lacks_outside_a_guard() -> None:
+    wrong = []
+    for module, path in _modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and not _guarded(node, parents):
+                hits = [a.name for a in node.names if (node.module, a.name) in NEWER_THAN_310
+                        or (node.module, "*") in NEWER_THAN_310]
+                wrong += [f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.module}.{h}" for h in hits]
+            elif isinstance(node, ast.Import) and not _guarded(node, parents):
+                wrong += [f"{path.relative_to(PACKAGE)}:{node.lineno}: {a.name}" for a in node.names
+                          if (a.name, "*") in NEWER_THAN_310]
+    assert wrong == []

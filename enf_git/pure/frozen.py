@@ -12,9 +12,16 @@ as `Name(field=value, ...)`, no field assignable after `__init__`, and
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Any, ClassVar, TypeVar, dataclass_transform
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+if TYPE_CHECKING or sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:  # Python 3.10 has no dataclass_transform; it only informs type checkers, so a no-op will do
+    def dataclass_transform(**_: Any) -> Callable[[type[Any]], type[Any]]:
+        return lambda cls: cls
 
 R = TypeVar("R", bound="Record")
 
