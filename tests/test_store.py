@@ -286,25 +286,9 @@ def test_deltas_follow_the_rule_reads_follow_when_a_session_is_both_flat_and_mon
     repo = store.open_repo(repo_dir)
 
     def tree(files: dict[str, bytes]) -> pygit2.Tree:
-        """A tree holding exactly `files`, built with pygit2 alone (store.write_tree would
-        settle the flat and monthly pair that these cases need)."""
-        built = {p: repo.create_blob(d) for p, d in files.items()}
-        nested: dict[str, object] = {}
-        for path, blob in built.items():
-            node = nested
-            *folders, name = path.split("/")
-            for f in folders:
-                node = node.setdefault(f, {})  # type: ignore[assignment]
-            node[name] = blob
-        def write(node: dict[str, object]) -> pygit2.Oid:
-            b = repo.TreeBuilder()
-            for name, value in node.items():
-                if isinstance(value, dict):
-                    b.insert(name, write(value), pygit2.enums.FileMode.TREE)
-                else:
-                    b.insert(name, value, pygit2.enums.FileMode.BLOB)  # type: ignore[arg-type]
-            return b.write()
-        return repo[write(nested)]  # type: ignore[return-value]
+        """A tree holding exactly `files` (store.write_tree would settle the flat and monthly
+        pair that these cases need)."""
+        return raw_tree(repo, {p: (d, pygit2.enums.FileMode.BLOB) for p, d in files.items()})
 
     both = tree({S_APR: b"flat\n", monthly: b"month\n"})
     cases = [(both, tree({monthly: b"month\n"})), (tree({monthly: b"month\n"}), both),
@@ -358,23 +342,7 @@ def test_changed_paths_and_deltas_say_what_a_tree_diff_says_when_a_file_changes_
     repo = store.open_repo(repo_dir)
 
     def tree(files: dict[str, tuple[bytes, int]]) -> pygit2.Tree:
-        nested: dict[str, object] = {}
-        for path, (data, mode) in files.items():
-            node = nested
-            *folders, name = path.split("/")
-            for f in folders:
-                node = node.setdefault(f, {})  # type: ignore[assignment]
-            node[name] = (repo.create_blob(data), mode)
-
-        def write(node: dict[str, object]) -> pygit2.Oid:
-            b = repo.TreeBuilder()
-            for name, value in node.items():
-                if isinstance(value, dict):
-                    b.insert(name, write(value), pygit2.enums.FileMode.TREE)
-                else:
-                    b.insert(name, *value)  # type: ignore[misc]
-            return b.write()
-        return repo[write(nested)]  # type: ignore[return-value]
+        return raw_tree(repo, files)
 
     blob, exe, link = pygit2.enums.FileMode.BLOB, pygit2.enums.FileMode.BLOB_EXECUTABLE, pygit2.enums.FileMode.LINK
     same = {"sessions/2026/04/a.md": (b"a\n", blob), "sessions/2026/05/b.md": (b"b\n", blob)}
@@ -404,3 +372,24 @@ def test_changed_paths_and_deltas_say_what_a_tree_diff_says_when_a_file_changes_
             assert [tuple(d) for d in store.deltas(old, new, raw=True)] == listed
     assert store.changed_paths(trees[1], trees[2]) == {"log.md": store.hash_bytes(b"l\n"),
                                                       "x": store.hash_bytes(b"file\n")}  # the mode alone changed
+
+
+def raw_tree(repo: pygit2.Repository, files: dict[str, tuple[bytes, int]]) -> pygit2.Tree:
+    """A tree holding exactly `files` (path -> bytes and file mode), built with pygit2 alone."""
+    nested: dict[str, object] = {}
+    for path, (data, mode) in files.items():
+        node = nested
+        *folders, name = path.split("/")
+        for f in folders:
+            node = node.setdefault(f, {})  # type: ignore[assignment]
+        node[name] = (repo.create_blob(data), mode)
+
+    def write(node: dict[str, object]) -> pygit2.Oid:
+        b = repo.TreeBuilder()
+        for name, value in node.items():
+            if isinstance(value, dict):
+                b.insert(name, write(value), pygit2.enums.FileMode.TREE)
+            else:
+                b.insert(name, *value)  # type: ignore[misc]
+        return b.write()
+    return repo[write(nested)]  # type: ignore[return-value]

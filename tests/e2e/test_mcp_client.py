@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from typing import Any
 import pytest
 
 from harness import ClaudeRun, run_claude
+from projects import session_turn
 from standin import StandIn, Text, ToolUse
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("mcp") is None,
@@ -62,17 +62,9 @@ def remembering(project: Path, home: Path, *init: str) -> Path:
 
 
 def session_file(project: Path) -> Callable[[dict[str, Any]], ToolUse]:
-    """A turn writing this session's file (the id from SessionStart's context): the gate
-    denies every other tool, MCP tools included, until it exists."""
-    def turn(body: dict[str, Any]) -> ToolUse:
-        m = re.search(r"This session: id ([0-9A-Za-z_-]{8})", json.dumps(body))
-        assert m, "SessionStart context did not carry the session id"
-        day = time.strftime("%Y-%m-%d")
-        text = (f"---\nsession_id: {m.group(1)}\ndate: {day}\nstart_time: \"11:00\"\ntags: [e2e]\n"
-                f"status: active\nsummary: \"\"\n---\n## Intent\nRecall the storage decision.\n")
-        return ToolUse("Write", {"file_path": str(project / ".claude-sessions" / "sessions" / f"{day}-mcp.md"),
-                                 "content": text})
-    return turn
+    """A turn writing this session's file: the gate denies every other tool, MCP tools
+    included, until it exists."""
+    return session_turn(project, "mcp", "Recall the storage decision.")
 
 
 def recall_round_trip(tool: str, project: Path, home: Path, standin: StandIn, claude: str, *,
