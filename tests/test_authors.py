@@ -9,7 +9,8 @@ import subprocess
 from pathlib import Path
 
 from enf_git import memory
-from enf_git.memory import authors, sync_merge
+from enf_git.memory.record import authors
+from enf_git.memory import sync_merge
 from enf_git.plumbing import store
 from gitfixtures import run_git, session_text
 

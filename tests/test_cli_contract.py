@@ -28,7 +28,7 @@ from click.testing import CliRunner
 
 from enf_git.cli import text
 from enf_git.cli.app import main
-from enf_git.memory import queries
+from enf_git.memory.record import queries
 from enf_git.pure import model
 from gitfixtures import Git, run_git, session_text
 

@@ -13,7 +13,8 @@ import pytest
 
 from enf_git import memory
 from enf_git.errors import EnfError, NotFound, RecordError, SchemaTooNew
-from enf_git.memory import fact_stores, facts, forget
+from enf_git.memory.record import fact_stores
+from enf_git.memory import facts, forget
 from enf_git.pure import budget, facts as pf
 from gitfixtures import Git, session_text, user_state
 

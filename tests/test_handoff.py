@@ -537,7 +537,7 @@ def test_a_scratchpad_an_older_version_committed_stays_on_the_branch(project: Pa
     assert "alice's notes" not in context(linked, SID2)
     theirs = memory.Context.open(linked)
     assert not (theirs.root / paths.SCRATCHPAD_FILE).exists()
-    assert paths.SCRATCHPAD_FILE not in memory.working_set.missing(theirs, store.tip(theirs.repo))
+    assert paths.SCRATCHPAD_FILE not in memory.record.working_set.missing(theirs, store.tip(theirs.repo))
     assert paths.SCRATCHPAD_FILE not in memory.restore(theirs).written  # a full restore leaves it too
     assert memory.restore(theirs, [paths.SCRATCHPAD_FILE]).written == [paths.SCRATCHPAD_FILE]  # asked for
     assert (theirs.root / paths.SCRATCHPAD_FILE).read_bytes() == old

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory
-from enf_git.memory import merge, records, sync_merge
+from enf_git.memory.record import merge
+from enf_git.memory import records, sync_merge
 from enf_git.plumbing import store
 from enf_git.pure import model, render
 from gitfixtures import Git, run_git, session_text

@@ -348,7 +348,7 @@ def test_a_bug_in_a_tool_is_an_error_result_with_the_traceback_on_stderr(
 
 
 def test_records_are_reused_until_the_tip_moves(remembered: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from enf_git.memory import queries
+    from enf_git.memory.record import queries
 
     loads: list[str] = []
     ledgers: list[int] = []

@@ -8,7 +8,7 @@ import pygit2
 import pytest
 
 from enf_git import memory
-from enf_git.memory import views
+from enf_git.memory.record import views
 from enf_git.memory import records
 from enf_git.pure import render
 from enf_git.errors import NotInitialized
@@ -187,7 +187,7 @@ def test_a_flush_replayed_after_a_kill_lands_each_line_once(ctx: memory.Context,
         "nothing new"])
 def test_union_is_their_file_plus_our_new_lines_each_once(base: bytes, theirs: bytes, ours: bytes,
                                                           merged: bytes) -> None:
-    from enf_git.memory import merge
+    from enf_git.memory.record import merge
 
     assert merge.union(base, theirs, ours) == merged
 
@@ -480,7 +480,7 @@ def test_after_an_older_enf_git_wrote_flat_sessions_the_next_commit_renders_ever
                                                                                        git: Git) -> None:
     """An older enf-git does not see the month folders: the views it commits list only its
     flat sessions. Patching them would keep them wrong, so the next commit renders them."""
-    from enf_git.memory.working_set import materialize
+    from enf_git.memory.record.working_set import materialize
 
     for i in range(3):
         write(ctx, f"sessions/2026-0{i + 1}-10-s-{i}.md", session_text(session_id=f"s000000{i}", date=f"2026-0{i + 1}-10",
@@ -551,7 +551,7 @@ def test_the_copies_an_older_enf_git_wrote_at_month_folder_paths_become_the_sess
     """0.4 took the branch's month folders for folders of the working copy and wrote each
     session at sessions/YYYY/MM/<name>, tracked in its manifest. The next refresh removes
     those copies that are unedited and brings each session back at its own name."""
-    from enf_git.memory.working_set import materialize
+    from enf_git.memory.record.working_set import materialize
 
     write(ctx, S1, session_text())
     write(ctx, S2, session_text(session_id="b2c3d4e5", date="2026-04-14", summary="Billing"))

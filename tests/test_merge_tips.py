@@ -16,7 +16,8 @@ import pytest
 
 from enf_git import memory
 from enf_git.errors import EnfError
-from enf_git.memory import merge, records, sync_merge
+from enf_git.memory.record import merge
+from enf_git.memory import records, sync_merge
 from enf_git.plumbing import store
 from enf_git.pure import render
 from gitfixtures import Git, run_git, session_text
@@ -402,7 +403,7 @@ def test_after_a_sync_merge_the_working_copy_gets_the_merge_and_nothing_else(
     """The refresh after a merge writes exactly the files the merge changed, from the bytes
     it just committed (no blob read back), and leaves the working copy clean."""
     from enf_git.memory import sync as sync_mod
-    from enf_git.memory import working_set
+    from enf_git.memory.record import working_set
 
     bare = tmp_path / "origin.git"
     run_git(tmp_path, "init", "-q", "--bare", str(bare))

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory
-from enf_git.memory import digests, startup
+from enf_git.memory.record import digests
+from enf_git.memory import startup
 from enf_git.plumbing import store
 from enf_git.pure import briefing
 from gitfixtures import session_text

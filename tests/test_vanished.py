@@ -199,7 +199,7 @@ def test_init_leaves_a_lost_working_copy_whole(project: Path, git: Git, lose: Ca
     for path in ("log.md", "meta.json", *(p for p in before if p.startswith("memories/")), session(DATES[0])):
         assert (root / path).read_text() == git("show", f"claude-memory:{path}"), path
     ctx = memory.Context.open(project)
-    assert memory.working_set.missing(ctx, memory.require_branch(ctx)) == []
+    assert memory.record.working_set.missing(ctx, memory.require_branch(ctx)) == []
     status = subprocess.run([GIT_ENF, "status"], cwd=project, capture_output=True, text=True)
     assert status.stdout.endswith("nothing to commit\n"), status.stdout
 

@@ -13,7 +13,8 @@ import time
 
 from .. import memory, paths
 from ..memory import toolsets as sessions
-from ..memory import eventlog, fact_stores, facts, fetched, handoff, instinct_block, pins, pointer_refresh, startup
+from ..memory import eventlog, facts, fetched, handoff, instinct_block, pins, pointer_refresh, startup
+from ..memory.record import fact_stores
 from ..plumbing import detached, events, session_head, signing, store
 from ..pure import briefing, toolsets
 from . import gate, toolset

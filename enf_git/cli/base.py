@@ -81,7 +81,7 @@ def parse_date(value: str | None, option: str, today: dt.date | None = None) -> 
     Every option that takes a day reads it here, so they all accept the same words."""
     if value is None:
         return None
-    from ..memory import queries
+    from ..memory.record import queries
 
     try:
         return queries.parse_date(value, today or dt.date.today())

@@ -23,7 +23,7 @@ SESSION_OPTION = click.option("--session", "session_id", metavar="ID",
 
 
 def _places(session_id: str | None) -> facts.Places:
-    from ..memory import fact_stores
+    from ..memory.record import fact_stores
 
     return facts.Places(fact_stores.user_dir(os.environ), session_id or os.environ.get(SESSION_ENV, "").strip())
 

@@ -15,7 +15,7 @@ from .base import CONTEXT, JSON_OPTION, emit, parse_date, reading, style
 from .text import envelope, plural, recall_json
 
 if TYPE_CHECKING:  # annotations only: the ledger is imported when a command builds one
-    from ..memory.queries import Target
+    from ..memory.record.queries import Target
     from ..plumbing.store import Commit
     from ..pure.ledger import Chain, Disagreement
 
@@ -36,7 +36,7 @@ def log(since: str | None, until: str | None, tags: tuple[str, ...], status: str
         oneline: bool, as_json: bool, decisions: bool, limit: int | None) -> None:
     """Sessions, newest first (or --decisions)."""
     from .. import memory
-    from ..memory import queries
+    from ..memory.record import queries
 
     if decisions and status:
         raise click.UsageError(f"--status filters sessions, and decisions have none; drop it, "
@@ -74,7 +74,7 @@ def log(since: str | None, until: str | None, tags: tuple[str, ...], status: str
 
 def _withheld(ctx: Context, paths: list[str]) -> dict[str, str]:
     """path -> why enf.trust keeps it from the model: the person sees it all, marked."""
-    from ..memory import trust
+    from ..memory.record import trust
 
     return trust.shown_gate(ctx).withheld(paths)
 
@@ -140,7 +140,7 @@ def _print_decisions(ctx: Context, chains: list[Chain], unresolved: list[model.R
 def show(target: str, rev: str | None, history: bool, full: bool, as_json: bool) -> None:
     """Show a session (name or prefix), a decision (id or prefix) or a path on the branch."""
     from .. import memory
-    from ..memory import queries
+    from ..memory.record import queries
     from ..plumbing import store
 
     ctx = reading()
@@ -180,7 +180,7 @@ def show(target: str, rev: str | None, history: bool, full: bool, as_json: bool)
 
 def _on_tip(ctx: Context, tip: Commit, target: str) -> Target | None:
     """`target` resolved on the branch tip, or None (for what `--at` lacked)."""
-    from ..memory import queries
+    from ..memory.record import queries
 
     try:
         return queries.resolve_target(ctx.repo, tip, queries.load(ctx.repo, tip, ctx.cache()), target)

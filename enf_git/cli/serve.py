@@ -22,7 +22,7 @@ def mcp_command() -> None:
     MCP Python SDK: pip install 'enf-git[mcp]'.
     """
     from ..mcp import server, tools
-    from ..memory import fact_stores
+    from ..memory.record import fact_stores
 
     server.load_sdk()  # a missing SDK is an error here, before the client waits on a silent pipe
     if sys.stdin.isatty():  # a person, not a client: say what this is, since it answers nothing typed

@@ -134,7 +134,7 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
         result.done += [f"removed {line} from .git/info/exclude"
                         for line in claude.remove_excluded(common / "info" / "exclude", claude.OWN_EXCLUDES)]
     if purge:
-        from ..memory import setup as memory_setup
+        from ..memory.record import setup as memory_setup
 
         result.done += memory_setup.unset_config(ctx) + _purge(ctx)
     for line in [*result.done, *result.kept]:
@@ -178,7 +178,7 @@ def _untrack(ctx: Context) -> list[str]:
     """The fetch refspecs init added in a single-branch or shallow clone (memory.setup): to
     every remote it noted, whatever enf.remote says now, and to enf.remote's (an init from
     before the note)."""
-    from ..memory import setup
+    from ..memory.record import setup
     from ..plumbing import gitcli
 
     top = str(ctx.top)

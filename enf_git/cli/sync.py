@@ -45,7 +45,7 @@ def scan(as_json: bool) -> None:
     """Look for secret-shaped text in every version on claude-memory, and for records at its tip that read as
     instructions to the assistant (exit 1 on a finding)."""
     from ..memory import flags
-    from ..memory import scan as scan_mod
+    from ..memory.record import scan as scan_mod
     from ..plumbing import store
 
     ctx = workspace()

@@ -10,7 +10,7 @@ from .base import CONTEXT, JSON_OPTION, emit, reading
 from .text import envelope, plural
 
 if TYPE_CHECKING:  # the verification machinery is imported only when a trust command runs
-    from ..memory.trust import Review, Withheld
+    from ..memory.record.trust import Review, Withheld
 
 
 @click.group(name="trust", context_settings=CONTEXT)
@@ -26,7 +26,7 @@ def review(mode: str | None, as_json: bool) -> None:
     """List the records withheld from the model under enf.trust, and why (unsigned, bad
     signature, author not in enf.trustedAuthors); git enf log and show still show them."""
     from .. import memory
-    from ..memory import trust
+    from ..memory.record import trust
 
     ctx = reading()
     tip = memory.require_branch(ctx)

@@ -18,7 +18,7 @@ from .text import envelope, plural
 def status(as_json: bool) -> None:
     """What would be committed, and what needs attention."""
     from .. import memory
-    from ..memory import working_set
+    from ..memory.record import working_set
     from ..plumbing import signing, store
 
     ctx = reading()
@@ -34,7 +34,7 @@ def status(as_json: bool) -> None:
     refused = memory.would_refuse(ctx, found.changes)
     taken = {p: d for p, d in found.changes.items() if p not in dict(refused)}  # what a commit would take
     remote = _remote_state(ctx, str(tip.id))
-    from ..memory import queries
+    from ..memory.record import queries
 
     disagreements = queries.open_disagreements(queries.load(ctx.repo, tip, ctx.cache()))
     from ..memory import flags

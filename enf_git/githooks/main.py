@@ -215,7 +215,7 @@ def _scanned_before(label: str) -> bool:
 def merge_fetched() -> None:
     """Merge fetched memory, then refresh this worktree's working copy: from the merge, or
     from a commit another worktree made (the shim starts us only when one of them is new)."""
-    from ..memory.working_set import materialize
+    from ..memory.record.working_set import materialize
     from ..memory.workspace import Context
     from ..plumbing import store
 

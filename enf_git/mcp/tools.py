@@ -29,7 +29,8 @@ from typing import Any, NamedTuple, cast
 
 from .. import frame, paths
 from ..errors import EnfError, NotFound
-from ..memory import answers, fetched, queries
+from ..memory import answers, fetched
+from ..memory.record import queries
 from ..memory.workspace import Context, require_branch
 from ..plumbing import store
 from ..pure import facts as pf, suspicious
@@ -77,7 +78,7 @@ class Where:
 
     def written_by(self, ctx: Context, tip: store.Commit) -> Any:
         """memory.authors' table for `tip` (who last changed each record), reused like the records."""
-        from ..memory import authors
+        from ..memory.record import authors
 
         with self._lock:
             memo = self._of(ctx, tip)
@@ -87,7 +88,7 @@ class Where:
 
     def gate(self, ctx: Context, tip: store.Commit) -> Any:
         """memory.trust's gate for this call (enf.trust read afresh: a change applies at once)."""
-        from ..memory import trust
+        from ..memory.record import trust
 
         return trust.shown_gate(ctx, self.written_by(ctx, tip))
 
@@ -146,7 +147,7 @@ def _counted(answer: dict[str, Any], withheld: int) -> dict[str, Any]:
     """`answer` saying how many records enf.trust kept out of it, and where to look."""
     if not withheld:
         return answer
-    from ..memory import trust
+    from ..memory.record import trust
 
     return {**answer, "withheld": withheld, "withheld_note": trust.withheld_line(withheld)}
 
@@ -180,7 +181,7 @@ def _show(where: Where, args: Args) -> dict[str, Any]:
     found = queries.resolve_target(ctx.repo, at, recs, args["target"])
     why = where.gate(ctx, tip).withheld([found.path]).get(found.path)
     if why:
-        from ..memory import trust
+        from ..memory.record import trust
 
         raise EnfError(f"{found.path} is withheld from the model by enf.trust ({why})",
                        hint=f"the user can read it with git enf show, and review it with {trust.REVIEW}")

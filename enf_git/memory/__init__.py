@@ -10,17 +10,18 @@ them, so a routine `git enf commit` loads only the commit path.
 
 TYPE_CHECKING = False  # typing's would be loaded by every hook that imports a light operation
 if TYPE_CHECKING:
-    from .commits import Pending, commit, pending, would_refuse
+    from .record.commits import Pending, commit, pending, would_refuse
     from .report import Report, report_lines
-    from .setup import init
-    from .views import project_name, project_of
-    from .working_set import materialize, restore
+    from .record.setup import init
+    from .record.views import project_name, project_of
+    from .record.working_set import materialize, restore
     from .workspace import WORKING_SET_DEFAULT, WORKING_SET_KEY, Context, Settings, require_branch
 
 _WHERE = {
-    "Pending": "commits", "commit": "commits", "pending": "commits", "would_refuse": "commits",
-    "Report": "report", "report_lines": "report", "init": "setup", "project_name": "views", "project_of": "views",
-    "materialize": "working_set", "restore": "working_set", "WORKING_SET_DEFAULT": "workspace",
+    "Pending": "record.commits", "commit": "record.commits", "pending": "record.commits",
+    "would_refuse": "record.commits", "Report": "report", "report_lines": "report", "init": "record.setup",
+    "project_name": "record.views", "project_of": "record.views",
+    "materialize": "record.working_set", "restore": "record.working_set", "WORKING_SET_DEFAULT": "workspace",
     "WORKING_SET_KEY": "workspace", "Context": "workspace", "Settings": "workspace", "require_branch": "workspace",
 }
 __all__ = ["WORKING_SET_DEFAULT", "WORKING_SET_KEY", "Context", "Pending", "Report", "Settings", "commit", "init",

@@ -173,7 +173,7 @@ def unmerged_line(left: Unmerged) -> str:
 
 
 def _refresh(ctx: Context) -> None:
-    from .working_set import materialize
+    from .record.working_set import materialize
 
     with ctx.lock() as locked:
         if locked:  # else a commit runs here now, and refreshes the working copy itself

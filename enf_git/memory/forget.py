@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 
 from ..errors import EnfError, NotFound
 from ..pure import facts as pf
-from . import fact_stores, pins
+from .record import fact_stores
+from . import pins
 from .facts import FactSettings, Places, load_scope, require_session, require_user
 from .forgettable import Forgettable
 from .workspace import Context

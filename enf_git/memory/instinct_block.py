@@ -43,12 +43,12 @@ def session_start_block(ctx: Context) -> str:
         return ""
     tip = store.tip(ctx.repo)
     room = _budget(ctx.repo) * CHARS_PER_TOKEN
-    from .authors import reader
+    from .record.authors import reader
 
     key = [BLOCK_VERSION, store.blob_oid(ctx.repo, tip.tree, paths.INSTINCTS_DIR) if tip is not None else None, room,
            list(reader(ctx))]  # whose lines go unsigned
     cache = store.state_dir(ctx.repo) / BLOCK_FILE
-    from . import trust
+    from .record import trust
 
     gate = trust.shown_gate(ctx)
     try:
@@ -76,7 +76,7 @@ def session_start_block(ctx: Context) -> str:
 def _by(ctx: Context, files: list[str]) -> dict[str, str]:
     """instincts/<id>.md -> "Alice, 2026-12-01" for those of `files` someone else last changed."""
     from ..errors import EnfError
-    from . import authors
+    from .record import authors
 
     try:
         table = authors.load(ctx)

@@ -33,11 +33,11 @@ from ..errors import EnfError
 from ..plumbing import atomic, events, locks, store
 from ..pure import fixes, instincts as pi
 from .instinct_block import Loaded, enabled, load  # noqa: F401 - re-exported: callers name load here
-from .working_set import materialize
+from .record.working_set import materialize
 from .workspace import Context, require_branch
 
 if TYPE_CHECKING:  # the merge rule protocol, for the rule this module adds
-    from .merge_rules import Plan, Sides
+    from .record.merge_rules import Plan, Sides
 
 OFFSET_SUFFIX = ".instincts"
 LOCK_NAME = ".instincts.lock"
@@ -288,7 +288,7 @@ def union_rule(sides: Sides, plan: Plan) -> None:
     """sync_merge's rule for instincts: two versions of one instinct merge as their union
     (sessions, authors, first and last seen; forgotten if either forgot it). A deletion
     (the cap) against an edit, or a file that does not parse, is the default three-way."""
-    from .merge_rules import three_way
+    from .record.merge_rules import three_way
 
     if sides.ours is None or sides.theirs is None:
         three_way(sides, plan)

@@ -56,7 +56,7 @@ def run(top: str) -> int | None:
 
 def _withheld(ctx: Context) -> frozenset[str] | None:
     """The records enf.trust keeps from the model (None under `all`): the pointers leave them out."""
-    from . import trust
+    from .record import trust
 
     gate = trust.shown_gate(ctx)
     if not gate.rules.gates:
@@ -66,7 +66,7 @@ def _withheld(ctx: Context) -> frozenset[str] | None:
 
 def _by(ctx: Context) -> dict[str, str]:
     """Whose each teammate's record is, for the pointers to name them; {} when unknown."""
-    from . import authors
+    from .record import authors
 
     try:
         table = authors.load(ctx)

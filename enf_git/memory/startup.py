@@ -14,12 +14,13 @@ from .. import paths
 from ..errors import EnfError
 from ..plumbing import atomic, signing, store
 from ..pure import briefing, model, suspicious
-from . import authors, compress, digests, fetched, trust
-from .commits import commit
+from .record import authors, digests, trust
+from . import compress, fetched
+from .record.commits import commit
 from .report import Report
-from .setup import init
-from .views import project_of
-from .working_set import restore
+from .record.setup import init
+from .record.views import project_of
+from .record.working_set import restore
 from .workspace import Context, require_branch
 
 

@@ -45,8 +45,9 @@ from ..errors import ConcurrencyError, EnfError
 from ..plumbing import store
 from ..plumbing.workcopy import Manifest
 from ..pure import render
-from . import compress, fact_stores, merge, merge_notes, records, views
-from .merge_rules import Plan, Rule, Sides, append_only, three_way  # noqa: F401 - re-exported
+from . import compress, records
+from .record import fact_stores, merge, merge_notes, views
+from .record.merge_rules import Plan, Rule, Sides, append_only, three_way  # noqa: F401 - re-exported
 
 MAX_ATTEMPTS = 50
 Outcome = Literal["up-to-date", "fast-forward", "merged"]

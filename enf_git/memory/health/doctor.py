@@ -71,7 +71,7 @@ def _toolsets(ctx: Context, user_dir: str) -> list[Problem]:
 
 
 def _working_copy(ctx: Context, tip: store.Commit) -> list[Problem]:
-    from ..working_set import missing
+    from ..record.working_set import missing
 
     out = []
     for git_dir in store.checked_out_in(ctx.repo):
@@ -80,7 +80,7 @@ def _working_copy(ctx: Context, tip: store.Commit) -> list[Problem]:
     if not ctx.root.is_dir():
         out.append(Problem("error", f"no working copy at {ctx.root}", "git enf restore"))
         return out
-    from ..commits import pending, would_refuse
+    from ..record.commits import pending, would_refuse
 
     found = pending(ctx, tip=tip)
     # A file deleted on purpose is a change for the next commit (status lists it), not a loss to restore.

@@ -69,7 +69,7 @@ def conflict_copies(ctx: Context, tip: store.Commit, recs: records.Records) -> l
     the next commit takes them off the branch)."""
     copies = [p for p in store.list_files(ctx.repo, tip.tree) if p.startswith(paths.CONFLICTS)]
     if copies and ctx.root.is_dir():
-        from ..commits import pending
+        from ..record.commits import pending
 
         changes = pending(ctx, tip=tip).changes
         copies = [p for p in copies if not (p in changes and changes[p] is None)]
@@ -83,7 +83,7 @@ def conflict_copies(ctx: Context, tip: store.Commit, recs: records.Records) -> l
 
 def facts(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
     """Fact files (memories/*.md) that cannot be read: left out of memories.md and SessionStart."""
-    from ..fact_stores import project_facts
+    from ..record.fact_stores import project_facts
 
     return [Problem("warning", f"{problem} (left out of memories.md and the session context)",
                     "fix (or delete) the file in .claude-sessions/memories/, then git enf commit")

@@ -13,12 +13,12 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from ..pure import fm, model, render
+from ...pure import fm, model, render
 
-from .. import paths
-from ..plumbing import store, workcopy
-from ..plumbing.workcopy import Manifest
-from . import records
+from ... import paths
+from ...plumbing import store, workcopy
+from ...plumbing.workcopy import Manifest
+from .. import records
 
 
 class ViewEdits:  # a plain class: see workspace.Settings

@@ -8,16 +8,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import paths
-from ..errors import EnfError
-from ..plumbing import store, workcopy
+from ... import paths
+from ...errors import EnfError
+from ...plumbing import store, workcopy
 from . import views
-from .report import Report
+from ..report import Report
 from .working_set import ensure_folders, materialize
-from .workspace import REMOTE_KEY, Context
+from ..workspace import REMOTE_KEY, Context
 
 if TYPE_CHECKING:
-    from ..plumbing import gitcli
+    from ...plumbing import gitcli
 
 ORIGIN_BRANCH = f"refs/remotes/origin/{paths.BRANCH}"
 CONFIG_RECORD = "config-set.json"  # in .git/enf/: each git config key init set, and to what
@@ -77,7 +77,7 @@ def _record_config(ctx: Context, key: str, value: str) -> None:
     """Remember that init set `key`, so `uninstall --purge` takes back only what it set."""
     import json
 
-    from ..plumbing import atomic
+    from ...plumbing import atomic
 
     record = store.state_dir(ctx.repo) / CONFIG_RECORD
     data = {**_recorded_config(record), key: value}
@@ -102,7 +102,7 @@ def unset_config(ctx: Context) -> list[str]:
     """`uninstall --purge`: unset each git config key init set that still holds what it
     set (a value the user changed since is theirs and stays). Before the record existed,
     init set `enf.remote = origin` and nothing else."""
-    from ..plumbing import gitcli
+    from ...plumbing import gitcli
 
     record = store.state_dir(ctx.repo) / CONFIG_RECORD
     keys = _recorded_config(record) if record.exists() else {REMOTE_KEY: "origin"}
@@ -116,7 +116,7 @@ def unset_config(ctx: Context) -> list[str]:
 
 
 def _memory_remote(ctx: Context, report: Report) -> gitcli.Remote | None:
-    from ..plumbing import gitcli  # not on a commit's import path: a commit never needs it
+    from ...plumbing import gitcli  # not on a commit's import path: a commit never needs it
 
     if not ctx.settings.remote:
         return None
@@ -129,7 +129,7 @@ def _memory_remote(ctx: Context, report: Report) -> gitcli.Remote | None:
 
 def _adopt(ctx: Context, report: Report, online: bool) -> bool:
     """Point the new branch at the remote's memory, so the team keeps one history."""
-    from ..plumbing import gitcli
+    from ...plumbing import gitcli
 
     remote = _memory_remote(ctx, report)
     ref = remote.tracking_ref if remote is not None else ORIGIN_BRANCH
@@ -156,7 +156,7 @@ def _short(ref: str) -> str:
 
 def _track(ctx: Context, report: Report) -> None:
     """In a single-branch or shallow clone, make `git fetch` (and so `git pull`) bring memory."""
-    from ..plumbing import gitcli
+    from ...plumbing import gitcli
 
     name = ctx.settings.remote
     if not name or not gitcli.remote_exists(str(ctx.top), name) or gitcli.tracks(str(ctx.top), name):

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from ..errors import EnfError
-from ..plumbing import store, verify
+from ...errors import EnfError
+from ...plumbing import store, verify
 from . import authors
-from .workspace import Context
+from ..workspace import Context
 
 TRUST_KEY = "enf.trust"
 AUTHORS_KEY = "enf.trustedAuthors"

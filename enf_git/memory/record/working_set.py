@@ -16,12 +16,12 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from .. import paths
-from ..errors import NotFound
-from ..plumbing import store, workcopy
-from ..plumbing.workcopy import Manifest
-from ..pure import model, render
-from .workspace import Context, require_branch
+from ... import paths
+from ...errors import NotFound
+from ...plumbing import store, workcopy
+from ...plumbing.workcopy import Manifest
+from ...pure import model, render
+from ..workspace import Context, require_branch
 
 
 def materialize(ctx: Context, tip: store.Commit | None = None, also: Iterable[str] = (),

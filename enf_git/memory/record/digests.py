@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import EnfError
-from ..plumbing import atomic, store
-from ..pure import briefing, model, render
-from . import records
+from ...errors import EnfError
+from ...plumbing import atomic, store
+from ...pure import briefing, model, render
+from .. import records
 
 FILE = "startup.json"
 VERSION = 3  # bump whenever the Digest's fields or their meaning change (3: a decision line names its record)

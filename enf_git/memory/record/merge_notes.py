@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import paths
-from ..plumbing import store
-from ..pure import render
+from ... import paths
+from ...plumbing import store
+from ...pure import render
 from . import merge
 
 MAX_MERGES = 20  # merge commits looked into on a fast-forward: a sync brings one or two

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
-from .. import paths
-from ..errors import EnfError
-from ..plumbing import store
-from ..plumbing.workcopy import Manifest
-from ..pure import model, render
-from . import records
+from ... import paths
+from ...errors import EnfError
+from ...plumbing import store
+from ...plumbing.workcopy import Manifest
+from ...pure import model, render
+from .. import records
 
 
 def views_for(repo: store.Repo, tip: store.Commit | None, overlay: dict[str, bytes | None], cache: records.Cache,

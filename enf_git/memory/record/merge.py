@@ -22,10 +22,10 @@ from collections.abc import Mapping
 import json
 import re
 
-from .. import paths
-from ..errors import EnfError
-from ..plumbing import store
-from ..pure import fm, model
+from ... import paths
+from ...errors import EnfError
+from ...plumbing import store
+from ...pure import fm, model
 
 
 Kept = list[tuple[str, bool]]  # (path, deleted here): deleted on one side, edited on the other; the edit stays

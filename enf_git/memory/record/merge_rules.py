@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .. import paths
-from ..plumbing import store
+from ... import paths
+from ...plumbing import store
 from . import merge
 
 

@@ -10,12 +10,12 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .. import paths
-from ..pure import ledger as ledger_mod
-from ..pure import model, render
-from . import records
-from ..plumbing import store
-from ..errors import EnfError, NotFound
+from ... import paths
+from ...pure import ledger as ledger_mod
+from ...pure import model, render
+from .. import records
+from ...plumbing import store
+from ...errors import EnfError, NotFound
 
 _REL = re.compile(r"^([0-9]+)\s*(d|days?|w|weeks?|m|months?|y|years?)\Z")
 _DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}

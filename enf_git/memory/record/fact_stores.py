@@ -18,12 +18,12 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from .. import paths
-from ..errors import EnfError, RecordError
-from ..plumbing import atomic, events, locks, store
-from ..pure import facts as pf
+from ... import paths
+from ...errors import EnfError, RecordError
+from ...plumbing import atomic, events, locks, store
+from ...pure import facts as pf
 from .working_set import materialize
-from .workspace import Context, require_branch
+from ..workspace import Context, require_branch
 
 SESSION_FACTS_DIR = "session-facts"
 USER_DIR_NAME = paths.USER_DIR_NAME
@@ -107,7 +107,7 @@ def commit_project(ctx: Context, change: ProjectChange, message: str, ttls: Mapp
     with ctx.lock():
         result = store.commit(ctx.repo, build, message, when=now, env=ctx.ident)
         if result is not None:
-            from . import flags
+            from .. import flags
 
             flags.note(ctx.repo, result.blobs)
             materialize(ctx)  # the working copy's memories/ and memories.md follow the branch

@@ -10,10 +10,10 @@ looked (`--allow` after review).
 
 from __future__ import annotations
 
-from .. import paths
-from ..plumbing import store
-from ..redact import spans_in_bytes
-from .workspace import Context, require_branch
+from ... import paths
+from ...plumbing import store
+from ...redact import spans_in_bytes
+from ..workspace import Context, require_branch
 
 MAX_BLOB = 8 << 20  # bytes: larger blobs are not text a session holds
 

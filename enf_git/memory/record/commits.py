@@ -20,16 +20,16 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from .. import paths
-from ..errors import EnfError, is_refusal
-from ..plumbing import signing, store, workcopy
-from ..plumbing.workcopy import Manifest
-from ..pure import model, render, slug
-from ..redact import redact_count, spans_in_bytes
+from ... import paths
+from ...errors import EnfError, is_refusal
+from ...plumbing import signing, store, workcopy
+from ...plumbing.workcopy import Manifest
+from ...pure import model, render, slug
+from ...redact import redact_count, spans_in_bytes
 from . import merge, views
-from .report import Report
+from ..report import Report
 from .working_set import folder_vanished, materialize
-from .workspace import Context, require_branch
+from ..workspace import Context, require_branch
 
 # A commit deleting at least this many files, and more than half of the branch's
 # files, is taken for a lost working copy rather than a choice.
@@ -155,7 +155,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
         signing.clear_failure(str(store.state_dir(ctx.repo)))
     cache.save()
     if report.commit is not None:  # which records read as instructions to the assistant: judged once, here
-        from . import flags
+        from .. import flags
 
         flags.note(ctx.repo, report.commit.blobs, written)
     if report.conflicts or report.kept:

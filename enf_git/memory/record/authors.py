@@ -26,9 +26,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from ..plumbing import atomic, locks, store
-from ..pure import model
-from .workspace import Context
+from ...plumbing import atomic, locks, store
+from ...pure import model
+from ..workspace import Context
 
 FOLDER = "authors"
 VERSION = 1
@@ -175,7 +175,7 @@ def reader(ctx: Context) -> tuple[str, str]:
 
 
 def _me(ctx: Context) -> tuple[str, str]:
-    from ..plumbing import ident
+    from ...plumbing import ident
 
     who = ident.person("author", ctx.ident, lambda key: store.config_value(ctx.repo, key))
     return who.name or "", who.email or ""
