@@ -160,7 +160,7 @@ def hook(work: Path, repo: Path, reps: int) -> None:
 
 
 def in_process(repo: Path, reps: int) -> None:
-    from enf_git.memory import fetched
+    from enf_git.memory.share import fetched
     from enf_git.memory.workspace import Context
 
     opened: list[float] = []

@@ -35,7 +35,7 @@ common.use_checkout()
 import recall_quality as rq  # noqa: E402 - after use_checkout: it imports enf_git
 
 from enf_git import memory  # noqa: E402
-from enf_git.memory import indexer  # noqa: E402
+from enf_git.memory.context import indexer  # noqa: E402
 from enf_git.plumbing import pointers  # noqa: E402
 
 Policy = dict[str, list[str]]  # query id -> stems shown

@@ -111,7 +111,7 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
 
 def build_fixture(work: Path, n: int) -> Path:
     from enf_git import memory, paths
-    from enf_git.memory import indexer, pointer_state
+    from enf_git.memory.context import indexer, pointer_state
     from enf_git.plumbing import locks
 
     repo = common.init_user_repo(work / "repo")

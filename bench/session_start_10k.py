@@ -163,7 +163,7 @@ def steady_files(n: int) -> dict[str, bytes]:
 
 def pins_and_facts(repo_path: Path, n: int) -> None:
     from enf_git import memory
-    from enf_git.memory import facts, pins
+    from enf_git.memory.lifecycle import facts, pins
 
     ctx = memory.Context.open(str(repo_path))
     for k, i in enumerate(pinned_indices(n)):
@@ -335,7 +335,7 @@ def settle(repo: Path, most: float = 300.0) -> None:
     import time
 
     from enf_git import paths
-    from enf_git.memory import pointer_refresh, pointer_state
+    from enf_git.memory.context import pointer_refresh, pointer_state
     from enf_git.plumbing import locks, store
 
     opened = store.open_repo(str(repo))

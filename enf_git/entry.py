@@ -142,7 +142,7 @@ def _fast_sync(as_json: bool) -> int:
     from . import memory
     from .cli.sync_text import lines, payload
     from .cli.text import envelope
-    from .memory import sync as sync_mod
+    from .memory.share import sync as sync_mod
     from .plumbing import gitcli
 
     progress = sys.stderr if sys.stderr.isatty() and not as_json else None

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from enf_git import memory
 from enf_git.memory.record import authors
-from enf_git.memory import sync_merge
+from enf_git.memory.share import sync_merge
 from enf_git.plumbing import store
 from gitfixtures import run_git, session_text
 

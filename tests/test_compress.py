@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory
-from enf_git.memory import compress, records, sync_merge
+from enf_git.memory.lifecycle import compress
+from enf_git.memory import records
+from enf_git.memory.share import sync_merge
 from enf_git.plumbing import store
 from enf_git.pure import tiers
 from gitfixtures import Git, run_git

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory
-from enf_git.memory import compress
+from enf_git.memory.lifecycle import compress
 from enf_git.pure import tiers
 from gitfixtures import Git
 

@@ -14,7 +14,7 @@ import pytest
 from enf_git import memory
 from enf_git.errors import EnfError, NotFound, RecordError, SchemaTooNew
 from enf_git.memory.record import fact_stores
-from enf_git.memory import facts, forget
+from enf_git.memory.lifecycle import facts, forget
 from enf_git.pure import budget, facts as pf
 from gitfixtures import Git, session_text, user_state
 
@@ -523,7 +523,7 @@ def test_session_start_sweeps_facts_of_sessions_that_never_ended(ctx: memory.Con
 
 def test_a_merge_of_two_sides_facts_keeps_both_and_renders_memories_md(ctx: memory.Context, places: facts.Places,
                                                                        git: Git) -> None:
-    from enf_git.memory import sync_merge
+    from enf_git.memory.share import sync_merge
     from enf_git.plumbing import store
 
     base = git("rev-parse", "claude-memory").strip()

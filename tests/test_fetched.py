@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from enf_git import paths
-from enf_git.memory import fetched
+from enf_git.memory.share import fetched
 from enf_git.memory.workspace import Context
 from gitfixtures import run_git, session_text
 

@@ -158,7 +158,7 @@ def test_status_names_fetched_memory_a_read_could_not_merge(tmp_path: Path, team
 def test_a_read_killed_after_its_merge_is_finished_by_the_next_read(team: tuple[Path, Path]) -> None:
     """What a read killed between its merge and the working copy's refresh leaves (the
     branch merged, the working copy old, nothing noted): the next read refreshes it."""
-    from enf_git.memory import fetched
+    from enf_git.memory.share import fetched
     from enf_git.memory.workspace import Context
 
     alice, bob = team
@@ -175,7 +175,7 @@ def test_a_read_killed_after_its_merge_is_finished_by_the_next_read(team: tuple[
 def test_a_merge_that_was_not_made_is_not_noted_as_seen(team: tuple[Path, Path]) -> None:
     """The note says what the branch holds: a fetched tip the branch does not contain is
     never noted, whoever tries (a hook, SessionStart), so the next read still merges it."""
-    from enf_git.memory import fetched
+    from enf_git.memory.share import fetched
     from enf_git.memory.workspace import Context
 
     alice, bob = team

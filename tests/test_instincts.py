@@ -19,7 +19,7 @@ from enf_git.cli.app import main
 from enf_git.claude import lifecycle
 from enf_git.claude.protocol import Where
 from enf_git.errors import RecordError
-from enf_git.memory import instincts
+from enf_git.memory.lifecycle import instincts
 from enf_git.pure import fixes, instincts as pi
 from gitfixtures import Git, run_git, user_state
 

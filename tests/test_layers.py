@@ -149,11 +149,19 @@ def _run_hooks(payloads: list[tuple[str, dict[str, object]]]) -> list[str]:
 
 
 # --- rooms inside memory/ -----------------------------------------------------------------
-# memory/ is being split into rooms, one subpackage per capability (health/ first). A room
-# imports only the rooms below it, and no modules import each other: KNOWN_CYCLES is empty,
-# and a new cycle fails here.
+# memory/ is cut into rooms, one subpackage per capability (docs/design.md). A room imports
+# only the rooms below it, the flat base (workspace, records, report, eventlog, flags)
+# imports no room, and no modules import each other: KNOWN_CYCLES is empty, and a new
+# cycle fails here.
+ROOM_ORDER = ("record", "lifecycle", "share", "context", "health")  # bottom to top
 ROOMS_ON_TOP = ("health",)
 KNOWN_CYCLES: list[set[str]] = []
+
+
+def _room_rank(name: str) -> int:
+    """-1 for the flat base, else the room's place in ROOM_ORDER."""
+    room = name.split(".")[0]
+    return ROOM_ORDER.index(room) if "." in name else -1
 
 
 def _memory_graph() -> dict[str, set[str]]:
@@ -214,6 +222,24 @@ def test_no_module_below_a_top_room_imports_it() -> None:
     wrong = [f"{m} imports {t}" for m, targets in graph.items() for t in targets
              if t.split(".")[0] in ROOMS_ON_TOP and m.split(".")[0] not in ROOMS_ON_TOP]
     assert wrong == []
+
+
+def test_each_room_imports_only_the_rooms_below_it() -> None:
+    graph = _memory_graph()
+    assert graph, "the memory graph is empty: the test reads nothing"
+    wrong = [f"{m} imports {t}" for m, targets in graph.items() for t in targets if _room_rank(t) > _room_rank(m)]
+    assert wrong == []
+
+
+def test_every_memory_module_lives_in_a_room_or_the_base() -> None:
+    """A new capability goes into its room; the flat base stays the five modules under every room."""
+    flat = sorted(name for name in _memory_graph() if "." not in name)
+    assert flat == ["eventlog", "flags", "records", "report", "workspace"]
+    rooms = {name.split(".")[0] for name in _memory_graph() if "." in name}
+    assert rooms == set(ROOM_ORDER)
+    for room in ROOM_ORDER:
+        init = PACKAGE / "memory" / room / "__init__.py"
+        assert (init.read_text(encoding="utf-8").strip().startswith('"""')), f"{init}: say what the room owns"
 
 
 def test_the_import_cycles_left_in_memory_are_the_known_ones() -> None:

@@ -21,7 +21,8 @@ import pytest
 
 from enf_git import memory
 from enf_git.memory.record import merge
-from enf_git.memory import records, sync_merge
+from enf_git.memory import records
+from enf_git.memory.share import sync_merge
 from enf_git.plumbing import store
 from enf_git.pure import model, render
 from gitfixtures import Git, run_git, session_text

@@ -17,7 +17,8 @@ import pytest
 from enf_git import memory
 from enf_git.errors import EnfError
 from enf_git.memory.record import merge
-from enf_git.memory import records, sync_merge
+from enf_git.memory import records
+from enf_git.memory.share import sync_merge
 from enf_git.plumbing import store
 from enf_git.pure import render
 from gitfixtures import Git, run_git, session_text
@@ -402,7 +403,7 @@ def test_after_a_sync_merge_the_working_copy_gets_the_merge_and_nothing_else(
         tmp_path: Path, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The refresh after a merge writes exactly the files the merge changed, from the bytes
     it just committed (no blob read back), and leaves the working copy clean."""
-    from enf_git.memory import sync as sync_mod
+    from enf_git.memory.share import sync as sync_mod
     from enf_git.memory.record import working_set
 
     bare = tmp_path / "origin.git"
@@ -458,7 +459,7 @@ def test_after_a_sync_merge_the_working_copy_gets_the_merge_and_nothing_else(
 
 def shared_pair(tmp_path: Path, repo_dir: Path) -> tuple[memory.Context, memory.Context]:
     """Alice and Bob, clones of one bare remote whose claude-memory Alice created."""
-    from enf_git.memory import sync as sync_mod
+    from enf_git.memory.share import sync as sync_mod
 
     bare = tmp_path / "origin.git"
     run_git(tmp_path, "init", "-q", "--bare", str(bare))
@@ -481,7 +482,7 @@ def test_sync_commits_the_working_copy_while_the_first_fetch_runs(
         tmp_path: Path, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    from enf_git.memory import sync as sync_mod
+    from enf_git.memory.share import sync as sync_mod
     from enf_git.plumbing import gitcli
 
     alice, bob = shared_pair(tmp_path, repo_dir)
@@ -511,7 +512,7 @@ def test_sync_commits_the_working_copy_while_the_first_fetch_runs(
 
 def test_a_commit_that_fails_during_the_fetch_fails_the_sync(
         tmp_path: Path, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from enf_git.memory import sync as sync_mod
+    from enf_git.memory.share import sync as sync_mod
 
     _, bob = shared_pair(tmp_path, repo_dir)
     before = run_git(bob.root.parent, "rev-parse", "origin/claude-memory")
@@ -530,7 +531,7 @@ def test_a_sync_merge_reads_our_views_from_the_working_copy(
     """Ours' views are what the working copy holds (the manifest's stat proves it): the
     merge reads them there, not from the object store (where libgit2 inflates and
     hash-checks megabytes of archives), and still gets a full render's bytes."""
-    from enf_git.memory import sync as sync_mod
+    from enf_git.memory.share import sync as sync_mod
 
     alice, bob = shared_pair(tmp_path, repo_dir)
     r = random.Random(12)

@@ -14,7 +14,7 @@ import pytest
 
 from enf_git import memory
 from enf_git.errors import NotFound, RecordError
-from enf_git.memory import compress, facts, forget, pins
+from enf_git.memory.lifecycle import compress, facts, forget, pins
 from enf_git.pure import model, pins as pp, tiers
 from gitfixtures import Git, session_text, user_state
 

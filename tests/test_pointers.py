@@ -14,7 +14,7 @@ import pytest
 
 from enf_git import memory, paths
 from enf_git.claude import gate
-from enf_git.memory import indexer
+from enf_git.memory.context import indexer
 from enf_git.plumbing import fastconfig, pointers, prompt_kind, search, stem
 from gitfixtures import COST, SCALE, run_git, session_text
 
@@ -153,7 +153,7 @@ def test_pointers_seen_are_not_repeated_and_pins_come_first(corpus: memory.Conte
     assert len(found) >= 2
     again = pointers.query(index_of(corpus), "search engine elasticsearch postgres", seen={found[0].key})
     assert found[0].key not in {p.key for p in again}
-    from enf_git.memory import pins
+    from enf_git.memory.lifecycle import pins
 
     last = found[-1].path.rsplit("/", 1)[1][:-3]
     pins.pin(corpus, last)
@@ -459,7 +459,7 @@ def test_a_commit_that_touches_no_record_leaves_the_pointers_current(corpus: mem
 
 
 def test_no_second_refresh_starts_while_one_runs(corpus: memory.Context, repo_dir: Path) -> None:
-    from enf_git.memory import pointer_refresh
+    from enf_git.memory.context import pointer_refresh
     from enf_git.plumbing import locks
 
     write(repo_dir, "2026-06-01-grpc-gateway", session_text(summary="Put a gRPC gateway in front of the ledger"))

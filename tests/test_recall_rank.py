@@ -420,7 +420,7 @@ def test_a_paraphrase_whose_answer_holds_few_of_its_words_is_not_weak(enf, repo_
 def test_the_ledger_is_rebuilt_only_when_a_decision_or_reversal_changed(
         enf, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     from enf_git import memory
-    from enf_git.memory import indexer
+    from enf_git.memory.context import indexer
 
     two_sessions(enf, repo_dir)
     ctx = memory.Context.open(repo_dir)
@@ -453,7 +453,7 @@ def test_an_index_being_rebuilt_is_never_removed_by_a_reader_outside_the_lock(
 
     from enf_git import memory, paths
     from enf_git.errors import EnfError
-    from enf_git.memory import indexer
+    from enf_git.memory.context import indexer
     from enf_git.plumbing import locks, search
 
     two_sessions(enf, repo_dir)
@@ -489,7 +489,7 @@ def test_an_update_waits_for_another_and_says_so_when_it_never_ends(
 
     from enf_git import memory, paths
     from enf_git.errors import EnfError
-    from enf_git.memory import indexer
+    from enf_git.memory.context import indexer
     from enf_git.plumbing import locks
 
     two_sessions(enf, repo_dir)

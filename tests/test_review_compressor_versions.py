@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory
-from enf_git.memory import sync_merge
+from enf_git.memory.share import sync_merge
 from enf_git.plumbing import store
 from enf_git.pure import tiers
 from gitfixtures import Git

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory
-from enf_git.memory import records, sync_merge
+from enf_git.memory import records
+from enf_git.memory.share import sync_merge
 from enf_git.plumbing import store
 from gitfixtures import Git
 from test_line_merge import BASE, S, _two_copies, both_ways, ctx, fork, put  # noqa: F401 (ctx: a fixture)
@@ -120,7 +121,7 @@ def test_sync_says_what_its_own_commit_of_the_working_copy_left_or_kept_apart(
 def test_sync_text_lists_the_commits_conflicts_and_kept_edits() -> None:
     from enf_git.cli import sync_text
     from enf_git.memory.report import Report
-    from enf_git.memory.sync import Synced
+    from enf_git.memory.share.sync import Synced
 
     done, report = Synced("origin"), Report()
     report.conflicts = [(S, f"conflicts/{S}.1234abcd")]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory
-from enf_git.memory import facts, pins
+from enf_git.memory.lifecycle import facts, pins
 from enf_git.plumbing import store
 from enf_git.pure import facts as pf
 from gitfixtures import Git, run_git, session_text

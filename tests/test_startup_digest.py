@@ -10,7 +10,7 @@ import pytest
 
 from enf_git import memory
 from enf_git.memory.record import digests
-from enf_git.memory import startup
+from enf_git.memory.context import startup
 from enf_git.plumbing import store
 from enf_git.pure import briefing
 from gitfixtures import session_text
@@ -109,7 +109,7 @@ def old_session(ctx: memory.Context, day: int) -> None:
 
 def test_a_start_that_found_nothing_to_compress_does_not_rank_again(ctx: memory.Context,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from enf_git.memory import compress
+    from enf_git.memory.lifecycle import compress
 
     now = 1_780_000_000  # 2026-05-28: every seeded session is older than the hot three
     old_session(ctx, 1)

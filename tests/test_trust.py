@@ -12,7 +12,7 @@ import pytest
 
 from enf_git import paths
 from enf_git.mcp import tools
-from enf_git.memory import pointer_refresh
+from enf_git.memory.context import pointer_refresh
 from enf_git.plumbing import locks
 from gitfixtures import run_git
 from test_trust_review import BOBS, MINE, team  # noqa: F401 (team: a fixture)

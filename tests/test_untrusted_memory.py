@@ -17,7 +17,7 @@ import pytest
 
 from enf_git import paths
 from enf_git.mcp import tools
-from enf_git.memory import pointer_refresh
+from enf_git.memory.context import pointer_refresh
 from gitfixtures import run_git
 
 GIT_ENF = str(Path(sys.executable).with_name("git-enf"))

@@ -12,8 +12,11 @@ import os
 import time
 
 from .. import memory, paths
-from ..memory import toolsets as sessions
-from ..memory import eventlog, facts, fetched, handoff, instinct_block, pins, pointer_refresh, startup
+from ..memory.context import toolsets as sessions
+from ..memory import eventlog
+from ..memory.context import handoff, pointer_refresh, startup
+from ..memory.share import fetched
+from ..memory.lifecycle import facts, instinct_block, pins
 from ..memory.record import fact_stores
 from ..plumbing import detached, events, session_head, signing, store
 from ..pure import briefing, toolsets
@@ -101,7 +104,7 @@ def _instincts_block(ctx: memory.Context) -> str:
 
 def _learn_instincts(ctx: memory.Context, where: Where) -> None:
     """Turn failures a later call fixed into instincts (their own commit); never breaks the checkpoint."""
-    from ..memory import instincts  # the derivation: Stop and PreCompact only
+    from ..memory.lifecycle import instincts  # the derivation: Stop and PreCompact only
 
     try:
         instincts.learn(ctx)

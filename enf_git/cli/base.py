@@ -31,7 +31,7 @@ def workspace() -> Context:
 def reading() -> Context:
     """workspace(), with what git fetched since the last read merged first: a teammate's
     memory that `git fetch` or a no-op `git pull` brought is in this read's answer."""
-    from ..memory import fetched
+    from ..memory.share import fetched
 
     ctx = workspace()
     for line in fetched.said(fetched.catch_up(ctx)):

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..memory import facts
+from ..memory.lifecycle import facts
 from ..memory.workspace import Context
 from .base import CONTEXT, JSON_OPTION, emit, workspace
 from .text import envelope, plural
@@ -79,7 +79,7 @@ def remember(text: tuple[str, ...], category: str | None, scope: str, session_id
 @JSON_OPTION
 def forget(query: tuple[str, ...], scope: str | None, yes: bool, session_id: str | None, as_json: bool) -> None:
     """Forget the one fact QUERY names: its id (or a prefix), its text, or words of it."""
-    from ..memory import forget as forgetting
+    from ..memory.lifecycle import forget as forgetting
 
     ctx = workspace()
     words = " ".join(query)

@@ -11,7 +11,7 @@ from .base import CONTEXT, JSON_OPTION, emit, workspace
 from .text import envelope, plural
 
 if TYPE_CHECKING:  # the instincts machinery is imported only when an instincts command runs
-    from ..memory.instincts import Listing
+    from ..memory.lifecycle.instincts import Listing
 
 ALL_OPTION = click.option("--all", "include_forgotten", is_flag=True, help="Also list the forgotten ones.")
 
@@ -35,7 +35,7 @@ def list_(include_forgotten: bool, as_json: bool) -> None:
 
 
 def _list(include_forgotten: bool, as_json: bool) -> None:
-    from ..memory import instincts as learning
+    from ..memory.lifecycle import instincts as learning
 
     ctx = workspace()
     listing = learning.list_instincts(ctx, include_forgotten)
@@ -74,7 +74,7 @@ def _lines(listing: Listing, include_forgotten: bool = False) -> list[str]:
 @JSON_OPTION
 def forget(ident: str, as_json: bool) -> None:
     """Forget the instinct ID (or a unique prefix): out of the context, and never learned again."""
-    from ..memory import instincts as learning
+    from ..memory.lifecycle import instincts as learning
 
     ctx = workspace()
     done = learning.forget(ctx, ident)  # UnknownInstinct: exit 1 with its hint, as `show nosuch`

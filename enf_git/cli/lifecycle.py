@@ -13,7 +13,7 @@ from .base import CONTEXT, JSON_OPTION, emit, parse_date, workspace
 from .text import envelope, plural
 
 if TYPE_CHECKING:  # the compression machinery is imported only when the command runs
-    from ..memory.compress import Compression
+    from ..memory.lifecycle.compress import Compression
 
 
 @click.command(context_settings=CONTEXT)
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the compression machinery is imported only when the command
 def compress(names: tuple[str, ...], dry_run: bool, tier: str | None, as_of: str | None, limit: int | None,
              as_json: bool) -> None:
     """Compress older sessions (cold, then warm, then long ones folded), one commit each."""
-    from ..memory import compress as compress_mod
+    from ..memory.lifecycle import compress as compress_mod
 
     now = int(time.time())
     today = compress_mod.as_of_day(now)

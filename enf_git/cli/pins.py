@@ -11,7 +11,7 @@ from .base import CONTEXT, JSON_OPTION, emit, workspace
 from .text import envelope, plural
 
 if TYPE_CHECKING:  # the pins machinery is imported only when a pin command runs
-    from ..memory.pins import Listing
+    from ..memory.lifecycle.pins import Listing
 
 
 @click.command(context_settings=CONTEXT)
@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the pins machinery is imported only when a pin command runs
 @JSON_OPTION
 def pin(name: str, temporary: bool, force: bool, as_json: bool) -> None:
     """Pin the session NAME (file name, stem, prefix or session id): never compressed, always in context."""
-    from ..memory import pins as pinning
+    from ..memory.lifecycle import pins as pinning
 
     ctx = workspace()
     done = pinning.pin(ctx, name, temporary=temporary, force=force)
@@ -48,7 +48,7 @@ def pin(name: str, temporary: bool, force: bool, as_json: bool) -> None:
 @JSON_OPTION
 def unpin(name: str, as_json: bool) -> None:
     """Unpin the session NAME: it goes back to its normal tier."""
-    from ..memory import pins as pinning
+    from ..memory.lifecycle import pins as pinning
 
     ctx = workspace()
     done = pinning.unpin(ctx, name)  # NotPinned: exit 1 with its hint, as `pin nosuch` and `show nosuch`
@@ -63,7 +63,7 @@ def unpin(name: str, as_json: bool) -> None:
 @JSON_OPTION
 def pins_(as_json: bool) -> None:
     """List the pinned sessions, permanent first."""
-    from ..memory import pins as pinning
+    from ..memory.lifecycle import pins as pinning
 
     ctx = workspace()
     listing = pinning.list_pins(ctx)

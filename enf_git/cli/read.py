@@ -8,7 +8,7 @@ import click
 
 from .. import paths
 from ..errors import NotFound
-from ..memory import answers
+from ..memory.context import answers
 from ..memory.workspace import Context
 from ..pure import model
 from .base import CONTEXT, JSON_OPTION, emit, parse_date, reading, style
@@ -168,7 +168,7 @@ def show(target: str, rev: str | None, history: bool, full: bool, as_json: bool)
         click.echo(f"note: withheld from the model by enf.trust ({why}): git enf trust review", err=True)
     data = store.read_path(ctx.repo, at.tree, found.path) or b""
     if full:
-        from ..memory.compress import full_text
+        from ..memory.lifecycle.compress import full_text
 
         data = full_text(ctx.repo, at, found.path, data)
     if as_json:
@@ -226,7 +226,7 @@ def _print_decision(ctx: Context, chain: Chain, decision: model.Decision, as_jso
 def recall(query: tuple[str, ...], limit: int, as_json: bool) -> None:
     """Search memory: decisions, sessions and their history, ranked by relevance."""
     from .. import memory
-    from ..memory import indexer
+    from ..memory.context import indexer
     from ..plumbing import search
 
     text = " ".join(query)

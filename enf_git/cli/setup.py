@@ -42,7 +42,7 @@ def init(scope: str, no_hooks: bool, with_mcp: bool) -> None:
     if with_mcp:
         _install_mcp(ctx, scope)
     if not report.commit and not no_hooks:  # adopted memory, and the hooks that read its pointers
-        from ..memory import pointer_refresh
+        from ..memory.context import pointer_refresh
 
         pointer_refresh.start(ctx)
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 @JSON_OPTION
 def sync(remote: str | None, dry_run: bool, allow_secrets: bool, as_json: bool) -> None:
     """Share memory with its remote (enf.remote, or REMOTE): fetch, merge, push; never forced."""
-    from ..memory import sync as sync_mod
+    from ..memory.share import sync as sync_mod
 
     progress = sys.stderr if sys.stderr.isatty() and not as_json else None
     done = sync_mod.sync(workspace(), remote, dry_run=dry_run, now=int(time.time()), progress=progress,

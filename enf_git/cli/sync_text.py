@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..memory.sync import Synced
+    from ..memory.share.sync import Synced
 
 
 def payload(done: Synced) -> dict[str, object]:

@@ -14,7 +14,7 @@ from .text import envelope
 SESSION_ENV = "CLAUDE_CODE_SESSION_ID"  # set by Claude Code for the tools it runs
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..memory.toolsets import Active, Places
+    from ..memory.context.toolsets import Active, Places
     from ..pure.toolsets import Profile
 
 
@@ -30,7 +30,7 @@ def toolset(what: str, session_id: str | None, project_default: bool, as_json: b
     docs, or one of toolsets.yaml). `status` shows the session's profile (without a
     session: the one new sessions get); `list` every profile; NAME switches the session
     (or, with --default, the project); `reset` forgets the session's choice."""
-    from ..memory import toolsets as sessions
+    from ..memory.context import toolsets as sessions
 
     places = _places()
     sid = (session_id or os.environ.get(SESSION_ENV, "")).strip()
@@ -52,7 +52,7 @@ def toolset(what: str, session_id: str | None, project_default: bool, as_json: b
 
 def _places() -> Places:
     from .. import paths
-    from ..memory import toolsets as sessions
+    from ..memory.context import toolsets as sessions
     from ..plumbing import store
 
     ctx = workspace()
@@ -61,7 +61,7 @@ def _places() -> Places:
 
 
 def _switch(places: Places, sid: str, what: str) -> None:
-    from ..memory import toolsets as sessions
+    from ..memory.context import toolsets as sessions
 
     if not sid:
         raise EnfError("which session? a profile belongs to one session, and none is named here",
@@ -75,7 +75,7 @@ def _switch(places: Places, sid: str, what: str) -> None:
 
 
 def _set_default(places: Places, name: str | None) -> None:
-    from ..memory import toolsets as sessions
+    from ..memory.context import toolsets as sessions
     from ..plumbing import atomic, toolset_files
 
     path = os.path.join(places.top, toolset_files.DEFAULT_FILE)
@@ -93,7 +93,7 @@ def _set_default(places: Places, name: str | None) -> None:
 
 
 def _no_such(places: Places, name: str) -> click.UsageError:
-    from ..memory import toolsets as sessions
+    from ..memory.context import toolsets as sessions
 
     table = sessions.load(places)[0]
     return click.UsageError(f"no toolset profile named {name!r}; profiles: {', '.join(table)} "
@@ -101,7 +101,7 @@ def _no_such(places: Places, name: str) -> click.UsageError:
 
 
 def _list(places: Places, as_json: bool) -> None:
-    from ..memory import toolsets as sessions
+    from ..memory.context import toolsets as sessions
 
     table, problems = sessions.load(places)
     if as_json:

@@ -27,7 +27,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..memory.sync_merge import MergeResult
+    from ..memory.share.sync_merge import MergeResult
     from ..memory.workspace import Context
 
 from .. import paths
@@ -124,7 +124,7 @@ def pre_push(name: str, url: str) -> None:
             "(git config enf.pushMemory alongside)")
     if fast_push(name, os.environ.get(PUSH_ENV, ""), url):
         return
-    from ..memory.sync import sync
+    from ..memory.share.sync import sync
     from ..memory.workspace import Context
 
     ctx = Context.open(".")
@@ -219,7 +219,7 @@ def merge_fetched() -> None:
     from ..memory.workspace import Context
     from ..plumbing import store
 
-    from ..memory import fetched
+    from ..memory.share import fetched
 
     ctx = Context.open(".")
     seen = fetched.seen_now(ctx)
@@ -241,7 +241,7 @@ def _merge_remote(ctx: Context) -> tuple[str, MergeResult] | None:
     After a pull, a partial clone lacks memory's blobs, which pygit2 cannot fetch on
     demand: they are fetched first (the one network call here, and only in such a clone).
     """
-    from ..memory import fetched
+    from ..memory.share import fetched
 
     try:
         return fetched.merge_fetched(ctx, int(time.time()), fill_missing=True)

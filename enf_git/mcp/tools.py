@@ -29,7 +29,8 @@ from typing import Any, NamedTuple, cast
 
 from .. import frame, paths
 from ..errors import EnfError, NotFound
-from ..memory import answers, fetched
+from ..memory.context import answers
+from ..memory.share import fetched
 from ..memory.record import queries
 from ..memory.workspace import Context, require_branch
 from ..plumbing import store
@@ -124,7 +125,7 @@ class Result(NamedTuple):
 # --- the tools ---------------------------------------------------------------------
 
 def _recall(where: Where, args: Args) -> dict[str, Any]:
-    from ..memory import indexer
+    from ..memory.context import indexer
     from ..plumbing import search
 
     text = args["query"]
@@ -198,7 +199,7 @@ def _show(where: Where, args: Args) -> dict[str, Any]:
                        where.written_by(ctx, tip).by(found.decision.source) if at.id == tip.id else "")
     data = store.read_path(ctx.repo, at.tree, found.path) or b""
     if args["full"]:
-        from ..memory.compress import full_text
+        from ..memory.lifecycle.compress import full_text
 
         data = full_text(ctx.repo, at, found.path, data)
     from ..pure import model
@@ -272,13 +273,13 @@ def _decisions(where: Where, args: Args) -> dict[str, Any]:
 
 
 def _places(where: Where) -> Any:
-    from ..memory import facts
+    from ..memory.lifecycle import facts
 
     return facts.Places(where.user_dir, where.session_id)
 
 
 def _remember(where: Where, args: Args) -> dict[str, Any]:
-    from ..memory import facts
+    from ..memory.lifecycle import facts
 
     category = None
     if args["category"] is not None:
@@ -295,7 +296,7 @@ def _remember(where: Where, args: Args) -> dict[str, Any]:
 
 
 def _forget(where: Where, args: Args) -> dict[str, Any]:
-    from ..memory import forget
+    from ..memory.lifecycle import forget
 
     scope = args["scope"]
     try:

@@ -59,7 +59,7 @@ def run(ctx: Context, home: Path, user_dir: str | None = None) -> Checked:
 def _toolsets(ctx: Context, user_dir: str) -> list[Problem]:
     """Every problem in the toolsets files, and a project default that names no profile:
     each leaves a built-in in force, which is safe but not what the file meant."""
-    from .. import toolsets
+    from ..context import toolsets
 
     places = toolsets.Places(str(ctx.top), str(ctx.root), str(store.state_dir(ctx.repo)), user_dir)
     found = toolsets.active(places, "")

@@ -92,7 +92,7 @@ def facts(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Proble
 
 def pins(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
     """Pin files that cannot be read, and pins of a session the branch no longer has."""
-    from ..pins import load
+    from ..lifecycle.pins import load
 
     found = load(ctx.repo, tip)
     out = [Problem("warning", f"{problem} (its session is still kept from compression, but not offered at start)",

@@ -17,13 +17,13 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import paths
-from ..errors import EnfError
-from ..plumbing import atomic, store
-from ..pure import budget, facts as pf, frozen
-from ..redact import redact_count
-from .record import fact_stores, trust
-from .workspace import Context
+from ... import paths
+from ...errors import EnfError
+from ...plumbing import atomic, store
+from ...pure import budget, facts as pf, frozen
+from ...redact import redact_count
+from ..record import fact_stores, trust
+from ..workspace import Context
 
 TTL_KEY = "enf.ttl."  # + category key: days, or never
 BUDGET_KEY = "enf.budget."  # + scope: tokens
@@ -339,7 +339,7 @@ def _trusted(gate: trust.Gate, facts: list[pf.Fact]) -> list[pf.Fact]:
 def _signed(ctx: Context, facts: list[pf.Fact]) -> list[pf.Fact]:
     """The project's facts as the block shows them: one someone else last changed ends with
     "— Alice, 2026-12-01" (within its budget: the name counts)."""
-    from .record import authors
+    from ..record import authors
 
     try:
         table = authors.load(ctx)
@@ -359,7 +359,7 @@ def _block_key(ctx: Context, places: Places, settings: FactSettings) -> list[obj
     memories = store.blob_oid(ctx.repo, tip.tree, pf.MEMORIES_DIR) if tip is not None else None
     user = _folder_stamp(places.user_dir / pf.MEMORIES_DIR) if places.user_dir is not None else None
     own = _file_stamp(fact_stores.session_path(ctx, places.session_id)) if places.session_id else None
-    from .record import authors
+    from ..record import authors
 
     me = authors.reader(ctx)  # whose facts go unsigned
     return [BLOCK_VERSION, memories, str(places.user_dir), user, places.session_id, own, list(me),

@@ -40,14 +40,15 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal
 
-from .. import paths
-from ..errors import ConcurrencyError, EnfError
-from ..plumbing import store
-from ..plumbing.workcopy import Manifest
-from ..pure import render
-from . import compress, records
-from .record import fact_stores, merge, merge_notes, views
-from .record.merge_rules import Plan, Rule, Sides, append_only, three_way  # noqa: F401 - re-exported
+from ... import paths
+from ...errors import ConcurrencyError, EnfError
+from ...plumbing import store
+from ...plumbing.workcopy import Manifest
+from ...pure import render
+from ..lifecycle import compress
+from .. import records
+from ..record import fact_stores, merge, merge_notes, views
+from ..record.merge_rules import Plan, Rule, Sides, append_only, three_way  # noqa: F401 - re-exported
 
 MAX_ATTEMPTS = 50
 Outcome = Literal["up-to-date", "fast-forward", "merged"]
@@ -138,7 +139,7 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
 def _judge(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, result: MergeResult) -> None:
     """Note which records the merge brought read as instructions to the assistant
     (memory/flags.py): once here, so status and doctor need not read them again."""
-    from . import flags
+    from .. import flags
 
     if result.commit is not None:
         flags.note(repo, result.commit.blobs, result.known)
@@ -191,7 +192,7 @@ def _changed(repo: store.Repo, base: store.Tree | None, tree: store.Tree) -> dic
 # First match wins; three_way when none matches.
 def _instinct_union(sides: Sides, plan: Plan) -> None:
     """instincts.union_rule, loaded when a merge meets an instinct (its derivation is ~8 ms to import)."""
-    from . import instincts
+    from ..lifecycle import instincts
 
     instincts.union_rule(sides, plan)
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..errors import EnfError, NotFound
-from ..pure import facts as pf
-from .record import fact_stores
+from ...errors import EnfError, NotFound
+from ...pure import facts as pf
+from ..record import fact_stores
 from . import pins
 from .facts import FactSettings, Places, load_scope, require_session, require_user
 from .forgettable import Forgettable
-from .workspace import Context
+from ..workspace import Context
 
 
 class AmbiguousMatch(EnfError):
@@ -120,7 +120,7 @@ class Found:
 def matching(ctx: Context, places: Places, query: str, *, scopes: Sequence[str] | None = None,
              settings: FactSettings | None = None) -> Found:
     """What `query` names (at least one thing), and how; NotFound when it names nothing."""
-    from ..plumbing.stem import STOPWORDS
+    from ...plumbing.stem import STOPWORDS
 
     settings = settings or FactSettings.read(ctx.repo)
     items = [item for scope in scopes or places.scopes() for source in SOURCES

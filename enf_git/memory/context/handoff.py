@@ -22,13 +22,13 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from .. import fastjson, paths
-from ..errors import EnfError
-from ..plumbing import atomic, store
-from ..pure import handoff as ph
-from ..pure import model
-from ..redact import redact
-from .workspace import Context
+from ... import fastjson, paths
+from ...errors import EnfError
+from ...plumbing import atomic, store
+from ...pure import handoff as ph
+from ...pure import model
+from ...redact import redact
+from ..workspace import Context
 
 HANDOFF_KEY = "enf.handoff"
 SCRATCHPAD_KEY = "enf.scratchpad"
@@ -83,7 +83,7 @@ def capture(top: str, session_id: str, session_file: str | None, scratchpad: str
 
 def _git(top: str, args: list[str], env: Mapping[str, str], timeout: float, notes: list[str]) -> str | None:
     """git's output, or None (and a note) when it failed or ran out of time."""
-    from ..plumbing import gitcli  # Stop's snapshot only: a start never runs git here
+    from ...plumbing import gitcli  # Stop's snapshot only: a start never runs git here
 
     try:
         run = gitcli.run_local(top, [*_GIT, *args], env, timeout)

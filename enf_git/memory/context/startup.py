@@ -10,18 +10,19 @@ from collections.abc import Callable
 from typing import Any
 from pathlib import Path
 
-from .. import paths
-from ..errors import EnfError
-from ..plumbing import atomic, signing, store
-from ..pure import briefing, model, suspicious
-from .record import authors, digests, trust
-from . import compress, fetched
-from .record.commits import commit
-from .report import Report
-from .record.setup import init
-from .record.views import project_of
-from .record.working_set import restore
-from .workspace import Context, require_branch
+from ... import paths
+from ...errors import EnfError
+from ...plumbing import atomic, signing, store
+from ...pure import briefing, model, suspicious
+from ..record import authors, digests, trust
+from ..lifecycle import compress
+from ..share import fetched
+from ..record.commits import commit
+from ..report import Report
+from ..record.setup import init
+from ..record.views import project_of
+from ..record.working_set import restore
+from ..workspace import Context, require_branch
 
 
 class Prepared:  # a plain class: see workspace.Settings

@@ -29,18 +29,18 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .. import paths
-from ..errors import EnfError, NotFound, is_refusal
-from ..plumbing import atomic, store
-from ..plumbing.workcopy import Manifest
-from ..pure import model, tiers
-from ..pure.pins import PINS_DIR
-from . import records
-from .record import views
-from .workspace import Context, require_branch
+from ... import paths
+from ...errors import EnfError, NotFound, is_refusal
+from ...plumbing import atomic, store
+from ...plumbing.workcopy import Manifest
+from ...pure import model, tiers
+from ...pure.pins import PINS_DIR
+from .. import records
+from ..record import views
+from ..workspace import Context, require_branch
 
 if TYPE_CHECKING:  # the merge rule protocol, for the rule this module adds
-    from .record.merge_rules import Plan, Sides
+    from ..record.merge_rules import Plan, Sides
 
 HOT_KEY, COLD_KEY, FOLD_KEY = "enf.hotSessions", "enf.coldDays", "enf.foldAfter"
 ENABLED_KEY, PER_START_KEY = "enf.compress", "enf.compressPerStart"
@@ -402,12 +402,12 @@ class _Run:
                 ran = tier
         self.known.save()
         if self.result.done and not self.result.dry_run:
-            from .record.working_set import materialize
+            from ..record.working_set import materialize
 
             materialize(self.ctx, manifest=self.manifest)
 
     def _edited(self) -> set[str]:
-        from .record.commits import pending
+        from ..record.commits import pending
 
         return {p for p in pending(self.ctx, self.manifest, self.tip).changes if model.is_session_path(p)}
 
@@ -518,7 +518,7 @@ def full_text(repo: store.Repo, tip: store.Commit, path: str, data: bytes) -> by
 
 
 def _newest_full(repo: store.Repo, tip: store.Commit, path: str) -> bytes | None:
-    from .record.queries import history
+    from ..record.queries import history
 
     for version in history(repo, tip, path):
         if version.blob is not None:
@@ -533,7 +533,7 @@ def keep_edit(sides: Sides, plan: Plan) -> None:
     other side (an edit, kept in full, compressed again later); two compressions of
     the same text keep this compressor's over an older one's, then the later tier.
     Anything else is the default three-way."""
-    from .record.merge_rules import three_way
+    from ..record.merge_rules import three_way
 
     if sides.base is None or sides.ours is None or sides.theirs is None:
         three_way(sides, plan)

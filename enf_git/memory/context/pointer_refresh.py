@@ -8,11 +8,12 @@ full build costs seconds at 10,000 sessions, which no hook can wait for.
 from __future__ import annotations
 
 
-from .. import paths
-from ..errors import EnfError
-from ..plumbing import detached, locks, store
-from . import pins, pointer_state
-from .workspace import Context
+from ... import paths
+from ...errors import EnfError
+from ...plumbing import detached, locks, store
+from ..lifecycle import pins
+from . import pointer_state
+from ..workspace import Context
 
 BRAIN_FIRST_KEY = "enf.brainFirst"
 _FALSE = ("false", "no", "off", "0", "")
@@ -42,7 +43,7 @@ def run(top: str) -> int | None:
     """The detached process: the recall index and the pointers file brought to the tip."""
     from . import indexer  # sqlite and the index builder: the detached process only
 
-    from ..plumbing import pointer_build, pointers
+    from ...plumbing import pointer_build, pointers
 
     ctx = Context.open(top)
     withheld = _withheld(ctx)
@@ -56,7 +57,7 @@ def run(top: str) -> int | None:
 
 def _withheld(ctx: Context) -> frozenset[str] | None:
     """The records enf.trust keeps from the model (None under `all`): the pointers leave them out."""
-    from .record import trust
+    from ..record import trust
 
     gate = trust.shown_gate(ctx)
     if not gate.rules.gates:
@@ -66,7 +67,7 @@ def _withheld(ctx: Context) -> frozenset[str] | None:
 
 def _by(ctx: Context) -> dict[str, str]:
     """Whose each teammate's record is, for the pointers to name them; {} when unknown."""
-    from .record import authors
+    from ..record import authors
 
     try:
         table = authors.load(ctx)

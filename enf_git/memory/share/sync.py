@@ -22,15 +22,15 @@ import time
 from pathlib import Path
 from typing import IO
 
-from .. import paths
-from ..errors import EnfError
-from ..plumbing import gitcli, store
-from ..pure.model import stable_id
+from ... import paths
+from ...errors import EnfError
+from ...plumbing import gitcli, store
+from ...pure.model import stable_id
 from . import sync_merge
-from .record.commits import commit, pending
-from .report import Report
-from .record.working_set import materialize
-from .workspace import REMOTE_KEY, Context
+from ..record.commits import commit, pending
+from ..report import Report
+from ..record.working_set import materialize
+from ..workspace import REMOTE_KEY, Context
 
 MAX_ROUNDS = 5  # fetch-merge-push rounds when the remote keeps moving under us
 MEMORY_ONLY_KEY = "enf.memoryOnly"
@@ -166,7 +166,7 @@ def _scanned(ctx: Context, remote: gitcli.Remote, out: Synced) -> bool:
     """Before memory first goes to a remote: nothing secret-shaped anywhere in its history."""
     if _scan_marker(ctx, remote).exists():
         return True
-    from .record.scan import scan
+    from ..record.scan import scan
 
     findings = scan(ctx)
     if not findings:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..pure import model
-from .workspace import Context
+from ...pure import model
+from ..workspace import Context
 
 if TYPE_CHECKING:  # annotations only: the ledger is imported by what builds one
-    from ..plumbing.store import Commit
-    from ..pure.ledger import Chain, Disagreement
+    from ...plumbing.store import Commit
+    from ...pure.ledger import Chain, Disagreement
 
 
 def session_row(s: model.Session, authors: dict[str, str]) -> dict[str, Any]:
@@ -65,10 +65,10 @@ def disagreement_row(d: Disagreement, authors: dict[str, str]) -> dict[str, Any]
 def note_asked(ctx: Context, tip: Commit, session_paths: list[str]) -> None:
     """Recall returning a session, or show showing it, is an ask of its temporary pin
     (memory/pins.py); the pins machinery loads only when something is pinned."""
-    from ..plumbing import store
-    from ..pure.pins import PINS_DIR
+    from ...plumbing import store
+    from ...pure.pins import PINS_DIR
 
     if store.folder_entries(ctx.repo, tip.tree, PINS_DIR):
-        from . import pins
+        from ..lifecycle import pins
 
         pins.note_asked(ctx, session_paths)

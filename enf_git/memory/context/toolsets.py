@@ -15,12 +15,12 @@ a file changed.
 
 import os
 
-from ..plumbing import events, session_head, toolset_files
-from ..pure import toolsets as ts
+from ...plumbing import events, session_head, toolset_files
+from ...pure import toolsets as ts
 
 TYPE_CHECKING = False  # typing's would cost every tool call an import
 if TYPE_CHECKING:
-    from ..pure.toolsets import Problem
+    from ...pure.toolsets import Problem
 
 
 class Places:
@@ -53,7 +53,7 @@ def load(places: Places) -> "tuple[dict[str, ts.Profile], list[Problem]]":
         found = ts.from_compiled(cache.get("table"))
         if found is not None:
             return found
-    from ..pure import toolset_layers  # only to compile the files again: YAML and layering
+    from ...pure import toolset_layers  # only to compile the files again: YAML and layering
 
     readable, unreadable = _read(files)
     table, problems = toolset_layers.from_files(readable)

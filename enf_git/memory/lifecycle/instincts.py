@@ -28,16 +28,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import fastjson, paths
-from ..errors import EnfError
-from ..plumbing import atomic, events, locks, store
-from ..pure import fixes, instincts as pi
+from ... import fastjson, paths
+from ...errors import EnfError
+from ...plumbing import atomic, events, locks, store
+from ...pure import fixes, instincts as pi
 from .instinct_block import Loaded, enabled, load  # noqa: F401 - re-exported: callers name load here
-from .record.working_set import materialize
-from .workspace import Context, require_branch
+from ..record.working_set import materialize
+from ..workspace import Context, require_branch
 
 if TYPE_CHECKING:  # the merge rule protocol, for the rule this module adds
-    from .record.merge_rules import Plan, Sides
+    from ..record.merge_rules import Plan, Sides
 
 OFFSET_SUFFIX = ".instincts"
 LOCK_NAME = ".instincts.lock"
@@ -71,7 +71,7 @@ def _commit(ctx: Context, change: InstinctChange, message: str, now: int | None)
     with ctx.lock():
         result = store.commit(ctx.repo, build, message, when=now, env=ctx.ident)
         if result is not None:
-            from . import flags
+            from .. import flags
 
             flags.note(ctx.repo, result.blobs)
             materialize(ctx)  # the working copy's instincts/ follows the branch
@@ -288,7 +288,7 @@ def union_rule(sides: Sides, plan: Plan) -> None:
     """sync_merge's rule for instincts: two versions of one instinct merge as their union
     (sessions, authors, first and last seen; forgotten if either forgot it). A deletion
     (the cap) against an edit, or a file that does not parse, is the default three-way."""
-    from .record.merge_rules import three_way
+    from ..record.merge_rules import three_way
 
     if sides.ours is None or sides.theirs is None:
         three_way(sides, plan)

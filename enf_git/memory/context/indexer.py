@@ -16,14 +16,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from .. import paths
-from ..errors import EnfError, is_refusal
-from ..pure import model, render
+from ... import paths
+from ...errors import EnfError, is_refusal
+from ...pure import model, render
 
-from . import records
+from .. import records
 from .pointer_state import pointers_path, pointers_stale
 
-from ..plumbing import abbrev, locks, pointer_build, search, stem, store
+from ...plumbing import abbrev, locks, pointer_build, search, stem, store
 
 
 def db_path(repo: store.Repo) -> Path:

@@ -31,13 +31,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from .. import errors, paths
-from ..errors import EnfError
-from ..plumbing import store
-from .workspace import Context
+from ... import errors, paths
+from ...errors import EnfError
+from ...plumbing import store
+from ..workspace import Context
 
 if TYPE_CHECKING:  # loaded where used: a start in a repository that shares no memory needs neither
-    from ..plumbing import gitcli
+    from ...plumbing import gitcli
     from . import sync_merge
 
 AUTO_FETCH_KEY = "enf.autoFetch"
@@ -67,7 +67,7 @@ def merge_fetched(ctx: Context, now: int | None = None, fill_missing: bool = Fal
     configured = ctx.settings.remote
     if not configured:
         return None
-    from ..plumbing import gitcli
+    from ...plumbing import gitcli
     from . import sync_merge
 
     env = env or gitcli.prepare(str(ctx.top))
@@ -122,7 +122,7 @@ def catch_up(ctx: Context, now: int | None = None) -> CaughtUp:
             _refresh(ctx)  # cheap when nothing is new; else a read killed before its refresh
         note_seen(ctx, seen)
         return CaughtUp()
-    from ..plumbing import gitcli
+    from ...plumbing import gitcli
 
     label = gitcli.Remote(ctx.settings.remote or "", gitcli.looks_like_url(ctx.settings.remote or "")).label
     try:
@@ -173,7 +173,7 @@ def unmerged_line(left: Unmerged) -> str:
 
 
 def _refresh(ctx: Context) -> None:
-    from .record.working_set import materialize
+    from ..record.working_set import materialize
 
     with ctx.lock() as locked:
         if locked:  # else a commit runs here now, and refreshes the working copy itself
@@ -186,7 +186,7 @@ def _tracking_ref(ctx: Context) -> str | None:
     configured = ctx.settings.remote
     if not configured:
         return None
-    from ..plumbing import gitcli
+    from ...plumbing import gitcli
 
     if configured in store.remote_names(ctx.repo) or not gitcli.looks_like_url(configured):
         return gitcli.tracking_ref(configured)
@@ -237,7 +237,7 @@ def note_seen(ctx: Context, seen: str) -> None:
 
 def _blobs_missing(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv) -> bool:
     """Whether a partial clone lacks blobs the fetched branch needs (only there are objects listed)."""
-    from ..plumbing import gitcli
+    from ...plumbing import gitcli
 
     top = str(ctx.top)
     if not gitcli.is_partial_clone(top, env):
@@ -271,7 +271,7 @@ def start_background_fetch(ctx: Context, environ: Mapping[str, str], now: float 
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.touch()
     os.utime(stamp, (moment, moment))
-    from ..plumbing import detached
+    from ...plumbing import detached
 
     detached.start("background-fetch", str(ctx.top))
     return True
@@ -282,7 +282,7 @@ def background_fetch(top: str) -> None:
     ctx = Context.open(Path(top))
     if not ctx.settings.remote:
         return
-    from ..plumbing import gitcli
+    from ...plumbing import gitcli
 
     try:
         remote = gitcli.resolve_remote(str(ctx.top), ctx.settings.remote)

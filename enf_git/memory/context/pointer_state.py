@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import paths
-from ..plumbing import pointers, store
-from ..pure.pins import PINS_DIR
+from ... import paths
+from ...plumbing import pointers, store
+from ...pure.pins import PINS_DIR
 
 
 def pointers_path(repo: store.Repo) -> Path:

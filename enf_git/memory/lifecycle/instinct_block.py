@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import fastjson, paths
-from ..errors import EnfError
-from ..plumbing import atomic, store
-from .workspace import Context
+from ... import fastjson, paths
+from ...errors import EnfError
+from ...plumbing import atomic, store
+from ..workspace import Context
 
 if TYPE_CHECKING:  # the records' module is loaded only to build the block or read them
-    from ..pure import instincts as pi
+    from ...pure import instincts as pi
 
 ENABLED_KEY = "enf.instincts"
 BUDGET_KEY = "enf.budget.instincts"  # tokens of SessionStart's context the instincts may use
@@ -43,12 +43,12 @@ def session_start_block(ctx: Context) -> str:
         return ""
     tip = store.tip(ctx.repo)
     room = _budget(ctx.repo) * CHARS_PER_TOKEN
-    from .record.authors import reader
+    from ..record.authors import reader
 
     key = [BLOCK_VERSION, store.blob_oid(ctx.repo, tip.tree, paths.INSTINCTS_DIR) if tip is not None else None, room,
            list(reader(ctx))]  # whose lines go unsigned
     cache = store.state_dir(ctx.repo) / BLOCK_FILE
-    from .record import trust
+    from ..record import trust
 
     gate = trust.shown_gate(ctx)
     try:
@@ -58,7 +58,7 @@ def session_start_block(ctx: Context) -> str:
             return str(saved["text"])
     except (OSError, ValueError):
         pass
-    from ..pure import instincts as pi
+    from ...pure import instincts as pi
 
     every = list(load(ctx.repo, tip).instincts.values())
     withheld = gate.withheld([pi.instinct_path(i.id) for i in every])
@@ -75,8 +75,8 @@ def session_start_block(ctx: Context) -> str:
 
 def _by(ctx: Context, files: list[str]) -> dict[str, str]:
     """instincts/<id>.md -> "Alice, 2026-12-01" for those of `files` someone else last changed."""
-    from ..errors import EnfError
-    from .record import authors
+    from ...errors import EnfError
+    from ..record import authors
 
     try:
         table = authors.load(ctx)
@@ -107,7 +107,7 @@ class Loaded:  # a plain class: see workspace.Settings
 def load(repo: store.Repo, tip: store.Commit | None) -> Loaded:
     """The instincts on the branch at `tip`; malformed files (and a newer enf-git's) are
     reported and listed in `unreadable`, never rewritten."""
-    from ..pure import instincts as pi
+    from ...pure import instincts as pi
 
     out = Loaded()
     for name, oid, kind in store.folder_entries(repo, tip.tree if tip is not None else None, pi.INSTINCTS_DIR):

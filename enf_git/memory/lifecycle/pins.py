@@ -27,11 +27,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import EnfError, NotFound
-from ..plumbing import atomic, store
-from ..pure import model, pins as pp
-from . import records
-from .workspace import Context, require_branch
+from ...errors import EnfError, NotFound
+from ...plumbing import atomic, store
+from ...pure import model, pins as pp
+from .. import records
+from ..workspace import Context, require_branch
 
 if TYPE_CHECKING:  # forget's types: pins never import the facts machinery at load time
     from .facts import FactSettings, Places
@@ -116,7 +116,7 @@ def _commit(ctx: Context, change: PinChange, message: str, now: int | None) -> s
     with ctx.lock():
         result = store.commit(ctx.repo, build, message, when=now, env=ctx.ident)
         if result is not None:
-            from .record.working_set import materialize
+            from ..record.working_set import materialize
 
             materialize(ctx)  # the working copy's pins/ follows the branch
     return result
@@ -138,7 +138,7 @@ def resolve(ctx: Context, tip: store.Commit, name: str) -> Named:
     exact = _exact(ctx, tip, name)
     if exact is not None:
         return exact
-    from .record.queries import find_session  # not at load time: SessionStart imports pins and never resolves a name
+    from ..record.queries import find_session  # not at load time: SessionStart imports pins and never resolves a name
 
     cache = ctx.cache()
     recs = records.load(ctx.repo, tip.tree, cache)
@@ -511,7 +511,7 @@ def session_start_block(ctx: Context, now: int) -> str:
                 _save_listing(ctx, _listing_key(ctx), listing)
     except EnfError:
         return ""
-    from .record import trust
+    from ..record import trust
 
     withheld = trust.shown_gate(ctx).withheld([s.pin.session_path for s in listing.statuses])
     statuses = [s for s in listing.statuses if s.pin.session_path not in withheld]
@@ -528,7 +528,7 @@ def _by(ctx: Context, sessions: list[str]) -> dict[str, str]:
     """session path -> "Alice, 2026-12-01" for those of `sessions` someone else last changed."""
     if not sessions:
         return {}
-    from .record import authors
+    from ..record import authors
 
     try:
         table = authors.load(ctx)
