@@ -705,3 +705,39 @@ def test_only_what_memory_defines_is_expanded(enf, repo_dir: Path) -> None:  # t
     kinds = db.execute("SELECT DISTINCT d.kind FROM abbrevs a JOIN docs d ON d.id = a.doc").fetchall()
     assert kinds == [("history",)]
     assert db.execute("SELECT count(*) FROM abbrevs WHERE doc NOT IN (SELECT id FROM docs)").fetchone() == (0,)
+
+
+def test_a_cold_build_in_worker_processes_equals_one_built_in_process(enf, repo_dir: Path,  # type: ignore[no-untyped-def]
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large cold build analyzes its rows in forked workers; the index, row for row (ids,
+    columns, the full-text index, decisions, abbreviations), and recall's answers are the same."""
+    from enf_git.memory import workspace
+    from enf_git.memory.context import index_rows, indexer
+
+    two_sessions(enf, repo_dir)
+    write(repo_dir, "2026-04-22-es", session_text(session_id="d4e5f6a7", date="2026-04-22", summary="ES tuning",
+                                                  body="\nWe run Elasticsearch (ES) behind the API gateway.\n"))
+    write(repo_dir, "2026-04-23-broken", "---\nsession_id: [unclosed\n---\nnot a session\n")
+    enf("commit", "-m", "more")
+    db_file = repo_dir / ".git" / "enf" / "search.db"
+
+    def build(parallel: bool) -> tuple[object, ...]:
+        for suffix in ("", "-wal", "-shm"):
+            db_file.with_name(db_file.name + suffix).unlink(missing_ok=True)
+        monkeypatch.setattr(index_rows, "PARALLEL_MIN", 1 if parallel else 10**9)
+        monkeypatch.setattr(index_rows.os, "cpu_count", lambda: 2)
+        pools = []
+        real_pooled = index_rows._pooled
+        monkeypatch.setattr(index_rows, "_pooled", lambda pool, jobs: (pools.append(pool), real_pooled(pool, jobs))[1])
+        ctx = workspace.Context.open(repo_dir)
+        indexer.ensure(ctx.repo, ctx.cache()).close()
+        assert bool(pools) == parallel  # the workers really ran, or really did not
+        with sqlite3.connect(db_file) as db:
+            return (list(db.execute("SELECT id, kind, ref, path, date, rev, blob, length, data FROM docs ORDER BY id")),
+                    sorted(db.execute("SELECT term, doc, cnt FROM vocab")),
+                    sorted(db.execute("SELECT * FROM decisions")), sorted(db.execute("SELECT * FROM abbrevs")),
+                    enf("recall", "--json", "elasticsearch"), enf("recall", "--json", "ES"))
+
+    serial = build(parallel=False)
+    assert len(serial[0]) >= 8 and serial[3]  # sessions, the broken file and an abbreviation are all there
+    assert build(parallel=True) == serial

@@ -133,12 +133,12 @@ def load(repo: store.Repo, tree: store.Tree | None, cache: Cache, overlay: dict[
             if path in overlay or not name.endswith(".md"):
                 continue
             if kind != "blob":  # a teammate's push can put anything where a record belongs
-                _add(out, path, RecordError(path, 0, _NOT_A_FILE.get(kind, f"a {kind} where a record file belongs")))
+                add(out, path, RecordError(path, 0, _NOT_A_FILE.get(kind, f"a {kind} where a record file belongs")))
                 continue
-            _add(out, path, load_blob_record(cache, path, oid, lambda oid=oid: store.blob_data(repo, oid)))
+            add(out, path, load_blob_record(cache, path, oid, lambda oid=oid: store.blob_data(repo, oid)))
     for path, data in overlay.items():
         if data is not None and (model.is_session_path(path) or model.is_decision_path(path)):
-            _add(out, path, load_blob_record(cache, path, store.hash_bytes(data), lambda d=data: d))
+            add(out, path, load_blob_record(cache, path, store.hash_bytes(data), lambda d=data: d))
     return out
 
 
@@ -146,7 +146,7 @@ _NOT_A_FILE = {"tree": "a folder where a record file belongs", "link": "a symlin
                "commit": "a submodule where a record file belongs"}
 
 
-def _add(out: Records, path: str, record: model.Session | list[model.Decision] | EnfError) -> None:
+def add(out: Records, path: str, record: model.Session | list[model.Decision] | EnfError) -> None:
     if isinstance(record, EnfError):
         out.problems[path] = record
     elif isinstance(record, model.Session):

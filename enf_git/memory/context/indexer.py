@@ -21,9 +21,10 @@ from ...errors import EnfError, is_refusal
 from ...pure import model, render
 
 from .. import records
+from . import index_rows
 from .pointer_state import pointers_path, pointers_stale
 
-from ...plumbing import abbrev, locks, pointer_build, search, stem, store
+from ...plumbing import locks, pointer_build, search, stem, store
 
 
 def db_path(repo: store.Repo) -> Path:
@@ -178,9 +179,14 @@ def _remove(path: Path) -> None:
 def _update(repo: store.Repo, db: sqlite3.Connection, old: store.Commit | None,
             tip: store.Commit, cache: records.Cache) -> None:
     out = _Writer(db, search.has_fts(db))
-    old_files = store.list_files(repo, old.tree) if old is not None else {}
     new_files = store.list_files(repo, tip.tree)
-    ledger_changed = old is None
+    if old is None:
+        _reindex_decisions(repo, db, tip, cache, _index_tip(repo, out, new_files, cache))
+        _index_history(repo, out, old, tip, set(new_files.values()), cache)
+        out.flush()
+        return
+    old_files = store.list_files(repo, old.tree)
+    ledger_changed = False
     for path in sorted(set(old_files) | set(new_files)):
         if old_files.get(path) == new_files.get(path):
             continue
@@ -202,6 +208,25 @@ def _update(repo: store.Repo, db: sqlite3.Connection, old: store.Commit | None,
     out.flush()
 
 
+def _index_tip(repo: store.Repo, out: _Writer, files: dict[str, str], cache: records.Cache) -> records.Records:
+    """Every record file of the tip, into an empty index; their records, which the
+    decisions' ledger is built from (loading them again cost a tenth of a cold build)."""
+    recs = records.Records()
+    jobs: list[index_rows.Job] = []
+    where: list[tuple[str, str]] = []  # (kind, blob) of each job
+    for path in sorted(files):
+        if not (model.is_session_path(path) or model.is_decision_path(path)):
+            continue
+        data = store.blob_data(repo, files[path])
+        record = records.load_blob_record(cache, path, files[path], lambda d=data: d)
+        records.add(recs, path, record)
+        jobs.append((path, data, index_rows.gist(path, record)))
+        where.append(("session" if model.is_session_path(path) else "decision", files[path]))
+    for (path, _data, _gist), (kind, blob), row in zip(jobs, where, index_rows.rows_of(jobs)):
+        out.add(kind, "", path, blob, row)
+    return recs
+
+
 def _old_record(repo: store.Repo, cache: records.Cache, path: str,
                 oid: str | None) -> model.Session | list[model.Decision] | EnfError | None:
     if oid is None:
@@ -221,14 +246,16 @@ def _ledger_part(record: model.Session | list[model.Decision] | EnfError | None)
     return ()
 
 
-def _reindex_decisions(repo: store.Repo, db: sqlite3.Connection, tip: store.Commit, cache: records.Cache) -> None:
+def _reindex_decisions(repo: store.Repo, db: sqlite3.Connection, tip: store.Commit, cache: records.Cache,
+                       recs: records.Records | None = None) -> None:
     """Every decision of the ledger, with its standing: a reversal anywhere can change any of them.
 
     A decision's analyzed text is taken from the rows being replaced when its text is
     unchanged: analyzing 10,000 decisions again after each commit cost seconds."""
     analyzed = dict(db.execute("SELECT text, terms FROM decisions"))
     db.execute("DELETE FROM decisions")
-    recs = records.load(repo, tip.tree, cache)
+    if recs is None:
+        recs = records.load(repo, tip.tree, cache)
     ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
     rows = []
     for chain in ledger.chains:
@@ -270,34 +297,6 @@ def _index_history(repo: store.Repo, out: _Writer, old: store.Commit | None,
         out.delete("kind = 'history' AND blob = ?", (blob,))
 
 
-def analyzed(path: str, text: str, record: model.Session | list[model.Decision] | EnfError
-             ) -> tuple[str, str, str, str, str, str]:
-    """(ref, date, decided, summary, tags, body) of a record file, the columns recall ranks.
-
-    A file that does not parse is still searchable by its whole text, and its ref is its
-    path: `git enf show <stem>` only knows parsed sessions, `git enf show <path>` any file.
-    """
-    stem_name = path.rsplit("/", 1)[-1][:-3]
-    body = " ".join(stem.analyze(_body(text), parts=True))
-    if isinstance(record, model.Session):
-        decided = " ".join(t for d in record.decisions for t in stem.analyze(d.decided, parts=True))
-        return (record.stem, record.date, decided, " ".join(stem.analyze(record.summary, parts=True)),
-                " ".join(stem.analyze(" ".join(record.tags), parts=True)), body)
-    if isinstance(record, list):
-        decided = " ".join(t for d in record for t in stem.analyze(d.decided, parts=True))
-        return path, min((d.date for d in record), default=""), decided, "", "", body
-    return path, stem_name[:10] if stem_name[:4].isdigit() else "", "", "", "", body
-
-
-def _body(text: str) -> str:
-    """The text after a frontmatter block (summary and tags are columns of their own)."""
-    if text.startswith("---"):
-        end = text.find("\n---", 3)
-        if end >= 0:
-            return text[end + 4:]
-    return text
-
-
 class _Writer:
     """Writes `docs` rows, and their `fts` entries, in batches.
 
@@ -322,13 +321,13 @@ class _Writer:
 
     def insert(self, kind: str, rev: str, path: str, blob: str, data: bytes,
                record: model.Session | list[model.Decision] | EnfError) -> None:
-        text = data.decode("utf-8", "replace")
-        ref, date, decided, summary, tags, body = analyzed(path, text, record)
-        length = sum(len(c.split()) for c in (decided, summary, tags, body))  # BM25's document length, in terms
+        self.add(kind, rev, path, blob, index_rows.row_of((path, data, index_rows.gist(path, record))))
+
+    def add(self, kind: str, rev: str, path: str, blob: str, row: index_rows.Row) -> None:
+        ref, date, decided, summary, tags, body, text, length, pairs = row
         self._rows.append((kind, ref, path, date, rev, blob, length))
         self._fields.append([decided, summary, tags, body, text])
-        for pair in dict.fromkeys(p for p in map(abbrev.analyzed, abbrev.pairs(text)) if p is not None):
-            self._pairs.append((len(self._rows) - 1, *pair))
+        self._pairs += [(len(self._rows) - 1, short, long) for short, long in pairs]
         if len(self._rows) >= self._BATCH:
             self.flush()
 

@@ -1,0 +1,97 @@
+"""One recall-index row of a record file, and many of them in worker processes.
+
+A row's work is analysis (stem.py) and finding the abbreviations the text defines:
+pure functions of the file's text and its parsed record, most of a cold build's time
+(at 100,000 sessions, ~120 MB of text tokenized and stemmed in Python). A cold build
+hands them to one worker per core beside the process that reads blobs and writes the
+database; an update of a few files analyzes them where it runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+
+from ...errors import EnfError
+from ...plumbing import abbrev, stem
+from ...pure import model
+
+Record = model.Session | list[model.Decision] | EnfError
+# What a row needs of a record, in plain values a worker receives cheaply (a record's
+# classes and errors need not survive pickling): (ref, date, decided clauses, summary,
+# tags), None for a file that does not parse.
+Gist = tuple[str, str, tuple[str, ...], str, tuple[str, ...]] | None
+# (ref, date, decided, summary, tags, body, text, BM25 length, [(short, long)...])
+Row = tuple[str, str, str, str, str, str, str, int, list[tuple[str, str]]]
+Job = tuple[str, bytes, Gist]  # (path, blob bytes, its record's gist)
+
+PARALLEL_MIN = 2000  # rows below which starting workers (~30 ms each, forked) costs more than it saves
+_CHUNK = 200  # rows a worker takes at a time: large enough that passing them costs little
+
+
+def gist(path: str, record: Record) -> Gist:
+    """What the row of `path` needs of its record."""
+    if isinstance(record, model.Session):
+        return record.stem, record.date, tuple(d.decided for d in record.decisions), record.summary, record.tags
+    if isinstance(record, list):
+        return path, min((d.date for d in record), default=""), tuple(d.decided for d in record), "", ()
+    return None
+
+
+def row_of(job: Job) -> Row:
+    """The analyzed columns of one record file, its length in terms and its abbreviations."""
+    path, data, facts = job
+    text = data.decode("utf-8", "replace")
+    ref, date, decided, summary, tags, body = analyzed(path, text, facts)
+    length = sum(len(c.split()) for c in (decided, summary, tags, body))  # BM25's document length, in terms
+    pairs = list(dict.fromkeys(p for p in map(abbrev.analyzed, abbrev.pairs(text)) if p is not None))
+    return ref, date, decided, summary, tags, body, text, length, pairs
+
+
+def rows_of(jobs: Sequence[Job]) -> Iterator[Row]:
+    """row_of each job, in order: in worker processes when there are many and cores to run them."""
+    workers = min(os.cpu_count() or 1, 4)
+    if len(jobs) < PARALLEL_MIN or workers < 2 or not hasattr(os, "fork"):
+        return map(row_of, jobs)
+    try:
+        import multiprocessing
+
+        pool = multiprocessing.get_context("fork").Pool(workers)
+    except (OSError, ValueError, ImportError):  # no processes to be had: the same rows, one by one
+        return map(row_of, jobs)
+    return _pooled(pool, jobs)
+
+
+def _pooled(pool: object, jobs: Sequence[Job]) -> Iterator[Row]:
+    import multiprocessing.pool
+
+    assert isinstance(pool, multiprocessing.pool.Pool)
+    try:
+        yield from pool.imap(row_of, jobs, chunksize=_CHUNK)
+    finally:
+        pool.terminate()  # done or abandoned (an error in the writer): no worker outlives the build
+
+
+def analyzed(path: str, text: str, facts: Gist) -> tuple[str, str, str, str, str, str]:
+    """(ref, date, decided, summary, tags, body) of a record file, the columns recall ranks.
+
+    A file that does not parse is still searchable by its whole text, and its ref is its
+    path: `git enf show <stem>` only knows parsed sessions, `git enf show <path>` any file.
+    """
+    body = " ".join(stem.analyze(_body(text), parts=True))
+    if facts is None:
+        stem_name = path.rsplit("/", 1)[-1][:-3]
+        return path, stem_name[:10] if stem_name[:4].isdigit() else "", "", "", "", body
+    ref, date, clauses, summary, tags = facts
+    decided = " ".join(t for clause in clauses for t in stem.analyze(clause, parts=True))
+    return (ref, date, decided, " ".join(stem.analyze(summary, parts=True)) if summary else "",
+            " ".join(stem.analyze(" ".join(tags), parts=True)) if tags else "", body)
+
+
+def _body(text: str) -> str:
+    """The text after a frontmatter block (summary and tags are columns of their own)."""
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        if end >= 0:
+            return text[end + 4:]
+    return text
