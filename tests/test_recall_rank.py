@@ -506,7 +506,7 @@ def test_an_update_waits_for_another_and_says_so_when_it_never_ends(
         assert search.indexed_tip(db) != str(store.tip(ctx.repo).id)  # it did not update behind the lock
         db.close()
     monkeypatch.setattr(indexer, "LOCK_WAIT", 30.0)
-    script = ("import sys; from enf_git import memory; from enf_git.memory import indexer; "
+    script = ("import sys; from enf_git import memory; from enf_git.memory.context import indexer; "
               "c = memory.Context.open(sys.argv[1]); db = indexer.ensure(c.repo, c.cache()); "
               "print(db.execute('SELECT count(*) FROM docs').fetchone()[0])")
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
