@@ -1,7 +1,8 @@
 """The weak rule's features on the dev queries, for choosing its rule (a tuning tool).
 
-For each dev query of recall_quality.py's corpora (dev, dev2, conv-dev; never a
-held-out query: this tool does not even load them), the numbers behind `weak`:
+For each dev query of recall_quality.py's corpora (dev, dev2, conv-dev, conv-dev2; never a
+held-out query: this tool does not even load them, nor index a corpus that has no dev
+set), the numbers behind `weak`:
 the unseen words' share of the query's idf, with and without synonyms counted, whether
 an unseen word is a name, and, for each of the first results, the share of the query's
 idf its file holds. Written as JSON lines to stdout (or --out), for a grid elsewhere.
@@ -76,6 +77,8 @@ def main() -> int:
         for corpus in rq.CORPORA:
             sessions = rq.load_sessions(corpus)
             queries = [q for q in rq.load_queries(set(sessions), corpus) if not rq.held_out(q)]
+            if not queries:  # a held-out corpus (conversations2): not even its index is built
+                continue
             repo = rq.build_fixture(work, sessions, corpus)
             common.run_enf(repo, "recall", "anything")  # builds the index
             db = search.connect(Path(repo) / ".git" / "enf" / "search.db")
