@@ -58,7 +58,7 @@ recall@5 >= 0.97, >= 80 % of none-queries flagged weak, <= 5 % of answerable one
 on the conversational held-out set (conversations2): the same two weak-flag goals (MRR and
 recall@5 against BM25 reported); the conversations corpus has dev sets only, and no goals. The weak
 rule's sensitivity: the flag rates it would have at other values of its constants (search.WEAK_SHARE,
-search.NAME_SHARE, search.APART_WEIGHT), from the `strength` counts each answer reports, on the dev
+search.NAME_SHARE, search.APART_WEIGHT, search.LEAD), from the `strength` counts each answer reports, on the dev
 sets only (a tuning table must not show held-out figures).
 
 Run: python bench/recall_quality.py [--corpus adr|conversations|conversations2|all] [--verbose] [--json] [--keep]
@@ -330,10 +330,11 @@ def goals(enf: dict[str, Any], bm25: dict[str, Any], corpus: str = "adr") -> dic
 SHARES = (0.5, 0.55, 0.6, 0.63, 0.65, 0.7, 0.75)
 NAME_SHARES = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
 APART_WEIGHTS = (0.0, 0.3, 0.5, 0.65, 0.8, 1.0)
+LEADS = (1.25, 1.5, 2.0, 3.0, math.inf)
 
 
 def sensitivity(rows: list[Scored]) -> list[dict[str, Any]]:
-    """Flag rates of the weak rule at other values of its three constants, one varied at a
+    """Flag rates of the weak rule at other values of its four constants, one varied at a
     time, on the dev sets only (empty when the answers carry no counts): the held-out set
     must never be what a constant is chosen on."""
     rows = [r for r in rows if r.query.set in DEV_SETS]
@@ -341,22 +342,24 @@ def sensitivity(rows: list[Scored]) -> list[dict[str, Any]]:
         return []
     from enf_git.plumbing import search
 
-    def rates(share: float, name_share: float, apart: float) -> dict[str, Any]:
+    def rates(share: float, name_share: float, apart: float, lead: float) -> dict[str, Any]:
         def flagged(r: Scored) -> float:
             st = r.answer.strength
             return float(search.is_weak(st["matched"], st["unknown_share"], bool(st.get("unknown_names")),
-                                        st.get("apart_share", 0.0), share, name_share, apart))
+                                        st.get("apart_share", 0.0), st.get("lead", 1.0), share, name_share, apart,
+                                        lead))
         current = (abs(share - search.WEAK_SHARE) < 1e-9 and abs(name_share - search.NAME_SHARE) < 1e-9
-                   and abs(apart - search.APART_WEIGHT) < 1e-9)
+                   and abs(apart - search.APART_WEIGHT) < 1e-9 and lead == search.LEAD)
         return {"share": round(share, 3), "name_share": round(name_share, 3), "apart_weight": round(apart, 3),
-                "current": current,
+                "lead": lead, "current": current,
                 "none_flagged": mean(flagged(r) for r in rows if r.query.kind == "none"),
                 "answerable_flagged": mean(flagged(r) for r in rows if r.query.kind != "none")}
 
-    share, name, apart = search.WEAK_SHARE, search.NAME_SHARE, search.APART_WEIGHT
-    return ([rates(s, name, apart) for s in SHARES]
-            + [rates(share, n, apart) for n in NAME_SHARES if abs(n - name) > 1e-9]
-            + [rates(share, name, a) for a in APART_WEIGHTS if abs(a - apart) > 1e-9])
+    share, name, apart, lead = search.WEAK_SHARE, search.NAME_SHARE, search.APART_WEIGHT, search.LEAD
+    return ([rates(s, name, apart, lead) for s in SHARES]
+            + [rates(share, n, apart, lead) for n in NAME_SHARES if abs(n - name) > 1e-9]
+            + [rates(share, name, a, lead) for a in APART_WEIGHTS if abs(a - apart) > 1e-9]
+            + [rates(share, name, apart, g) for g in LEADS if g != lead])
 
 
 # --- output -----------------------------------------------------------------------
@@ -407,10 +410,12 @@ def print_sensitivity(table: list[dict[str, Any]]) -> None:
         return
     print("\nweak rule sensitivity, dev sets only (the share of the query's idf the first result lacks above which "
           "it is weak; the unseen share that makes a query with an unseen name weak; what a word held elsewhere "
-          "counts; * = search.WEAK_SHARE, search.NAME_SHARE, search.APART_WEIGHT):")
+          "counts; the first result's lead over the second that keeps it strong (inf: none does); "
+          "* = search.WEAK_SHARE, search.NAME_SHARE, search.APART_WEIGHT, search.LEAD):")
     for row in table:
         mark = "*" if row["current"] else " "
-        print(f"  {mark} share {row['share']:.3f} / name {row['name_share']:.3f} / apart {row['apart_weight']:.2f}: "
+        print(f"  {mark} share {row['share']:.3f} / name {row['name_share']:.3f} / apart {row['apart_weight']:.2f} "
+              f"/ lead {row['lead']:.2f}: "
               f"none flagged {pct(row['none_flagged']):>5}, answerable flagged {pct(row['answerable_flagged']):>5}")
 
 
