@@ -1,7 +1,8 @@
 """The weak rule's features on the dev queries, for choosing its rule (a tuning tool).
 
-For each dev query of recall_quality.py's corpora (dev, dev2, conv-dev; never a
-held-out query: this tool does not even load them), the numbers behind `weak`:
+For each dev query of recall_quality.py's corpora (dev, dev2, conv-dev, conv-dev2; never a
+held-out query: this tool does not even load them, nor index a corpus that has no dev
+set), the numbers behind `weak`:
 the unseen words' share of the query's idf, with and without synonyms counted, whether
 an unseen word is a name, and, for each of the first results, the share of the query's
 idf its file holds. Written as JSON lines to stdout (or --out), for a grid elsewhere.
@@ -41,9 +42,10 @@ def features(db: Any, search: Any, analysis: Any, text: str) -> dict[str, Any]:
     df = search._concept_df(db, [(m,) for m in members if " " not in m])
     tops = []
     for g in groups[:TOP]:
-        held = _held_terms(db, g, topic, of_term)
+        held = _held_terms(db, search, g, topic, of_term)
+        lines, blocks = _passages(db, search, analysis, g, topic, of_term)
         tops.append({"path": g.path[9:-3], "score": g.score, "held": sorted(held),
-                     "own": sorted(g.matched() - frame)})
+                     "own": sorted(g.matched() - frame), "lines": lines, "blocks": blocks})
     return {"terms": topic, "idf": {t: idf[t] for t in topic}, "unseen": sorted(unseen - frame),
             "syn_seen": sorted(t for t in unseen - frame
                                if any(df.get((m,), 0) for c in of_term[t] for m in c if " " not in m)),
@@ -51,7 +53,7 @@ def features(db: Any, search: Any, analysis: Any, text: str) -> dict[str, Any]:
             "n": search._doc_count(db)}
 
 
-def _held_terms(db: Any, g: Any, topic: list[str], of_term: dict[str, list[tuple[str, ...]]]) -> set[str]:
+def _held_terms(db: Any, search: Any, g: Any, topic: list[str], of_term: dict[str, list[tuple[str, ...]]]) -> set[str]:
     """The topic terms whose concept (the term, a synonym, an abbreviation's other form) the file holds."""
     ids = [r.id for r in (g.tip, g.best_history) if r is not None]
     terms: set[str] = set()
@@ -59,6 +61,34 @@ def _held_terms(db: Any, g: Any, topic: list[str], of_term: dict[str, list[tuple
     for (data,) in db.execute(f"SELECT data FROM docs WHERE id IN ({','.join('?' * len(ids))})", ids):
         terms.update(" ".join(search.unpack(zdict, data)[:4]).split())
     return {t for t in topic if t in terms or any(set(m.split()) <= terms for c in of_term[t] for m in c)}
+
+
+def _passages(db: Any, search: Any, analysis: Any, g: Any, topic: list[str],
+              of_term: dict[str, list[tuple[str, ...]]]) -> tuple[list[list[str]], list[list[str]]]:
+    """The topic terms each line, and each block (a heading with the lines up to the next
+    heading or blank line), of the file's tip text holds, concept-aware; empty ones left out."""
+    row = g.tip or g.best_history
+    if row is None:
+        return [], []
+    (data,) = db.execute("SELECT data FROM docs WHERE id = ?", (row.id,)).fetchone()
+    text = search.unpack(search.dictionary(db), data)[4]
+
+    def held(chunk: str) -> list[str]:
+        terms = set(analysis.analyze(chunk, parts=True))
+        return sorted(t for t in topic if t in terms or any(set(m.split()) <= terms for c in of_term[t] for m in c))
+
+    lines = [h for _, line in search.lines_of(text) if (h := held(line))]
+    blocks, current = [], []
+    for raw in text.splitlines():
+        if raw.startswith("#") or not raw.strip() or raw.strip() == "---":
+            if current:
+                blocks.append(" ".join(current))
+            current = [raw] if raw.startswith("#") else []
+        else:
+            current.append(raw)
+    if current:
+        blocks.append(" ".join(current))
+    return lines, [h for b in blocks if (h := held(b))]
 
 
 def main() -> int:
@@ -76,6 +106,8 @@ def main() -> int:
         for corpus in rq.CORPORA:
             sessions = rq.load_sessions(corpus)
             queries = [q for q in rq.load_queries(set(sessions), corpus) if not rq.held_out(q)]
+            if not queries:  # a held-out corpus (conversations2): not even its index is built
+                continue
             repo = rq.build_fixture(work, sessions, corpus)
             common.run_enf(repo, "recall", "anything")  # builds the index
             db = search.connect(Path(repo) / ".git" / "enf" / "search.db")

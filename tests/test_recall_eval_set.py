@@ -187,3 +187,26 @@ def test_the_conversational_notes_are_well_formed() -> None:
     for prefix in ("cd-", "ch-"):
         kinds = Counter(q["kind"] for q in qs if str(q["id"]).startswith(prefix))
         assert kinds["none"] >= 15 and kinds["lexical"] + kinds["paraphrase"] >= 35, prefix
+
+
+def test_the_second_conversational_corpus_is_a_well_formed_held_out_set() -> None:
+    # conversations2 judges the weak flag on conversational notes: one set (cx-*), the sizes
+    # the goals were set for, every label pointing at a session that parses.
+    folder = SET_DIR / "conversations2"
+    parsed = {p.stem: _parse(p) for p in sorted((folder / "sessions").glob("*.md"))}
+    assert len(parsed) >= 30
+    assert len({s.session_id for s in parsed.values()}) == len(parsed)
+    for stem, s in parsed.items():
+        assert s.session_id and s.summary and s.tags and s.status == "completed", stem
+        assert "Intent" in s.sections and "Interactions" in s.sections and s.date == stem[:10], stem
+        assert model.check_stem(stem) is None, stem
+    qs = list(yaml.safe_load((folder / "queries.yaml").read_text(encoding="utf-8"))["queries"])
+    assert len({q["id"] for q in qs}) == len(qs)
+    assert {str(q["id"])[:3] for q in qs} == {"cx-"}
+    kinds = Counter(str(q["kind"]) for q in qs)
+    assert set(kinds) == {"lexical", "paraphrase", "none"}
+    assert len(qs) >= 150 and kinds["none"] >= 45 and kinds["paraphrase"] > kinds["lexical"]
+    for q in qs:
+        relevant = list(q["relevant"] or [])
+        assert (q["kind"] == "none") == (not relevant), q["id"]
+        assert all(stem in parsed for stem in relevant), q["id"]

@@ -97,6 +97,17 @@ def test_weak_rule_counts_the_words_the_first_result_lacks() -> None:
     assert search.is_weak(matched=1, unknown_share=0.9)
 
 
+def test_weak_rule_spares_a_first_result_that_stands_out() -> None:
+    # What the first result lacks makes a question weak only among near-equal results: one
+    # scoring LEAD times the second's is found by what it alone holds.
+    assert search.is_weak(matched=2, unknown_share=0.45, apart_share=0.4, lead=1.2)
+    assert not search.is_weak(matched=2, unknown_share=0.45, apart_share=0.4, lead=search.LEAD)
+    assert search.is_weak(matched=2, unknown_share=0.45, apart_share=0.4)  # no second result: no lead
+    # Nothing held, or a name memory never saw, stays weak however far ahead the first result is.
+    assert search.is_weak(matched=0, unknown_share=0.0, lead=5.0)
+    assert search.is_weak(matched=3, unknown_share=0.4, names=True, lead=5.0)
+
+
 # --- through the CLI ----------------------------------------------------------------
 
 @pytest.fixture
@@ -175,7 +186,7 @@ def test_weak_matches_are_said_to_be_weak(enf, repo_dir: Path) -> None:  # type:
     strong = json.loads(enf("recall", "postgres", "fts", "--json"))
     assert strong["weak"] is False and strong["strength"] == {"terms": 2, "matched": 2, "unknown": 0,
                                                                  "unknown_share": 0.0, "unknown_names": [],
-                                                                 "apart_share": 0.0}
+                                                                 "apart_share": 0.0, "lead": 1.0}
     weak = json.loads(enf("recall", "kafka", "event", "bus", "search", "--json"))
     assert weak["weak"] is True and weak["strength"]["unknown"] == 3 and weak["strength"]["unknown_share"] > 0.5
     assert weak["results"]  # still shown: the closest there is
@@ -309,14 +320,16 @@ def test_a_dictionary_taken_from_a_few_rows_is_taken_again_as_memory_grows(enf, 
 
 def test_without_fts5_the_same_ranking_is_computed_in_python(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     two_sessions(enf, repo_dir)
-    with_fts = json.loads(enf("recall", "elasticsearch", "cost", "--json"))["results"]
+    fts_answer = json.loads(enf("recall", "elasticsearch", "cost", "--json"))
+    with_fts = fts_answer["results"]
     db = search.connect(repo_dir / ".git" / "enf" / "search.db")
     db.execute("DROP TABLE vocab")
     db.execute("DROP TABLE fts")
     answer = search.query(db, "elasticsearch cost", 10)
     assert [h.path for h in answer.hits][:2] == [r["path"] for r in with_fts][:2]
+    assert answer.strength() == fts_answer["strength"]
     assert answer.strength() == {"terms": 2, "matched": 2, "unknown": 0, "unknown_share": 0.0, "unknown_names": [],
-                                 "apart_share": 0.0}
+                                 "apart_share": 0.0, "lead": answer.strength()["lead"]}
 
 
 def test_a_name_memory_never_saw_makes_an_answer_weak(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
@@ -598,6 +611,37 @@ def people_sessions(repo_dir: Path, together: bool) -> None:
     for i, summary in enumerate(summaries):
         write(repo_dir, f"2026-05-0{i + 1}-note-{i}", session_text(session_id=f"d{i}e5f6a7", date=f"2026-05-0{i + 1}",
                                                                   summary=summary, tags="[notes]"))
+
+
+def beacon_sessions(repo_dir: Path, ahead: bool) -> None:
+    """Two sessions mention the beacon: with `ahead`, one is about it and the other names it once
+    in passing; without, both are about it. Unrelated sessions around them, so idf means something."""
+    about = {"summary": "Replaced the beacon battery", "tags": "[beacon]",
+             "body": "\n## Notes\n- The beacon battery lasts a year; the beacon blinks when it is low\n"}
+    passing = {"summary": "Walked the coast path", "tags": "[walks]",
+               "body": "\n## Notes\n- Passed the beacon on the way back, then a long stretch of dunes, a cafe, "
+                       "the harbour, the lifeboat station and the old pier before the car park\n"}
+    for i, kind in enumerate((about, about if not ahead else passing)):
+        write(repo_dir, f"2026-06-0{i + 1}-beacon-{i}", session_text(session_id=f"e{i}f6a7b8", date=f"2026-06-0{i + 1}",
+                                                                    **kind))
+    for i in range(4):
+        write(repo_dir, f"2026-05-1{i}-other-{i}", session_text(session_id=f"f{i}a7b8c9", date=f"2026-05-1{i}",
+                                                               summary=f"Tuned the build cache {i}", tags="[ci]"))
+
+
+@pytest.mark.parametrize("ahead", [False, True])
+def test_a_first_result_far_ahead_of_the_rest_is_not_weak(enf, repo_dir: Path, ahead: bool) -> None:  # type: ignore[no-untyped-def]
+    # "warranty" and "lighthouse" are in no session, most of the question's weight. Among two
+    # sessions about the beacon, that makes it weak; when one session is about the beacon and
+    # the other only names it, the first stands out and the question is taken as a paraphrase.
+    beacon_sessions(repo_dir, ahead)
+    enf("commit", "-m", "beacon")
+    out = json.loads(enf("recall", "beacon", "warranty", "lighthouse", "--json"))
+    first = out["results"][0]["path"]
+    assert "-beacon-" in first and (first == "sessions/2026-06-01-beacon-0.md" or not ahead)
+    assert out["strength"]["unknown_share"] > search.WEAK_SHARE
+    assert (out["strength"]["lead"] >= search.LEAD) is ahead
+    assert out["weak"] is (not ahead)
 
 
 @pytest.mark.parametrize("together", [False, True])

@@ -45,6 +45,17 @@ words carry the rest. Weighting by idf, and not counting words, keeps "the" kind
 cannot answer is often made of words memory holds, never together ("what is Tom's
 daughter's name": Tom in one note, names in others); they count less than unseen ones
 because a paraphrase's everyday words are often in other notes than its answer.
+The share makes a query weak only when the first result does not stand out: a first
+result scoring LEAD times the second's or more is not weak by it. A question memory cannot
+answer finds partial matches of about equal strength, each holding the same common word or
+two (on the dev sets, each such question the share flags had its first result under 1.5
+times the second), while an answer worded otherwise than its question still wins by what
+it alone holds ("which part of the payments project was I responsible for": the billing
+session, 1.7 times the next). Without a second result there is no lead. The proximity of
+the query's words in the first result (its best line or block against the whole file),
+their coverage by the top three results instead of the first alone, and a general stop
+list weighing "many", "get", "keep" less did not tell the two apart on the dev sets
+(bench/weak_rules.py; bench/README.md has the figures).
 A name the query spells with a capital (Kafka, gRPC, GDPR) that no record mentions
 makes it weak once unseen words alone carry NAME_SHARE: names carry a question's topic,
 and memory never saw this one. Not at once: in a long question whose other words memory
@@ -57,7 +68,7 @@ asks whether a decision stands: its frame words count for nothing in that share,
 never weigh more than its heaviest topic word in the ranking; results that decided
 nothing come after those that did, when one holds a decision on the topic, so the first
 hit is the decision, marked SUPERSEDED (and followed by its replacement) or standing.
-Chosen on the dev queries of bench/recall_quality.py; its held-out set judges them.
+Chosen on the dev queries of bench/recall_quality.py; its held-out sets judge them.
 
 This module is stdlib-only so a warm `git enf recall` (index tip == branch tip) never
 imports pygit2 or click; indexer.py builds and updates the index.
@@ -87,6 +98,7 @@ LINE_WEIGHTS = {"decision": 2.0, "summary": 2.0, "tags": 2.0, "body": 1.0}
 WEAK_SHARE = 0.63  # see the module docstring; bench/recall_quality.py reports the sensitivity
 NAME_SHARE = 0.3  # the unseen words' share that makes a query with an unseen name weak
 APART_WEIGHT = 0.65  # what a word other records hold, but not the first result, counts of its weight
+LEAD = 1.5  # a first result scoring this many times the second's is not weak by its share (the module docstring)
 WEAK_TOP = 3  # results `matched` reports on: the answer is often second or third, rarely further
 _CANDIDATES = 50  # rows FTS5 ranks first, which _score ranks again (history rows may share a file)
 K1, B = 1.2, 0.75  # BM25's (and FTS5's) saturation and length normalisation
@@ -125,10 +137,10 @@ class Hit:
 class Answer:
     """The ranked hits, and how strongly the best of them matches (see the module docstring)."""
 
-    __slots__ = ("hits", "terms", "matched", "unknown", "unknown_share", "unknown_names", "apart_share")
+    __slots__ = ("hits", "terms", "matched", "unknown", "unknown_share", "unknown_names", "apart_share", "lead")
 
     def __init__(self, hits: list[Hit], terms: int, matched: int, unknown: int, unknown_share: float = 0.0,
-                 unknown_names: list[str] | None = None, apart_share: float = 0.0) -> None:
+                 unknown_names: list[str] | None = None, apart_share: float = 0.0, lead: float = 1.0) -> None:
         self.hits = hits
         self.terms = terms  # query terms after stopwords
         self.matched = matched  # of them in the first results (the most any of them holds)
@@ -136,25 +148,28 @@ class Answer:
         self.unknown_share = unknown_share  # their share of the query's idf
         self.unknown_names = unknown_names or []  # capitalized query words no document holds
         self.apart_share = apart_share  # the share of words other documents hold, but not the first result
+        self.lead = lead  # the first result's score over the second's (1.0 without a second)
 
     @property
     def weak(self) -> bool:
-        return is_weak(self.matched, self.unknown_share, bool(self.unknown_names), self.apart_share)
+        return is_weak(self.matched, self.unknown_share, bool(self.unknown_names), self.apart_share, self.lead)
 
     def strength(self) -> dict[str, object]:
         return {"terms": self.terms, "matched": self.matched, "unknown": self.unknown,
                 "unknown_share": round(self.unknown_share, 4), "unknown_names": self.unknown_names,
-                "apart_share": round(self.apart_share, 4)}
+                "apart_share": round(self.apart_share, 4), "lead": round(self.lead, 4)}
 
 
-def is_weak(matched: int, unknown_share: float, names: bool = False, apart_share: float = 0.0,
-            share: float = WEAK_SHARE, name_share: float = NAME_SHARE, apart_weight: float = APART_WEIGHT) -> bool:
-    """No first result holds a query term, or what the first result lacks carries more than
-    `share` of the query's idf (unseen words in full, words apart at `apart_weight`), or
-    unseen words more than `name_share` when one of them is a name (see the module docstring)."""
+def is_weak(matched: int, unknown_share: float, names: bool = False, apart_share: float = 0.0, lead: float = 1.0,
+            share: float = WEAK_SHARE, name_share: float = NAME_SHARE, apart_weight: float = APART_WEIGHT,
+            lead_limit: float = LEAD) -> bool:
+    """No first result holds a query term, or unseen words carry more than `name_share` of the
+    query's idf when one of them is a name, or what the first result lacks carries more than
+    `share` of it (unseen words in full, words apart at `apart_weight`) while the first result
+    scores less than `lead_limit` times the second (see the module docstring)."""
     if not matched or (names and unknown_share > name_share):
         return True
-    return unknown_share + apart_weight * apart_share > share
+    return unknown_share + apart_weight * apart_share > share and lead < lead_limit
 
 
 # --- the database -------------------------------------------------------------------
@@ -301,7 +316,8 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
     share = sum(idf[t] for t in unseen - frame) / total
     first = groups[0].held() if groups else set()
     apart = sum(idf[t] for t in topic if t not in unseen and t not in first) / total
-    return Answer(hits, len(topic), matched, len(unseen - frame), share, names, apart)
+    lead = groups[0].score / groups[1].score if len(groups) > 1 and groups[1].score > 0 else 1.0
+    return Answer(hits, len(topic), matched, len(unseen - frame), share, names, apart, lead)
 
 
 def _decisions_first(db: sqlite3.Connection, groups: list[_Group], q: set[str]) -> list[_Group]:
