@@ -73,10 +73,24 @@ def test_mcp_tools_leave_withheld_records_out_and_count_them(project: Path) -> N
     assert shown.is_error and "withheld from the model by enf.trust" in shown.text
 
 
+def _background_refresh_done(project: Path) -> None:
+    """Until the refresh SessionStart began in the background has run: the pointers are
+    current and its lock is free. The lock alone is free before a slow machine starts it,
+    and it would then hold the lock while the test's own refresh wants it."""
+    from enf_git.memory import workspace
+    from enf_git.memory.context import pointer_state
+
+    repo = workspace.Context.open(project).repo
+    deadline = time.monotonic() + 60
+    while pointer_state.pointers_stale(repo) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with locks.file_lock(project / ".git" / "enf" / paths.POINTERS_LOCK, wait=60):
+        pass
+
+
 def test_pointers_leave_withheld_records_out(project: Path) -> None:
     hook(project, "SessionStart", source="startup")
-    with locks.file_lock(project / ".git" / "enf" / paths.POINTERS_LOCK, wait=60):
-        pass  # its background refresh is done
+    _background_refresh_done(project)
     run_git(project, "config", "enf.trust", "authors")
     pointer_refresh.run(str(project))  # what the next start would begin in the background
     (project / ".claude-sessions" / "sessions" / "2026-12-02-mine.md").write_text(
