@@ -119,8 +119,11 @@ def _code_under_test() -> str:
 
 
 def _new_session(repo: Path, stem: str, k: int) -> None:
+    # The id is hex with a letter first, as the fixture's (common.session_text) and as
+    # real ids are: a zero-padded decimal such as 00000003 is an octal number to YAML 1.1,
+    # so the header parser hands it to PyYAML (~20 ms to import), which no real session pays.
     path = repo / ".claude-sessions" / "sessions" / f"{stem}.md"
-    path.write_text(f"---\nsession_id: {k:08d}\ndate: {stem[:10]}\nstart_time: \"10:00\"\ntags: [bench]\n"
+    path.write_text(f"---\nsession_id: b{k:07x}\ndate: {stem[:10]}\nstart_time: \"10:00\"\ntags: [bench]\n"
                     f"status: completed\nsummary: \"Bench session {stem}\"\n---\n## Intent\nMeasure sync.\n",
                     encoding="utf-8")
 
