@@ -36,7 +36,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from functools import lru_cache
 from typing import IO, TYPE_CHECKING, NamedTuple
@@ -928,7 +928,8 @@ def seen(repo_dir: str, remote: Remote, env: Mapping[str, str] | None = None) ->
 
 def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = None, no_verify: bool = False,
          env: Mapping[str, str] | None = None, progress: IO[str] | None = None,
-         timeout: float = PUSH_TIMEOUT, url: str | None = None) -> PushResult:
+         timeout: float = PUSH_TIMEOUT, url: str | None = None,
+         meanwhile: Callable[[], object] | None = None) -> PushResult:
     """Push `oid_or_ref` to the remote's claude-memory, never forced.
 
     `expect`: what we last saw there. "" = absent: the push only creates the branch and
@@ -940,11 +941,15 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     `url`: the remote's push URL when the caller knows it (the pre-push hook's $2).
     The user's hook runs otherwise; our own part of it never does (HOOK_GUARD): it
     would sync underneath this push and move the remote's ref before this one lands.
+    `meanwhile`: called once git is running (the sync's working-copy refresh), so that
+    this process works while git transfers; called also when no push starts.
     """
     git_env = _env(repo_dir, env)
     full_env = {**git_env, HOOK_GUARD: "1"}
     if expect:
         ancestor = _descends(repo_dir, oid_or_ref, expect, full_env)
+        if ancestor is not True and meanwhile is not None:
+            meanwhile()
         if ancestor is False:
             return PushResult(Outcome.NON_FAST_FORWARD,
                               _message(Outcome.NON_FAST_FORWARD, remote, "push", _Run(1, "", "")))
@@ -955,8 +960,14 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     args += ["--no-verify"] if no_verify else []
     args += [f"--force-with-lease={paths.REF}:{expect}"] if expect is not None else []
     args += ["--progress"] if progress is not None else []
-    run = _run(repo_dir, [*args, remote.arg, f"{oid_or_ref}:{paths.REF}"], full_env, timeout, progress)
-    result = _push_result(run, remote)
+    started = _Started(repo_dir, [*args, remote.arg, f"{oid_or_ref}:{paths.REF}"], full_env, progress)
+    if meanwhile is not None:
+        try:
+            meanwhile()
+        except BaseException:
+            started.kill()  # a job that fails stops the push too: nothing goes on unseen
+            raise
+    result = _push_result(started.finish(timeout), remote)
     if result.outcome in (Outcome.OK, Outcome.UP_TO_DATE):
         _note_pushed(repo_dir, remote, oid_or_ref, full_env)
         note_seen(repo_dir, remote, oid_or_ref, oid_or_ref, url, git_env)
