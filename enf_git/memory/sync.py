@@ -10,6 +10,10 @@ starts another round, a bounded number of times with a growing pause. Every othe
 failure (no rights, offline, no such remote) ends the sync with gitcli's message;
 memory always stays committed locally, and goes with the next sync.
 
+The console script's plain `git enf sync` first asks memory/sync_light whether git
+alone can make the sync (the working copy committed, and only this side moved, or
+neither); when it cannot, the sync is made here, with the fetch it already waited for.
+
 The branch is created on the remote only when the remote certainly lacks it, and only
 when the remote already has some of the code's branches (memory must not become the
 default branch of an empty repository); a remote dedicated to memory (a URL, or
@@ -31,33 +35,12 @@ from ..pure.model import stable_id
 from . import sync_merge
 from .commits import commit, pending
 from .report import Report
+from .sync_light import Synced as Synced  # re-exported: the edges name it here
 from .working_set import materialize
 from .workspace import REMOTE_KEY, Context
 
 MAX_ROUNDS = 5  # fetch-merge-push rounds when the remote keeps moving under us
 MEMORY_ONLY_KEY = "enf.memoryOnly"
-
-
-class Synced:  # a plain class: see workspace.Settings
-    """What a sync did, for the edges to print."""
-
-    def __init__(self, remote: str) -> None:
-        self.remote = remote  # the remote's label (a URL's credentials masked)
-        self.local: Report | None = None  # the commit of the working copy first
-        self.fetched: gitcli.FetchResult | None = None
-        self.merges: list[sync_merge.MergeResult] = []
-        self.pushed: gitcli.PushResult | None = None
-        self.plan: gitcli.Plan | None = None  # --dry-run
-        self.would_commit: list[str] = []  # --dry-run: the working copy's changes sync commits first
-        self.rounds = 0
-        self.messages: list[str] = []
-        self.waiting = ""  # why memory was held back though nothing failed (the remote has no code yet)
-        self.ok = True
-
-    def fail(self, message: str) -> Synced:
-        self.ok = False
-        self.messages.append(message)
-        return self
 
 
 def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, now: int | None = None,
