@@ -27,6 +27,12 @@ import time
 # The C module, not `signal`, whose enums cost every fast path ~0.7 ms of imports.
 import _signal  # type: ignore[import-not-found]
 
+TYPE_CHECKING = False  # typing's costs every fast path its import
+if TYPE_CHECKING:
+    from typing import IO
+
+    from .memory.share.sync_light import Synced
+
 _pressed = False  # Ctrl-C came: what main() acts on, whatever became of the KeyboardInterrupt
 _HOOK = sys.unraisablehook  # put back where main() returns into a process that goes on (a test)
 
@@ -139,15 +145,15 @@ def _abandon_fetch() -> None:
 def _fast_sync(as_json: bool) -> int:
     """A plain `git enf sync` without click (~35 ms of imports): the command's output, its
     error boundary (cli/app.py) and its exit codes."""
-    from . import memory
     from .cli.sync_text import lines, payload
     from .cli.text import envelope
-    from .memory.share import sync as sync_mod
+    from .memory.share import sync_light
     from .plumbing import gitcli
 
     progress = sys.stderr if sys.stderr.isatty() and not as_json else None
     try:
-        done = sync_mod.sync(memory.Context.open(os.getcwd()), None, now=int(time.time()), progress=progress)
+        # Without pygit2 when only this side moved, or neither (memory/share/sync_light.py)
+        done = sync_light.sync(os.getcwd(), progress) or _full_sync(progress)
     except Exception as exc:
         return _explained(exc)
     finally:
@@ -155,6 +161,14 @@ def _fast_sync(as_json: bool) -> int:
     out = [envelope("sync", **payload(done))] if as_json else lines(done)
     sys.stdout.write("".join(f"{line}\n" for line in out))
     return 0 if done.ok else 1
+
+
+def _full_sync(progress: IO[str] | None) -> Synced:
+    """The sync in process (pygit2): a commit, a merge or a fast-forward to make."""
+    from . import memory
+    from .memory.share import sync as sync_mod
+
+    return sync_mod.sync(memory.Context.open(os.getcwd()), None, now=int(time.time()), progress=progress)
 
 
 def _explained(exc: Exception) -> int:

@@ -36,7 +36,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from functools import lru_cache
 from typing import IO, TYPE_CHECKING, NamedTuple
@@ -454,6 +454,12 @@ def _descends(repo_dir: str, tip: str, base: str, env: Mapping[str, str] | None 
         raise
 
 
+def is_ancestor(repo_dir: str, base: str, tip: str, env: Mapping[str, str]) -> bool | None:
+    """Whether `tip` descends from `base` (or is it); None when either is not here. One
+    `git merge-base --is-ancestor` unless pygit2 is loaded already."""
+    return True if base == tip else _descends(repo_dir, tip, base, env)
+
+
 def _rev(repo_dir: str, ref: str, env: Mapping[str, str]) -> str | None:
     run = _run(repo_dir, ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], env, LOCAL_TIMEOUT)
     return (run.out.strip() or None) if run.code == 0 else None
@@ -577,16 +583,25 @@ class Fetching:
         self.args = ["fetch", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap=", *_version_flags(),
                      "--progress" if progress is not None else "--quiet", remote.arg, f"+refs/heads/{branch}:{self.ref}"]
         self.started = _Started(repo_dir, self.args, self.env, progress)
+        self.done: FetchResult | None = None
 
     def kill(self) -> None:
         self.started.kill()
 
     def result(self) -> FetchResult:
+        """What the fetch did (waited for once; the same answer to every later call: the
+        light sync may look at it before handing the sync to the full path)."""
+        if self.done is None:
+            self.done = self._result()
+        return self.done
+
+    def _result(self) -> FetchResult:
         run = self.started.finish(self.timeout)
         repo_dir, remote, ref, before = self.repo_dir, self.remote, self.ref, self.before
         if run.code != 0 and _clear_dead_lock(run.err, ref):  # a fetch killed mid-update left it: once more
             run = _run(repo_dir, self.args, self.env, self.timeout, self.progress)
-        after = _ref_commit(_open(repo_dir), ref)
+        # Read from the ref files until pygit2 is loaded anyway (the light sync never loads it)
+        after = _ref_commit(_open(repo_dir), ref) if "pygit2" in sys.modules else _ref_now(repo_dir, ref)
         if run.code == 0:
             filled = fetch_missing(repo_dir, remote, [ref, f"refs/heads/{self.branch}"], self.env, self.progress,
                                    self.timeout)
@@ -642,6 +657,13 @@ def start_early(repo_dir: str, progress: IO[str] | None) -> None:
     except EnfError:
         return  # the sync says so, with its own message
     _early.append((dirs[0], configured, Fetching(dirs[0], remote, env=env, progress=progress)))
+
+
+def peek_early(repo_dir: str) -> Fetching | None:
+    """The early fetch of a sync of `repo_dir`, left in place for `claim_early`."""
+    if not _early or os.path.realpath(_early[-1][0]) != os.path.realpath(repo_dir):
+        return None
+    return _early[-1][2]
 
 
 def claim_early(repo_dir: str, configured: str) -> Fetching | None:
@@ -928,7 +950,8 @@ def seen(repo_dir: str, remote: Remote, env: Mapping[str, str] | None = None) ->
 
 def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = None, no_verify: bool = False,
          env: Mapping[str, str] | None = None, progress: IO[str] | None = None,
-         timeout: float = PUSH_TIMEOUT, url: str | None = None) -> PushResult:
+         timeout: float = PUSH_TIMEOUT, url: str | None = None,
+         meanwhile: Callable[[], object] | None = None) -> PushResult:
     """Push `oid_or_ref` to the remote's claude-memory, never forced.
 
     `expect`: what we last saw there. "" = absent: the push only creates the branch and
@@ -940,11 +963,15 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     `url`: the remote's push URL when the caller knows it (the pre-push hook's $2).
     The user's hook runs otherwise; our own part of it never does (HOOK_GUARD): it
     would sync underneath this push and move the remote's ref before this one lands.
+    `meanwhile`: called once git is running (the sync's working-copy refresh), so that
+    this process works while git transfers; called also when no push starts.
     """
     git_env = _env(repo_dir, env)
     full_env = {**git_env, HOOK_GUARD: "1"}
     if expect:
         ancestor = _descends(repo_dir, oid_or_ref, expect, full_env)
+        if ancestor is not True and meanwhile is not None:
+            meanwhile()
         if ancestor is False:
             return PushResult(Outcome.NON_FAST_FORWARD,
                               _message(Outcome.NON_FAST_FORWARD, remote, "push", _Run(1, "", "")))
@@ -955,8 +982,14 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
     args += ["--no-verify"] if no_verify else []
     args += [f"--force-with-lease={paths.REF}:{expect}"] if expect is not None else []
     args += ["--progress"] if progress is not None else []
-    run = _run(repo_dir, [*args, remote.arg, f"{oid_or_ref}:{paths.REF}"], full_env, timeout, progress)
-    result = _push_result(run, remote)
+    started = _Started(repo_dir, [*args, remote.arg, f"{oid_or_ref}:{paths.REF}"], full_env, progress)
+    if meanwhile is not None:
+        try:
+            meanwhile()
+        except BaseException:
+            started.kill()  # a job that fails stops the push too: nothing goes on unseen
+            raise
+    result = _push_result(started.finish(timeout), remote)
     if result.outcome in (Outcome.OK, Outcome.UP_TO_DATE):
         _note_pushed(repo_dir, remote, oid_or_ref, full_env)
         note_seen(repo_dir, remote, oid_or_ref, oid_or_ref, url, git_env)

@@ -3,11 +3,16 @@
 One round: commit the working copy; fetch the remote's `claude-memory` into its
 remote-tracking ref (plumbing/gitcli, the `git` binary, so the user's ssh config and
 credential helpers apply); merge it into the local branch (memory/sync_merge, pure
-apart from reading blobs); refresh the working copy; push the local branch as a
-fast-forward of what was fetched. A push rejected because the remote moved meanwhile
+apart from reading blobs); push the local branch as a fast-forward of what was
+fetched, refreshing the working copy meanwhile (git transfers, this process writes
+files: the refresh no longer waits before the push). A push rejected because the remote moved meanwhile
 starts another round, a bounded number of times with a growing pause. Every other
 failure (no rights, offline, no such remote) ends the sync with gitcli's message;
 memory always stays committed locally, and goes with the next sync.
+
+The console script's plain `git enf sync` first asks memory/share/sync_light whether git
+alone can make the sync (the working copy committed, and only this side moved, or
+neither); when it cannot, the sync is made here, with the fetch it already waited for.
 
 The branch is created on the remote only when the remote certainly lacks it, and only
 when the remote already has some of the code's branches (memory must not become the
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -29,33 +35,12 @@ from ...pure.model import stable_id
 from . import sync_merge
 from ..record.commits import commit, pending
 from ..report import Report
+from .sync_light import Synced as Synced  # re-exported: the edges name it here
 from ..record.working_set import materialize
 from ..workspace import REMOTE_KEY, Context
 
 MAX_ROUNDS = 5  # fetch-merge-push rounds when the remote keeps moving under us
 MEMORY_ONLY_KEY = "enf.memoryOnly"
-
-
-class Synced:  # a plain class: see workspace.Settings
-    """What a sync did, for the edges to print."""
-
-    def __init__(self, remote: str) -> None:
-        self.remote = remote  # the remote's label (a URL's credentials masked)
-        self.local: Report | None = None  # the commit of the working copy first
-        self.fetched: gitcli.FetchResult | None = None
-        self.merges: list[sync_merge.MergeResult] = []
-        self.pushed: gitcli.PushResult | None = None
-        self.plan: gitcli.Plan | None = None  # --dry-run
-        self.would_commit: list[str] = []  # --dry-run: the working copy's changes sync commits first
-        self.rounds = 0
-        self.messages: list[str] = []
-        self.waiting = ""  # why memory was held back though nothing failed (the remote has no code yet)
-        self.ok = True
-
-    def fail(self, message: str) -> Synced:
-        self.ok = False
-        self.messages.append(message)
-        return self
 
 
 def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, now: int | None = None,
@@ -131,8 +116,19 @@ def _round(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced,
         out.fail(fetched.message)
         return False
     absent = fetched.outcome is gitcli.Outcome.ABSENT
-    if not absent and fetched.after:
-        _merge(ctx, fetched.after, out, now)
+    refresh = _Later(_merge(ctx, fetched.after, out, now) if not absent and fetched.after else None)
+    try:
+        return _push_round(ctx, remote, env, out, progress, in_hook, allow_secrets, fetched, refresh)
+    finally:
+        refresh.finish()
+
+
+def _push_round(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced, progress: IO[str] | None,
+                in_hook: bool, allow_secrets: bool, fetched: gitcli.FetchResult, refresh: _Later) -> bool:
+    """The push half of `_round`, once the fetched branch is merged; the working copy's
+    `refresh` runs while git pushes (this process only waits for git then)."""
+    top = str(ctx.top)
+    absent = fetched.outcome is gitcli.Outcome.ABSENT
     if absent and not _may_create(ctx, remote, env, out):
         return False
     tip = store.tip(ctx.repo)
@@ -144,7 +140,7 @@ def _round(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced,
         return False
     expect = "" if absent else fetched.after
     pushed = out.pushed = gitcli.push(top, remote, str(tip.id), expect=expect, no_verify=in_hook, env=env,
-                                      progress=progress)
+                                      progress=progress, meanwhile=refresh.start)
     if pushed.ok:
         out.messages.append(pushed.message)
         _scan_marker(ctx, remote).touch()
@@ -180,7 +176,45 @@ def _scanned(ctx: Context, remote: gitcli.Remote, out: Synced) -> bool:
     return False
 
 
-def _merge(ctx: Context, theirs_oid: str, out: Synced, now: int | None) -> None:
+class _Later:
+    """A job (the working copy's refresh) run in a thread from `start()` on, or in the
+    caller's thread at `finish()` if it never started; `finish()` waits for it and raises
+    what it raised. The caller always finishes it: the job holds the working-copy lock,
+    and another round merges again."""
+
+    def __init__(self, job: Callable[[], object] | None) -> None:
+        self.job = job
+        self.failed: list[BaseException] = []
+        self.worker: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self.job is not None and self.worker is None:
+            self.worker = threading.Thread(target=self._run, name="enf-sync-refresh")
+            self.worker.start()
+
+    def finish(self) -> None:
+        if self.job is None:
+            return
+        if self.worker is None:
+            self.job()
+        else:
+            self.worker.join()
+        self.job = None
+        if self.failed:
+            raise self.failed[0]
+
+    def _run(self) -> None:
+        try:
+            if self.job is not None:
+                self.job()
+        except BaseException as exc:  # re-raised by finish(), in the caller's thread
+            self.failed.append(exc)
+
+
+def _merge(ctx: Context, theirs_oid: str, out: Synced, now: int | None) -> Callable[[], object] | None:
+    """Merge the fetched `theirs_oid` into the branch; returns the working copy's refresh
+    to run next (None: nothing moved), for the caller to overlap with the push: the
+    refresh only writes the working copy, the push only reads the branch's objects."""
     theirs = store.commit_at(ctx.repo, theirs_oid)
     if theirs is None:
         raise EnfError(f"the fetched {paths.BRANCH} ({theirs_oid[:12]}) is not in this repository",
@@ -191,7 +225,12 @@ def _merge(ctx: Context, theirs_oid: str, out: Synced, now: int | None) -> None:
                                    synced=(ctx.root, ctx.manifest()), env=ctx.ident)
     out.merges.append(merged)
     if merged.outcome == "up-to-date":
-        return
+        return None
+    return lambda: _refresh(ctx, merged)
+
+
+def _refresh(ctx: Context, merged: sync_merge.MergeResult) -> None:
+    """The working copy brought to the branch after a merge or a fast-forward."""
     with ctx.lock():
         manifest = ctx.manifest()
         made = merged.commit

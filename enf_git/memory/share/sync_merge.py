@@ -44,10 +44,9 @@ from ... import paths
 from ...errors import ConcurrencyError, EnfError
 from ...plumbing import store
 from ...plumbing.workcopy import Manifest
-from ...pure import render
-from ..lifecycle import compress
+from ...pure import model, render
 from .. import records
-from ..record import fact_stores, merge, merge_notes, views
+from ..record import merge, merge_notes, views
 from ..record.merge_rules import Plan, Rule, Sides, append_only, three_way  # noqa: F401 - re-exported
 
 MAX_ATTEMPTS = 50
@@ -197,9 +196,17 @@ def _instinct_union(sides: Sides, plan: Plan) -> None:
     instincts.union_rule(sides, plan)
 
 
+def _keep_edit(sides: Sides, plan: Plan) -> None:
+    """compress.keep_edit, loaded when both sides changed one session (compress and what it
+    imports are ~7 ms, on the path of every sync that merges)."""
+    from ..lifecycle import compress
+
+    compress.keep_edit(sides, plan)
+
+
 RULES: tuple[tuple[Callable[[str], bool], Rule], ...] = (
     (lambda path: path in paths.APPEND_ONLY, append_only),
-    (compress.is_session, compress.keep_edit),  # a compression against an edit keeps the edit
+    (model.is_session_path, _keep_edit),  # a compression against an edit keeps the edit
     (paths.is_instinct_path, _instinct_union),  # one lesson learned on both sides: the union
 )
 
@@ -255,6 +262,8 @@ def render_views(repo: store.Repo, tree: store.Tree, overlay: dict[str, bytes | 
     recs = records.load(repo, tree, cache, overlay)
     project = views.project_of(repo, tree, overlay)
     out = views.changed_views(repo, tree, render.render_all(project, recs.all_sessions(), recs.extra_decisions()))
+    from ..record import fact_stores  # only a full render needs it: not on the path of a patched merge
+
     return out | fact_stores.memories_view(repo, tree, overlay), recs.problems
 
 
