@@ -316,3 +316,13 @@ def test_a_rewritten_transcript_is_counted_again_and_a_huge_line_stepped_over(tm
 ])
 def test_error_keys(line: str, key: str) -> None:
     assert stats_text.error_key(line)[0] == key
+
+
+def test_bands_say_what_the_figures_suggest(team: Path, run_cli: Callable[..., str], tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(assistant("m1", "claude-sonnet-4-5", 100, 10, 0, 900) + "\n")  # 90% from the cache, $0.00072
+    stop(team, "a1a1a1a1-6666", transcript)
+    found = {b["figure"]: (b["value"], b["band"]) for b in stats(run_cli)["bands"]}
+    assert found == {"cache_hit_rate": (0.9, "good"), "cost_per_session": (0.00072, "light"),
+                     "context_utilisation": (0.005, "comfortable"), "reversal_rate": (0.5, "high")}
+    assert "pointers_followed" not in found  # not measured: no band, never a zero

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from statistics import median
 from typing import Any, NamedTuple
 
-from . import prices
+from . import prices, stats_bands
 from .ledger import Ledger
 from .stats_text import KINDS, BodyFacts
 from .usage import Usage
@@ -66,7 +66,7 @@ def report(inp: Inputs) -> dict[str, Any]:
     """Every section of the envelope but the header (docs/stats.md)."""
     dates = sorted(r.date for r in inp.rows)
     cited = {r.session_id: set(r.body.cited) for r in inp.rows}
-    return {
+    out: dict[str, Any] = {
         "range": {"first": dates[0] if dates else None, "last": dates[-1] if dates else None},
         "sessions": sessions(inp.rows, inp.opted_out, inp.malformed),
         "decisions": decisions(inp.ledger, inp.kept_paths, inp.tags_of),
@@ -82,6 +82,8 @@ def report(inp: Inputs) -> dict[str, Any]:
         },
         "transcripts": transcripts(inp.transcripts),
     }
+    out["bands"] = stats_bands.bands(out)
+    return out
 
 
 # --- sessions ---------------------------------------------------------------------------
@@ -297,7 +299,7 @@ def transcripts(found: Mapping[str, tuple[str, Usage, bool]]) -> dict[str, Any]:
                    "median_minutes": _median([p["minutes"] for p in per if p["minutes"] is not None]),
                    "median_prompts": _median([p["prompts"] for p in per])},
         "cost": {"usd": round(sum(priced), 4) if priced else None, "priced_sessions": len(priced),
-                 "unpriced_sessions": len(per) - len(priced), "per_session_median": _median(priced),
+                 "unpriced_sessions": len(per) - len(priced), "per_session_median": _median(priced, 6),
                  "prices_as_of": prices.AS_OF, "disclaimer": prices.DISCLAIMER},
         "per_session": per,
     }
@@ -336,5 +338,5 @@ def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
-def _median(values: Sequence[float]) -> float | None:
-    return round(float(median(values)), 4) if values else None
+def _median(values: Sequence[float], places: int = 4) -> float | None:
+    return round(float(median(values)), places) if values else None
