@@ -211,8 +211,9 @@ def prompt(text: str, ts: str) -> str:
 
 
 def test_the_recorded_claude_code_transcript(tmp_path: Path) -> None:
-    """Recorded from the real client (tests/e2e, a session then `/compact`): a model the
-    price table does not know, so no cost."""
+    """Recorded from the real client (Claude Code 2.1.337 in tests/e2e: a session, then
+    `/compact`), less its six lines over 4 KB (request blobs, the client's prompt snapshot)
+    to keep the repository small: a model the price table does not know, so no cost."""
     u = usage.Usage()
     usage.ClaudeCode().fold(u, RECORDED.read_bytes().splitlines())
     assert u.models == {"claude-opus-5-5": {"input": 20, "output": 10, "cache_creation": 0, "cache_read": 0}}
