@@ -61,7 +61,7 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
 def local_logs(repo: Path, work: Path) -> None:
     """20 sessions' raw event logs and transcripts, as a working machine holds them."""
     sys.path.insert(0, str(common.CHECKOUT))
-    from enf_git.memory import transcripts
+    from enf_git.memory.context import transcripts
     from enf_git.plumbing import events
 
     root = str(repo / ".claude-sessions")

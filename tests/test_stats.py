@@ -15,7 +15,7 @@ import pytest
 from enf_git import memory
 from enf_git.claude import lifecycle
 from enf_git.claude.protocol import Where
-from enf_git.memory import transcripts
+from enf_git.memory.context import transcripts
 from enf_git.plumbing import events, store
 from enf_git.pure import prices, stats_text, usage
 from gitfixtures import run_git, session_text

@@ -180,7 +180,7 @@ def _read_transcript(where: Where, sid: str, payload: dict[str, object]) -> None
     """Fold what the transcript gained into this session's token totals (numbers only, in
     .git/enf/transcripts/); with enf.stats.share, into stats/<id8>.json for the branch too.
     Never breaks Stop: a transcript it cannot read costs its figures only."""
-    from ..memory import transcripts
+    from ..memory.context import transcripts
 
     path = payload.get("transcript_path")
     id8 = gate.id8(sid)
@@ -196,7 +196,7 @@ def _read_transcript(where: Where, sid: str, payload: dict[str, object]) -> None
 
 
 def _sharing_stats(where: Where) -> bool:
-    from ..memory import transcripts
+    from ..memory.context import transcripts
 
     raw = store.config_value(store.open_repo(where.top), transcripts.SHARE_KEY) or ""
     return raw.strip().lower() in ("true", "yes", "on", "1")

@@ -1,6 +1,6 @@
 """`git enf stats`: analytics from memory and its history (docs/stats.md).
 
-memory/stats.py gathers, pure/stats.py computes; this module prints: a few short tables
+memory/context/stats.py gathers, pure/stats.py computes; this module prints: a few short tables
 for a person, or the versioned `--json` envelope for the dashboard and the skill.
 """
 
@@ -25,8 +25,8 @@ TOP = 5  # rows of each ranked list the terminal shows; --json has them all
 @JSON_OPTION
 def stats(since: str | None, until: str | None, author: str | None, tags: tuple[str, ...], as_json: bool) -> None:
     """Analytics: sessions, decisions and reversals, friction, errors, memory's cost and effect, tokens."""
-    from ..memory import queries
-    from ..memory import stats as gather
+    from ..memory.record import queries
+    from ..memory.context import stats as gather
 
     since, until = parse_date(since, "--since"), parse_date(until, "--until")
     ctx = reading()

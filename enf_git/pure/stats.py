@@ -1,6 +1,6 @@
 """`git enf stats`: figures from records, the branch's history and local logs. Pure.
 
-The memory layer (memory/stats.py) gathers what this module needs into plain values:
+The memory layer (memory/context/stats.py) gathers what this module needs into plain values:
 one `Row` per session that passed the filters (its record fields and the facts of its
 text, stats_text.BodyFacts), the decision ledger, the compress commits, pins, facts,
 instincts, this machine's event records and the transcript totals. Each function here

@@ -7,7 +7,7 @@ Elephants Never Forget writes friction as `- [HH:MM] User redirected approach: â
 sessions rarely has the same bytes (a line number, a temp path, a pid differs), so an
 error's key is its code when it has one (`E0425`, `TS2345`, `ENOENT`, `HTTP 404`,
 `ModuleNotFoundError`), else its message with numbers, hex ids, quoted names and paths
-masked. Pure: text in, facts out; the result is cached per blob (memory/stats.py).
+masked. Pure: text in, facts out; the result is cached per blob (memory/context/stats.py).
 """
 
 from __future__ import annotations

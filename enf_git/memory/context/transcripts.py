@@ -19,8 +19,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..plumbing import atomic, store
-from ..pure import usage as pu
+from ...plumbing import atomic, store
+from ...pure import usage as pu
 
 FOLDER = "transcripts"  # under .git/enf/
 SHARED_DIR = "stats"  # on the branch and in the working copy: stats/<id8>.json

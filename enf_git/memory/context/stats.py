@@ -18,13 +18,16 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .. import fastjson, paths
-from ..plumbing import store
-from ..pure import model, stats_text
-from ..pure import stats as ps
-from ..pure.usage import Usage
-from . import fact_stores, instinct_block, pins, queries, records, transcripts
-from .workspace import Context, require_branch
+from ... import fastjson, paths
+from ...plumbing import store
+from ...pure import model, stats_text
+from ...pure import stats as ps
+from ...pure.usage import Usage
+from .. import records
+from ..lifecycle import instinct_block, pins
+from ..record import fact_stores, queries
+from ..workspace import Context, require_branch
+from . import transcripts
 
 STATS_KEY = "stats"  # a session's entry in records.json: [STATS_VERSION, BodyFacts.as_json()]
 STATS_VERSION = 1  # bump when stats_text reads the same bytes differently
