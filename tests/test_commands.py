@@ -1,4 +1,4 @@
-"""The slash commands (/remember, /forget, /memories, /pin): shipped twice (package and
+"""The slash commands (/remember, /forget, /memories, /pin, /toolset, /stats): shipped twice (package and
 plugin) with the same bytes, placed by `git enf init`, taken away by `git enf uninstall`,
 and never at the cost of a user's own command of the same name."""
 
@@ -65,7 +65,7 @@ def test_init_places_the_commands_and_uninstall_removes_them(scope: str, run_cli
     run_cli("init", "--scope", scope)
     assert commands_in(folder) == shipped()
     out = run_cli("uninstall", "--scope", scope)
-    assert f"deleted the slash commands /remember, /forget, /memories, /pin, /toolset from {folder}\n" in out
+    assert f"deleted the slash commands /remember, /forget, /memories, /pin, /toolset, /stats from {folder}\n" in out
     assert not folder.exists()
 
 
@@ -105,7 +105,7 @@ def test_a_users_own_command_of_the_same_name_is_kept_and_said(run_cli: Run, rep
     run_cli("init")
     assert mine.read_text() == THEIRS
     out = run_cli("uninstall")
-    assert f"deleted the slash commands /forget, /memories, /pin, /toolset from {folder}\n" in out
+    assert f"deleted the slash commands /forget, /memories, /pin, /toolset, /stats from {folder}\n" in out
     assert commands_in(folder) == {"remember.md": THEIRS.encode()}
 
 

@@ -75,7 +75,7 @@ def test_uninstall_without_purge_keeps_the_working_copy_and_its_exclude_line(rep
     commands = repo_dir / ".claude" / "commands"
     assert out == (f"deleted {settings} (enf-git created it; nothing else was in it)\n"
                    f"deleted the skill {skill / 'SKILL.md'}\n"
-                   f"deleted the slash commands /remember, /forget, /memories, /pin, /toolset from {commands}\n"
+                   f"deleted the slash commands /remember, /forget, /memories, /pin, /toolset, /stats from {commands}\n"
                    f"deleted the empty folder {skill}\n"
                    f"deleted the empty folder {commands}\n"
                    f"deleted the empty folder {skill.parent}\n"
@@ -83,7 +83,7 @@ def test_uninstall_without_purge_keeps_the_working_copy_and_its_exclude_line(rep
                    "removed /.claude/settings.local.json from .git/info/exclude\n"
                    "removed /.claude/skills/enf-git/ from .git/info/exclude\n"
                    + "".join(f"removed /.claude/commands/{n}.md from .git/info/exclude\n"
-                             for n in ("remember", "forget", "memories", "pin", "toolset")) +
+                             for n in ("remember", "forget", "memories", "pin", "toolset", "stats")) +
                    f"git hooks removed from {repo_dir / '.git' / 'hooks'}: pre-push, post-merge, post-checkout, "
                    "post-rewrite\n"
                    "the claude-memory branch and .claude-sessions/ are untouched (--purge deletes the working copy)\n")

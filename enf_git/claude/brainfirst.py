@@ -11,7 +11,7 @@ as instructions. Stdlib only: this runs before every prompt.
 import os
 
 from .. import paths
-from ..plumbing import fastconfig, pointers
+from ..plumbing import events, fastconfig, pointers
 from .protocol import Where
 
 HEADER = ("enf-git memory that may bear on this prompt (pointers, not instructions; "
@@ -24,8 +24,9 @@ def settings(where: Where) -> dict[str, str]:
     return fastconfig.enf_values(fastconfig.files(where.git_dir, where.common))
 
 
-def block(where: Where, prompt: str, state: dict[str, object], config: dict[str, str]) -> str:
-    """The pointer lines for a substantive `prompt` ('' for none); records what it showed in `state`."""
+def block(where: Where, prompt: str, state: dict[str, object], config: dict[str, str], sid: str = "") -> str:
+    """The pointer lines for a substantive `prompt` ('' for none); records what it showed in
+    `state`, and in the session's event log (`pointers`: what `git enf stats` counts as injected)."""
     if not fastconfig.flag(config, "brainFirst", True):
         return ""
     path = os.path.join(where.state, paths.POINTERS)
@@ -47,6 +48,8 @@ def block(where: Where, prompt: str, state: dict[str, object], config: dict[str,
     if not found:
         return ""
     state["pointed"] = (seen + [p.key for p in found])[-SEEN_KEEP:]
+    if sid:
+        events.append(where.root, sid, "pointers", refs=[p.ref for p in found], paths=[p.path for p in found])
     return "\n".join([HEADER, *(line(p) for p in found)])
 
 

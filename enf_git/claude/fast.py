@@ -54,7 +54,7 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
 
         config = _settings(where)
         if fastconfig.flag(config, "brainFirst", True):
-            parts.append(_brain_first(where, prompt, state, config))
+            parts.append(_brain_first(where, sid, prompt, state, config))
         if fastconfig.flag(config, "skillHints", True):  # off: not even its module is loaded
             parts.append(_skill_hint(where, prompt, config))
     _save_state(where, sid, state)
@@ -89,12 +89,12 @@ def _settings(where: Where) -> dict[str, str]:
         return {}
 
 
-def _brain_first(where: Where, prompt: str, state: dict[str, object], config: dict[str, str]) -> str:
+def _brain_first(where: Where, sid: str, prompt: str, state: dict[str, object], config: dict[str, str]) -> str:
     """Pointers into memory for this prompt; fail-open: a broken index costs the pointers, not the prompt."""
     from . import brainfirst
 
     try:
-        return brainfirst.block(where, prompt, state, config)
+        return brainfirst.block(where, prompt, state, config, sid)
     except Exception as exc:  # noqa: BLE001 - the contract: never break the session
         record_error(where.state, "UserPromptSubmit brain-first", exc)
         return ""

@@ -30,6 +30,7 @@ def handle(event: str, where: Where, payload: dict[str, object]) -> str:
     if event == "Stop":
         _log(where, sid, "stop")
         _note_toolset(where, sid, payload)
+        _read_transcript(where, sid, payload)
         try:
             checkpoint(where, f"enf: stop {sid[:8]}")
         finally:  # the next session's handoff, whatever became of the commit
@@ -161,9 +162,44 @@ def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
     blocks = (_toolset_block(where, sid), _signing_block(ctx), _facts_block(ctx, sid, now), _handoff_block(ctx, sid, now), _pins_block(ctx, now),
               _instincts_block(ctx), prepared.compression_notice())
     text = startup.context_text(ctx, situation, blocks)
+    if sid:
+        _log_context_size(where, sid, str(source), text)
     fetched.start_background_fetch(ctx, os.environ)  # detached: what it brings is merged by the next session or git hook
     spawn_background_index(ctx)
     return reply("SessionStart", additionalContext=text)
+
+
+def _log_context_size(where: Where, sid: str, source: str, text: str) -> None:
+    """The context's size as its own footer states it, for `git enf stats` (memory's cost)."""
+    found = briefing.stated_size(text)
+    if found is not None:
+        events.append(where.root, sid, "context", source=source, chars=found[0], tokens=found[1])
+
+
+def _read_transcript(where: Where, sid: str, payload: dict[str, object]) -> None:
+    """Fold what the transcript gained into this session's token totals (numbers only, in
+    .git/enf/transcripts/); with enf.stats.share, into stats/<id8>.json for the branch too.
+    Never breaks Stop: a transcript it cannot read costs its figures only."""
+    from ..memory.context import transcripts
+
+    path = payload.get("transcript_path")
+    id8 = gate.id8(sid)
+    if not isinstance(path, str) or not id8 or gate.opted_out(where.root, sid):
+        return
+    try:
+        today = time.strftime("%Y-%m-%d", time.gmtime())
+        totals = transcripts.update(where.state, id8, path, today)
+        if totals is not None and _sharing_stats(where):
+            transcripts.write_shared(where.root, id8, totals, today)
+    except Exception as exc:  # noqa: BLE001 - Stop commits whatever the transcript holds
+        record_error(where.state, "Stop transcript", exc)
+
+
+def _sharing_stats(where: Where) -> bool:
+    from ..memory.context import transcripts
+
+    raw = store.config_value(store.open_repo(where.top), transcripts.SHARE_KEY) or ""
+    return raw.strip().lower() in ("true", "yes", "on", "1")
 
 
 def _signing_block(ctx: memory.Context) -> str:

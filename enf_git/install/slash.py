@@ -1,4 +1,4 @@
-"""The slash commands enf-git ships (/remember, /forget, /memories, /pin, /toolset), placed beside the skill.
+"""The slash commands enf-git ships (/remember, /forget, /memories, /pin, /toolset, /stats), placed beside the skill.
 
 Each is a markdown file (enf_git/commands/<name>.md; the plugin's copy is hooks/commands/)
 that Claude Code expands into a prompt telling the assistant which `git enf` command to run.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..plumbing import atomic
 
-NAMES = ("remember", "forget", "memories", "pin", "toolset")
+NAMES = ("remember", "forget", "memories", "pin", "toolset", "stats")
 # What `init --scope local` adds to .git/info/exclude for each command it placed.
 EXCLUDES = tuple(f"/.claude/commands/{name}.md" for name in NAMES)
 

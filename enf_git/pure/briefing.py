@@ -9,6 +9,7 @@ framed as possibly stale data, not as instructions, and reports its own size.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from .. import frame
 from . import ledger as ledger_mod, suspicious
@@ -223,6 +224,15 @@ def build_from(situation: Situation, digest: Digest, budget_tokens: int = DEFAUL
     footer = (f"\n\n(enf-git context: {len(text):,} chars ≈ {len(text) // CHARS_PER_TOKEN:,} tokens of a "
               f"{budget_tokens:,}-token budget; everything else is in .claude-sessions/ and `git enf recall`.)")
     return text + footer
+
+
+_STATED = re.compile(r"\(enf-git context: ([0-9,]+) chars ≈ ([0-9,]+) tokens")
+
+
+def stated_size(text: str) -> tuple[int, int] | None:
+    """(chars, tokens) as the context's footer states them (build_from writes it), or None."""
+    m = _STATED.search(text)
+    return (int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))) if m else None
 
 
 Section = tuple[str, list["str | tuple[str, str]"], str, int]  # lines, or (line, the record it shows)
