@@ -46,7 +46,8 @@ def main() -> int:
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     common.use_checkout()  # hermetic() dropped PYTHONPATH
-    import stats_10k
+    sys.path.insert(0, str(common.BENCH_DIR))
+    import stats_10k  # its fixture: the same sessions and local logs
 
     common.header("dashboard_10k", sessions=n, repetitions=reps, checkout=common.CHECKOUT)
     repo = common.init_user_repo(work / "repo")
