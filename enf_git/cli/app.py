@@ -16,7 +16,7 @@ import click
 
 from .. import __version__, paths
 from ..errors import EnfError, git_failure, interrupted_line, refused_write
-from . import checks, facts, instincts, lifecycle, pins, read, serve, setup, stats, sync, toolset, trust, work
+from . import checks, dashboard, facts, instincts, lifecycle, pins, read, serve, setup, stats, sync, toolset, trust, work
 from .base import CONTEXT, Options
 
 
@@ -90,6 +90,7 @@ def help_(ctx: click.Context, command: str | None) -> None:
         click.echo(found.get_help(sub))
 
 
-for module in (setup, work, read, stats, checks, sync, lifecycle, facts, pins, instincts, trust, toolset, serve):
+for module in (setup, work, read, stats, checks, sync, lifecycle, facts, pins, instincts, trust, toolset, serve,
+               dashboard):
     for command in module.COMMANDS:
         main.add_command(command)

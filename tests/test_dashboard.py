@@ -1,0 +1,201 @@
+"""`git enf dashboard` without a browser: the page's bytes, its data, the command, and the
+read-only server. The browser checks are in test_dashboard_browser.py."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import http.client
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from enf_git.plumbing import pageserver
+from enf_git.pure import dashboard, dashboard_data
+
+FIXTURE = Path(__file__).parent / "data" / "dashboard" / "stats.json"
+HOSTILE = "</script><img src=x onerror=\"window.pwned=1\"><script>window.pwned=2</script>&amp;\u2028"
+
+
+def stats() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    return data
+
+
+def hostile_stats() -> dict[str, Any]:
+    """Every text field the page shows, set to markup that would run if parsed."""
+    s = stats()
+    for row in s["sessions"]["rows"]:
+        row["author"] = HOSTILE + row["author"]
+        row["tags"] = [HOSTILE + t for t in row["tags"]]
+    for r in s["decisions"]["reversals"]:
+        r.update(reason=HOSTILE, topic=HOSTILE, decision=HOSTILE, tags=[HOSTILE + t for t in r["tags"]])
+    for e in s["errors"]["recurring"]:
+        e.update(key=HOSTILE, text=HOSTILE)
+    s["decisions"]["by_topic"][0]["topic"] = HOSTILE
+    s["instincts"]["by_corroboration"][0]["rule"] = HOSTILE
+    s["transcripts"]["cost"]["disclaimer"] = HOSTILE
+    s["tip"] = HOSTILE
+    return s
+
+
+def data_of(page: str) -> dict[str, Any]:
+    block = re.search(r'<script type="application/json" id="enf-data">(.*?)</script>', page, re.S)
+    assert block is not None
+    model: dict[str, Any] = json.loads(block.group(1))
+    return model
+
+
+def test_the_same_stats_give_the_same_bytes() -> None:
+    assert dashboard.render(stats()) == dashboard.render(stats())
+
+
+def test_hostile_text_cannot_leave_the_data_block() -> None:
+    page = dashboard.render(hostile_stats())
+    # The only elements are the page's own: one style, the data block and the script.
+    assert page.count("<script") == 2 and page.count("</script>") == 2
+    assert "<img" not in page and "onerror" not in page.replace("onerror=\\\"", "")
+    assert "\u2028" not in page
+    model = data_of(page)  # and the text itself arrives whole, to be shown as text
+    assert model["reversals"][0][8] == HOSTILE
+    assert model["recurring"][0][0] == HOSTILE
+    assert all(name.startswith(HOSTILE) for name in model["authors"])
+
+
+def test_the_policy_allows_only_the_pages_own_style_and_script() -> None:
+    page = dashboard.render(stats())
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
+    assert policy is not None
+    style = re.search(r"<style>(.*?)</style>", page, re.S)
+    script = re.search(r"<script>(.*?)</script>", page, re.S)
+    assert style and script
+    digest = lambda text: "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()  # noqa: E731
+    assert f"script-src '{digest(script.group(1))}'" in policy.group(1)
+    assert f"style-src '{digest(style.group(1))}'" in policy.group(1)
+    assert "default-src 'none'" in policy.group(1) and "unsafe" not in policy.group(1)
+
+
+def test_the_page_names_no_network_address() -> None:
+    page = dashboard.render(stats())
+    urls = set(re.findall(r"(?:https?:)?//[\w.-]+\.\w+[^\s\"'<>)]*", page))
+    assert urls == {"http://www.w3.org/2000/svg"}  # SVG's namespace: a name, never fetched
+
+
+def test_the_script_never_parses_text_as_markup() -> None:
+    script = (Path(dashboard.__file__).parent / "dashboard.js").read_text(encoding="utf-8")
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "Function("):
+        assert sink not in script
+
+
+def test_rows_become_columns_with_names_by_index() -> None:
+    model = dashboard_data.compact(stats())
+    assert model["day0"] == "2026-03-02"
+    assert model["authors"] == ["Alice <a@x>", "Bob <bob@x>", "Mallory <m@x>"]
+    assert model["tags"] == ["api", "search", "ui"]
+    rows = model["rows"]
+    assert rows["day"] == [44, 39, 7, 0]  # newest first, as the envelope lists them
+    assert rows["author"] == [2, 1, 0, 0]
+    assert rows["tags"] == [[2], [1], [0], [1, 0]]
+    assert rows["done"] == [0, 1, 1, 1] and rows["fri"] == [1, 0, 2, 0]
+    assert "stem" not in json.dumps(model)  # stems are never shown: they stay out of the page
+
+
+def test_references_to_sessions_become_row_indexes() -> None:
+    s = stats()
+    model = dashboard_data.compact(s)
+    assert model["recurring"] == [["ENOENT", "ENOENT: no such file <b>x</b>", [3, 0]]]
+    assert model["reversals"][0][5] == 1  # written in 2026-04-10-cost: row 1
+    assert model["joined"] is False and model["usage"]["row"] == [-1, -1]
+    s["decisions"]["reversals"][0]["source"] = "2026-03-02-scale"  # made there: that row wins
+    s["sessions"]["rows"][3]["session"] = "aaaa1111-0000"
+    model = dashboard_data.compact(s)
+    assert model["reversals"][0][5] == 3
+    assert model["joined"] is True and model["usage"]["row"] == [3, -1]
+
+
+def test_an_empty_or_odd_envelope_still_renders() -> None:
+    for odd in ({"command": "stats"}, {"command": "stats", "sessions": {"rows": [{"date": "soon", "tags": "x"}]}}):
+        model = data_of(dashboard.render(odd))
+        assert model["rows"]["day"] in ([], [None])
+
+
+# --- the command -------------------------------------------------------------------------
+
+def test_dashboard_writes_into_the_git_dir_by_default(run_cli: Callable[..., str], repo_dir: Path,
+                                                      git: Callable[..., str]) -> None:
+    out = run_cli("dashboard", "--from", str(FIXTURE))
+    target = repo_dir / ".git" / "enf" / "dashboard.html"
+    assert out.strip() == f"wrote the dashboard to {target}"
+    assert target.read_text(encoding="utf-8") == dashboard.render(stats())
+    assert git("status", "--porcelain") == ""  # nothing in the user's work tree
+
+
+def test_dashboard_to_a_file_and_to_stdout(run_cli: Callable[..., str], tmp_path: Path) -> None:
+    run_cli("dashboard", "--from", str(FIXTURE), "-o", str(tmp_path / "d.html"))
+    assert (tmp_path / "d.html").read_text(encoding="utf-8") == dashboard.render(stats())
+    assert run_cli("dashboard", "--from", str(FIXTURE), "-o", "-") == dashboard.render(stats())
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    (None, "cannot read"), ("not json", "is not JSON"), ('{"command": "log"}', "is not the output of git enf stats"),
+])
+def test_a_bad_envelope_is_refused_with_the_next_step(run_cli: Callable[..., str], tmp_path: Path,
+                                                       content: str | None, said: str) -> None:
+    path = tmp_path / "s.json"
+    if content is not None:
+        path.write_text(content)
+    out = run_cli("dashboard", "--from", str(path), code=1)
+    assert said in out and "hint: save one first: git enf stats --json > stats.json" in out
+
+
+def test_port_without_serve_is_a_usage_error(run_cli: Callable[..., str]) -> None:
+    assert "--port is the port of --serve" in run_cli("dashboard", "--from", str(FIXTURE), "--port", "8000", code=2)
+
+
+# --- the server --------------------------------------------------------------------------
+
+@pytest.fixture
+def served() -> Iterator[pageserver.http.server.ThreadingHTTPServer]:
+    httpd = pageserver.server(b"<!doctype html><p>the page</p>")
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield httpd
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _ask(httpd: Any, method: str, path: str) -> tuple[int, bytes, dict[str, str]]:
+    conn = http.client.HTTPConnection("127.0.0.1", httpd.server_address[1], timeout=10)
+    try:
+        conn.request(method, path)
+        resp = conn.getresponse()
+        return resp.status, resp.read(), dict(resp.getheaders())
+    finally:
+        conn.close()
+
+
+def test_the_server_binds_loopback_only(served: Any) -> None:
+    assert served.socket.getsockname()[0] == "127.0.0.1"
+
+
+def test_the_server_answers_get_of_the_page_and_nothing_else(served: Any) -> None:
+    status, body, headers = _ask(served, "GET", "/")
+    assert (status, body) == (200, b"<!doctype html><p>the page</p>")
+    assert headers["Content-Type"] == "text/html; charset=utf-8" and headers["Cache-Control"] == "no-store"
+    assert _ask(served, "GET", "/index.html?x=1")[0] == 200
+    assert _ask(served, "HEAD", "/")[:2] == (200, b"")
+    for path in ("/favicon.ico", "/../.git/config", "/dashboard.html"):
+        assert _ask(served, "GET", path)[0] == 404
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"])
+def test_the_server_refuses_every_method_but_get(served: Any, method: str) -> None:
+    status, body, _ = _ask(served, method, "/")
+    assert status == 405 and b"the page" not in body
