@@ -60,9 +60,19 @@ def dashboard(output: str | None, open_: bool, serve: bool, port: int, since: st
 
 
 def _compute(since: str | None, until: str | None, author: str | None, tags: tuple[str, ...]) -> dict[str, Any]:
-    """The stats envelope of the memory in the current folder, as `git enf stats --json`."""
-    raise EnfError("git enf stats is not part of this build yet, so the dashboard has nothing to draw",
-                   hint="draw a saved envelope instead: git enf dashboard --from stats.json")
+    """The stats envelope of the memory in the current folder: `git enf stats --json`'s."""
+    import time
+
+    from ..memory import queries
+    from ..memory import stats as gather
+    from .base import reading
+    from .text import envelope
+
+    now = int(time.time())
+    found = gather.gather(reading(), queries.Filters(since=since, until=until, tags=tags, author=author), now)
+    data: dict[str, Any] = json.loads(envelope("stats", generated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
+                                               **found))
+    return data
 
 
 def _read(source: str) -> dict[str, Any]:
