@@ -55,12 +55,13 @@ def commit_as(repo: Path, who: dict[str, str], files: dict[str, str]) -> None:
 
 @pytest.fixture
 def team(run_cli: Callable[..., str], repo_dir: Path) -> Path:
-    """Five sessions by two authors over five weeks: decisions, two reversals, friction,
-    an error that comes back in three sessions, and a session title that is markup."""
+    """Five sessions by two authors over five weeks: decisions, two reversals (one of
+    Alice's decisions by Bob), friction, an error that comes back in three sessions, and a
+    session title and a reversal's reason that are markup."""
     run_cli("init")
     commit_as(repo_dir, ALICE, {"sessions/2026-04-06-search.md": session_text(
         "a1a1a1a1", "2026-04-06", "Search", "[search, api]", body=SCALE)})
-    commit_as(repo_dir, ALICE, {"sessions/2026-04-08-search-cost.md": session_text(
+    commit_as(repo_dir, BOB, {"sessions/2026-04-08-search-cost.md": session_text(  # Bob reverses Alice
         "a2a2a2a2", "2026-04-08", "Cheaper search", "[search]", body=COST)})
     commit_as(repo_dir, BOB, {"sessions/2026-04-20-deploy.md": session_text(
         "b3b3b3b3", "2026-04-20", "", "[deploy]", status="active", body=DOCKER)})

@@ -97,7 +97,7 @@ def test_sessions_by_week_author_and_tag(team: Path, run_cli: Callable[..., str]
                             {"tag": "api", "sessions": 1}]
     assert [r["stem"] for r in ss["rows"]] == ["2026-05-01-deploy-k8s", "2026-04-20-deploy", "2026-04-08-search-cost",
                                                "2026-04-06-search-api"]
-    assert ss["rows"][-1] == {"stem": "2026-04-06-search-api", "date": "2026-04-06",
+    assert ss["rows"][-1] == {"stem": "2026-04-06-search-api", "session": "a1a1a1a1", "date": "2026-04-06",
                               "author": "Alice <alice@example.com>", "tags": ["search", "api"], "status": "completed",
                               "decisions": 1, "reversals": 0, "friction": 2, "errors": 2}
 
@@ -116,6 +116,7 @@ def test_decisions_reversals_and_their_timing(team: Path, run_cli: Callable[...,
         ("2026-04-06", "2026-04-08", 2, "2026-04-08-search-cost", ["search", "api"]),
         ("2026-04-20", "2026-05-01", 11, "2026-05-01-deploy-k8s", ["deploy"])]
     assert d["reversals"][0]["reason"] == "the cluster cost too much"
+    assert [r["source"] for r in d["reversals"]] == ["2026-04-06-search-api", "2026-04-20-deploy"]  # made there
 
 
 def test_friction_recurring_errors_instincts_and_memory(team: Path, run_cli: Callable[..., str]) -> None:

@@ -120,7 +120,7 @@ def _by_week(rows: Sequence[Row]) -> list[dict[str, Any]]:
 
 
 def _row(r: Row) -> dict[str, Any]:
-    return {"stem": r.stem, "date": r.date, "author": r.author, "tags": list(r.tags), "status": r.status,
+    return {"stem": r.stem, "session": r.session_id[:8], "date": r.date, "author": r.author, "tags": list(r.tags), "status": r.status,
             "decisions": r.decisions, "reversals": r.reversals, "friction": len(r.body.friction),
             "errors": len(r.body.errors)}
 
@@ -146,7 +146,7 @@ def decisions(ledger: Ledger, kept: frozenset[str], tags_of: Mapping[str, tuple[
             timeline.append({"decision": old.id, "decided_on": old.date[:10], "replacement": replaced_by[i].id,
                              "reversed_on": rev.date[:10], "days": _days(old.date, rev.date), "topic": old.topic,
                              "tags": list(tags_of.get(old.source, ())), "reason": rev.reason,
-                             "session": _stem(rev.source)})
+                             "session": _stem(rev.source), "source": _stem(old.source)})
     made += chain_tail_extras(ledger, kept)
     days = [t["days"] for t in timeline]
     reversed_n = sum(1 for m in made if m[2])
