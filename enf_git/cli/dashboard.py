@@ -63,8 +63,8 @@ def _compute(since: str | None, until: str | None, author: str | None, tags: tup
     """The stats envelope of the memory in the current folder: `git enf stats --json`'s."""
     import time
 
-    from ..memory import queries
-    from ..memory import stats as gather
+    from ..memory.record import queries
+    from ..memory.context import stats as gather
     from .base import reading
     from .text import envelope
 
