@@ -107,6 +107,26 @@ def test_skill_is_shipped_short_and_well_formed() -> None:
     assert len(skill) < 4000  # loaded into context: keep it cheap
 
 
+def test_the_skill_sends_the_assistant_only_to_parts_it_ships(repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SKILL.md names analytics.md; init copies every part beside it, the plugin links each,
+    and doctor names a part that went missing."""
+    skill = install.skill_source().read_text()
+    parts = sorted(p.name for p in install.skill_sources())
+    assert parts == ["SKILL.md", "analytics.md"] and "`analytics.md`" in skill
+    for name in parts:
+        assert (ROOT / "hooks" / "skills" / "enf-git" / name).read_text() == (install.skill_source().parent / name).read_text()
+    analytics = (install.skill_source().parent / "analytics.md").read_text()
+    assert "git enf stats --json" in analytics and "bands" in analytics
+    run_cli(repo_dir, "init", monkeypatch=monkeypatch)
+    copied = repo_dir / ".claude" / "skills" / "enf-git" / "analytics.md"
+    assert copied.read_text() == analytics
+    copied.unlink()
+    result = CliRunner().invoke(main, ["doctor"], catch_exceptions=False)
+    out = result.output
+    assert result.exit_code != 0 or "warning" in out
+    assert f"{copied} is missing: the skill sends the assistant to it" in out
+
+
 def test_registered_command_ignores_project_files_that_shadow_modules(repo_dir: Path, git: Git,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Claude Code runs hooks in the project folder, and `python -c` puts that folder

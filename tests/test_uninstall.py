@@ -75,6 +75,7 @@ def test_uninstall_without_purge_keeps_the_working_copy_and_its_exclude_line(rep
     commands = repo_dir / ".claude" / "commands"
     assert out == (f"deleted {settings} (enf-git created it; nothing else was in it)\n"
                    f"deleted the skill {skill / 'SKILL.md'}\n"
+                   f"deleted the skill's {skill / 'analytics.md'}\n"
                    f"deleted the slash commands /remember, /forget, /memories, /pin, /toolset, /stats from {commands}\n"
                    f"deleted the empty folder {skill}\n"
                    f"deleted the empty folder {commands}\n"

@@ -181,6 +181,12 @@ def skill_source() -> Path:
     return Path(__file__).parent.parent / "skill" / "SKILL.md"
 
 
+def skill_sources() -> list[Path]:
+    """SKILL.md and the parts it sends the assistant to (analytics.md): one folder, as
+    Claude Code reads a skill; only SKILL.md is loaded when the skill is used."""
+    return sorted(skill_source().parent.glob("*.md"))
+
+
 def skill_path(scope: str, top: Path, home: Path) -> Path:
     base = home / ".claude" if scope == "user" else top / ".claude"
     return base / "skills" / SKILL_NAME / "SKILL.md"
@@ -193,16 +199,20 @@ def install(scope: str, top: Path, home: Path, record: Path | None = None) -> In
     skill = skill_path(scope, top, home)
     base = home if scope == "user" else top
     commands = slash.targets(scope, top, home).values()
-    candidates = (*_chain(path, base), *_chain(skill, base), *(p for c in commands for p in _chain(c, base)))
+    parts = [skill.parent / source.name for source in skill_sources()]
+    candidates = (*_chain(path, base), *(p for part in parts for p in _chain(part, base)),
+                  *(p for c in commands for p in _chain(c, base)))
     absent = [p for p in dict.fromkeys(candidates) if not p.exists() and not p.is_symlink()]
     before = path.read_text(encoding="utf-8") if path.is_file() else None
     program = hook_program(scope)
     changed = write_settings(path, merged(read_settings(path), program))
     skill.parent.mkdir(parents=True, exist_ok=True)
-    text = skill_source().read_text(encoding="utf-8")
-    if not skill.is_file() or skill.read_text(encoding="utf-8") != text:
-        skill.write_text(text, encoding="utf-8")
-        changed = True
+    for source in skill_sources():
+        text = source.read_text(encoding="utf-8")
+        target = skill.parent / source.name
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+            changed = True
     placed = slash.place(scope, top, home, _recorded(record, top, home) if record is not None else {})
     changed = changed or bool(placed.written)
     created = tuple(p for p in absent if p.exists())  # what this run made (not a foreign file's folder)
@@ -379,13 +389,15 @@ def _hand_over(data: dict[str, Any], heir: Path, entry: dict[str, Any], settings
 
 
 def _remove_skill(skill: Path, out: Removed) -> None:
-    if not skill.is_file():
-        return
-    if skill.read_bytes() == skill_source().read_bytes():
-        skill.unlink()
-        out.done.append(f"deleted the skill {skill}")
-    else:
-        out.kept.append(f"kept {skill}: it differs from the skill enf-git ships (your edits?); delete it if unwanted")
+    for source in skill_sources():
+        part = skill.parent / source.name
+        if not part.is_file():
+            continue
+        if part.read_bytes() == source.read_bytes():
+            part.unlink()
+            out.done.append(f"deleted the skill {part}" if part == skill else f"deleted the skill's {part}")
+        else:
+            out.kept.append(f"kept {part}: it differs from the skill enf-git ships (your edits?); delete it if unwanted")
 
 
 def _rmdir_if_empty(folder: Path, out: Removed) -> None:

@@ -228,10 +228,22 @@ def _registrations_gone(ctx: Context, home: Path, found: list[Registered]) -> li
     return out
 
 
+def _skill_parts(skill_md: Path, fix: str) -> list[Problem]:
+    """Each file of the skill's folder (SKILL.md and what it sends the assistant to), as shipped."""
+    out = []
+    for source in claude.skill_sources():
+        part = skill_md.parent / source.name
+        if not part.is_file():
+            out.append(Problem("warning", f"{part} is missing: the skill sends the assistant to it", fix))
+        elif part.read_bytes() != source.read_bytes():
+            out.append(Problem("warning", f"{part} differs from the skill enf-git {__version__} ships "
+                               "(edited, or left by another version)", fix))
+    return out
+
+
 def skill(ctx: Context, home: Path) -> list[Problem]:
     """The skill beside each scope that has our hooks, as shipped with this version."""
     found, _ = registered(ctx.top, home)
-    shipped = claude.skill_source().read_bytes()
     problems: list[Problem] = []
     done: set[Path] = set()
     for entry in found:
@@ -243,9 +255,8 @@ def skill(ctx: Context, home: Path) -> list[Problem]:
         if not path.is_file():
             problems.append(Problem("warning", f"the enf-git skill is missing ({path}): the assistant does not "
                                     "know how to write memory", fix))
-        elif path.read_bytes() != shipped:
-            problems.append(Problem("warning", f"{path} differs from the skill enf-git {__version__} ships "
-                                    "(edited, or left by another version)", fix))
+        else:
+            problems += _skill_parts(path, fix)
         gone = slash.missing(entry.scope, ctx.top, home)
         if gone:
             problems.append(Problem("warning", f"the slash command(s) {', '.join(gone)} are missing from "
