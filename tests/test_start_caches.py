@@ -168,6 +168,40 @@ def test_a_warm_pins_block_reads_nothing_and_says_what_a_cold_one_says(ctx: memo
     assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 2
 
 
+def test_the_pins_listing_stands_while_the_sessions_it_reads_stand(ctx: memory.Context,
+                                                                   refreshes: list[int]) -> None:
+    """Keyed on what it reads, not on sessions/: an older session changing (a compression,
+    a Stop commit of another month) keeps it; a pinned session or one since the last ask does not."""
+    pinned_ctx(ctx)
+    cold = pins.session_start_block(ctx, NOW)
+    put(ctx, ["2026-02-10-older-work"], NOW)  # sessions/ changed, but in a month before the ask
+    assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 1
+    (ctx.root / "sessions" / "2026-03-02-other.md").write_text(worth("2026-03-02-other", 2, "Other, renamed"))
+    memory.commit(ctx, "a pinned session's summary", now=NOW)
+    assert "Other, renamed" in pins.session_start_block(ctx, NOW) and len(refreshes) == 2
+    put(ctx, later(1), NOW + DAY)  # a session after the last ask: one more toward the release
+    block = pins.session_start_block(ctx, NOW + DAY)
+    assert len(refreshes) == 3 and "Other, renamed" in block
+    assert pins.session_start_block(ctx, NOW + DAY) == block and len(refreshes) == 3
+    (store.state_dir(ctx.repo) / pins.LISTING_FILE).unlink()
+    assert pins.session_start_block(ctx, NOW + DAY) == block and len(refreshes) == 4  # rebuilt: the same
+
+
+def test_a_pins_listing_that_says_other_reads_is_not_trusted(ctx: memory.Context, refreshes: list[int]) -> None:
+    """A listing whose recorded reads no longer match the branch (an older enf-git's file,
+    a hand edit) is recomputed, never shown."""
+    import json
+
+    pinned_ctx(ctx)
+    cold = pins.session_start_block(ctx, NOW)
+    path = store.state_dir(ctx.repo) / pins.LISTING_FILE
+    raw = json.loads(path.read_text())
+    raw["statuses"][0]["summary"] = "a summary no record holds"
+    raw["reads"][f"sessions/{PINNED}.md"] = "0" * 40
+    path.write_text(json.dumps(raw))
+    assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 2
+
+
 def test_a_pin_due_for_release_is_released_on_its_start_with_the_cache_warm(ctx: memory.Context, git: Git,
                                                                             refreshes: list[int]) -> None:
     pinned_ctx(ctx)

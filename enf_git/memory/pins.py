@@ -365,9 +365,14 @@ class _Timeline:
     def __init__(self, ctx: Context, tip: store.Commit, pins: Sequence[pp.Pin]) -> None:
         since = min(p.last_asked for p in pins)[:10]
         stems = {p.session for p in pins}
-        entries = [(name, oid) for name, oid, kind in store.folder_entries(ctx.repo, tip.tree, model.SESSIONS_DIR)
+        entries = [(name, oid) for name, oid, kind in store.sessions_from(ctx.repo, tip.tree, _month_of(since))
                    if kind == "blob" and name.endswith(".md")
-                   and (name[:10] >= since or not name[:10].replace("-", "").isdigit() or name[:-3] in stems)]
+                   and (name[:10] >= since or not name[:10].replace("-", "").isdigit())]
+        listed = {name for name, _oid in entries}
+        for stem in sorted(stems - {name[:-3] for name in listed}):  # older than the window: each alone
+            oid = store.blob_oid(ctx.repo, tip.tree, f"{model.SESSIONS_DIR}/{stem}.md")
+            if oid is not None:
+                entries.append((f"{stem}.md", oid))
         reader = _Reader(ctx, tip, len(entries))
         found = [reader.session(f"{model.SESSIONS_DIR}/{name}", oid) for name, oid in entries]
         reader.close()
@@ -495,10 +500,11 @@ def session_start_block(ctx: Context, now: int) -> str:
     each pin's pointer and summary, temporary ones marked, within enf.budget.pins tokens.
     Never raises an EnfError: a broken pin leaves the session starting without the block.
 
-    The listing is a function of the branch's pins/ and sessions/ folders, enf.pinRelease
-    and this machine's notes of asks: with no notes, and the folders an earlier start
-    listed, it comes from `.git/enf/` (LISTING_FILE) and nothing is read or released
-    (releasing depends on the sessions alone, so the same sessions release nothing new).
+    The listing is a function of the branch's pins/ folder, the sessions it reads (the
+    pinned ones, and those since the earliest ask of a temporary pin: `_reads`),
+    enf.pinRelease and this machine's notes of asks: with no notes, and all of those as
+    an earlier start found them, it comes from `.git/enf/` (LISTING_FILE) and nothing is
+    read or released (releasing depends on those sessions alone: nothing new to release).
     """
     try:
         key = _listing_key(ctx)
@@ -544,16 +550,43 @@ def _signed(summary: str, by: str) -> str:
 # --- the SessionStart listing, cached per machine ----------------------------------------------
 
 LISTING_FILE = "pins-listing.json"
-LISTING_VERSION = 1  # bump whenever Status or the release rule changes
+LISTING_VERSION = 2  # bump whenever Status, the release rule or what the listing reads changes
+
+
+def _month_of(since: str) -> str:
+    """The month folder ("YYYY/MM") of a "YYYY-MM-DD" day: the first the release rule reads."""
+    return f"{since[:4]}/{since[5:7]}"
 
 
 def _listing_key(ctx: Context) -> list[object] | None:
-    """What the listing depends on; None (never cached) while this machine holds notes of asks."""
+    """What decides which records the listing reads; None (never cached) while this
+    machine holds notes of asks. The records themselves are checked by `_reads`."""
     if read_notes(ctx):
         return None
     tip = require_branch(ctx)
-    return [LISTING_VERSION, store.blob_oid(ctx.repo, tip.tree, pp.PINS_DIR),
-            store.blob_oid(ctx.repo, tip.tree, model.SESSIONS_DIR), release_after(ctx.repo)]
+    return [LISTING_VERSION, store.blob_oid(ctx.repo, tip.tree, pp.PINS_DIR), release_after(ctx.repo)]
+
+
+def _reads(ctx: Context, pinned_paths: Sequence[str], since: str | None) -> dict[str, object]:
+    """What a listing of these pins read, as it stands at the tip: each pinned session's
+    blob (its summary, whether it is on the branch), and for a temporary pin's release,
+    every session on or after `since` (the earliest last ask): the month folders from
+    its month on and the flat entries of sessions/. Not the sessions/ folder: a
+    compression of older sessions, or a Stop commit of another month, changes none of
+    these, and the listing stands (compression never touches a pinned session)."""
+    tip = require_branch(ctx)
+    found: dict[str, object] = {path: store.blob_oid(ctx.repo, tip.tree, path) for path in pinned_paths}
+    if since is not None:
+        first = _month_of(since)
+        found["months"] = {m: oid for m, oid in store.session_months(ctx.repo, tip.tree).items() if m >= first}
+        found["flat"] = [[name, oid] for name, oid, _kind in store.flat_sessions(ctx.repo, tip.tree)]
+    return found
+
+
+def _window(listing: Listing) -> tuple[list[str], str | None]:
+    """(the pinned sessions' paths, the earliest last ask of a temporary pin or None)."""
+    temporary = [s.pin.last_asked[:10] for s in listing.statuses if s.pin.kind == pp.TEMPORARY]
+    return [s.pin.session_path for s in listing.statuses], min(temporary) if temporary else None
 
 
 def _cached_listing(ctx: Context, key: list[object] | None) -> Listing | None:
@@ -568,7 +601,10 @@ def _cached_listing(ctx: Context, key: list[object] | None) -> Listing | None:
                            str(p["summary"]), bool(p["on_branch"]),
                            None if p["sessions_since_asked"] is None else int(p["sessions_since_asked"]))
                     for p in raw["statuses"]]
-        return Listing(statuses, [str(x) for x in raw["problems"]], int(raw["after"]))
+        listing = Listing(statuses, [str(x) for x in raw["problems"]], int(raw["after"]))
+        if raw["reads"] != _reads(ctx, *_window(listing)):
+            return None
+        return listing
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -576,8 +612,8 @@ def _cached_listing(ctx: Context, key: list[object] | None) -> Listing | None:
 def _save_listing(ctx: Context, key: list[object] | None, listing: Listing) -> None:
     if key is None:
         return
-    data = {"key": key, "after": listing.after, "problems": listing.problems,
-            "statuses": [s.as_dict() for s in listing.statuses]}
+    data = {"key": key, "reads": _reads(ctx, *_window(listing)), "after": listing.after,
+            "problems": listing.problems, "statuses": [s.as_dict() for s in listing.statuses]}
     try:
         atomic.write(store.state_dir(ctx.repo) / LISTING_FILE, json.dumps(data).encode("utf-8"))
     except OSError:

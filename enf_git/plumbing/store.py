@@ -665,6 +665,34 @@ def newest_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None, count: in
     return (listed[-count:] if count else []), more or len(listed) > count
 
 
+def session_months(repo: pygit2.Repository, tree: pygit2.Tree | None) -> dict[str, str]:
+    """"YYYY/MM" -> the tree OID of each month folder under sessions/: what a reader of a
+    few months depends on (read from the year folders: no month folder is opened)."""
+    out: dict[str, str] = {}
+    for year, _oid, _kind in filter(_is_year, _folder_stored(repo, tree, paths.SESSIONS_DIR)):
+        for month, oid, kind in _folder_stored(repo, tree, f"{paths.SESSIONS_DIR}/{year}"):
+            if kind == "tree" and len(month) == 2:
+                out[f"{year}/{month}"] = oid
+    return out
+
+
+def flat_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None) -> list[tuple[str, str, str]]:
+    """The entries directly under sessions/ besides the year folders: undated sessions
+    (never moved), and a branch's not moved yet."""
+    return [e for e in _folder_stored(repo, tree, paths.SESSIONS_DIR) if not _is_year(e)]
+
+
+def sessions_from(repo: pygit2.Repository, tree: pygit2.Tree | None, first: str) -> list[tuple[str, str, str]]:
+    """sessions/ as `folder_entries` lists it, less the month folders before `first`
+    ("YYYY/MM"): every flat entry, then the sessions of each month from `first` on. A
+    reader of the last weeks opens a month or two, not every session of the branch."""
+    flat = flat_sessions(repo, tree)
+    names = {e[0] for e in flat}
+    for folder in sorted(m for m in session_months(repo, tree) if m >= first):
+        flat += [e for e in _month_sessions(repo, tree, folder) if e[0] not in names]
+    return flat
+
+
 def _sessions_entries(repo: pygit2.Repository, tree: pygit2.Tree, links: bool) -> list[tuple[str, str, str]]:
     """sessions/ as the working copy sees it: its flat entries, then every month folder's
     sessions (the year folders themselves hidden)."""
