@@ -142,6 +142,53 @@ def test_the_schedule_runs_one_tier_per_session_start_cold_first(ctx: memory.Con
     assert third.steps == [] and git("rev-parse", "claude-memory") == tip  # running it again changes nothing
 
 
+def test_a_session_start_compresses_its_batch_in_one_commit_whose_parent_holds_each_full_text(
+        ctx: memory.Context, git: Git) -> None:
+    texts = dated(ctx)
+    views = {v: git("show", f"claude-memory:{v}") for v in ("index.md", "topics.md", "decisions.md")}
+    before = git("rev-parse", "claude-memory").strip()
+    done = compress.scheduled(ctx, NOW)
+    assert [s.stem for s in done.done] == COLD
+    assert git("rev-list", "--count", f"{before}..claude-memory").strip() == "1"
+    assert {s.commit for s in done.done} == {git("rev-parse", "claude-memory").strip()}
+    assert sorted(git("diff", "--name-only", before, "claude-memory").split()) == \
+        sorted(f"sessions/{stem}.md" for stem in COLD)  # the views did not change
+    body = git("log", "-1", "--format=%B", "claude-memory")
+    assert body.startswith(f"compress(cold): 2 sessions, {COLD[0]} to {COLD[1]}\n")
+    for stem in COLD:
+        assert show(git, stem, before) == texts[stem] and "tier: cold" in show(git, stem)
+        source = store.hash_bytes(texts[stem].encode())
+        assert f"- {stem}: " in body and f"the full text is blob {source[:12]}" in body
+        assert f"Compressed-from: {source}\n" in body
+    assert f"As-of: 2026-04-13\nCompressor: {tiers.VERSION}\n" in body
+    assert {v: git("show", f"claude-memory:{v}") for v in views} == views
+    git("fsck", "--strict", "--no-dangling")
+
+
+def test_a_batch_compresses_what_a_concurrent_writer_left_and_loses_no_edit(
+        ctx: memory.Context, git: Git, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A teammate's edit lands between the ranking and the batch's commit: the commit is
+    built on it, so the edit stays in the parent and the compression is of the edited text."""
+    texts = dated(ctx)
+    edited = texts[COLD[1]].replace("## Intent\n", "## Intent\nEDITED-MEANWHILE: a late note.\n")
+    real = store.commit
+    raced: list[str] = []
+
+    def racing(repo: store.Repo, build: store.ChangeBuilder, message: object, **kw: object) -> object:
+        if not raced:
+            raced.append("once")
+            real(repo, lambda tip: {f"sessions/{COLD[1]}.md": edited.encode()}, "teammate's edit")
+        return real(repo, build, message, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "commit", racing)
+    done = compress.scheduled(ctx, NOW)
+    assert [s.stem for s in done.done] == COLD
+    assert show(git, COLD[1], "claude-memory^") == edited  # the edit, whole, in the parent
+    body = git("log", "-1", "--format=%B", "claude-memory")
+    assert f"Compressed-from: {store.hash_bytes(edited.encode())}\n" in body
+    assert git("log", "-1", "--format=%s", "claude-memory^").strip() == "teammate's edit"
+
+
 def test_the_schedule_can_be_limited_and_turned_off(ctx: memory.Context, git: Git) -> None:
     dated(ctx)
     git("config", "enf.compressPerStart", "1")

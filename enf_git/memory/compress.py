@@ -9,8 +9,9 @@ never pruned). The commit message records the as-of day and the compressor versi
 the two inputs besides the file.
 
 SessionStart runs `scheduled`: one tier per session start, cold before warm before
-fold, oldest first, at most `enf.compressPerStart` sessions. `git enf compress` runs
-`compress` by hand. `keep_edit` is the sharing rule for sync_merge: a compression on
+fold, oldest first, at most `enf.compressPerStart` sessions, in one commit
+(`compress(<tier>): N sessions, …`, a line and a Compressed-from trailer per session;
+its parent holds every full text). `git enf compress` runs `compress` by hand. `keep_edit` is the sharing rule for sync_merge: a compression on
 one side yields to an edit on the other, so nothing written is ever lost to it.
 
 Per machine, `.git/enf/tiers.json` remembers each session blob's tier and
@@ -128,7 +129,8 @@ def scheduled(ctx: Context, now: int, current: str | None = None) -> Compression
         idle = _Idle(ctx, as_of, policy)
         if idle.known(current):
             return Compression(as_of)
-        done = compress(ctx, as_of, current=current, limit=policy.per_start, now=now, one_tier=True, policy=policy)
+        done = compress(ctx, as_of, current=current, limit=policy.per_start, now=now, one_tier=True, policy=policy,
+                        batch=True)
         if not done.done:
             idle.remember(current, done)
         return done
@@ -177,13 +179,15 @@ class _Idle:
 def compress(ctx: Context, as_of: dt.date, *, tier: str | None = None, names: Sequence[str] = (),
              dry_run: bool = False, current: str | None = None, pins: frozenset[str] | None = None,
              limit: int | None = None, now: int | None = None, one_tier: bool = False,
-             policy: Policy | None = None) -> Compression:
-    """Compress what is due on `as_of` (or `names`, to `tier` if given), one commit each.
+             policy: Policy | None = None, batch: bool = False) -> Compression:
+    """Compress what is due on `as_of` (or `names`, to `tier` if given), one commit each,
+    or with `batch` one commit for the run (SessionStart's: see `_Batch`).
     `pins` None: the sessions pinned on the branch (memory/pins.py), never compressed."""
     require_branch(ctx)
     # A dry run writes nothing, so it needs no lock (and answers in a .git it may not write).
     with nullcontext(True) if dry_run else ctx.lock():
         run = _Run(ctx, as_of, policy or Policy(ctx.repo), dry_run, now)
+        run.batch = _Batch(run) if batch and not dry_run else None
         if pins is None:
             from .pins import pinned
 
@@ -218,6 +222,7 @@ class _Run:
         self._manifest: Manifest | None = None
         self.todo: Iterable[tuple[str, str]] = ()  # (tier, path), in the order to run them
         self.active = active_markers(ctx)
+        self.batch: _Batch | None = None  # None: one commit per session
 
     @property
     def oids(self) -> dict[str, str]:
@@ -399,6 +404,8 @@ class _Run:
                 self._skip(path, tier, "it has uncommitted edits in the working copy; git enf commit first")
             elif self._one(tier, path):
                 ran = tier
+        if self.batch is not None:
+            self.batch.commit()
         self.known.save()
         if self.result.done and not self.result.dry_run:
             from .working_set import materialize
@@ -430,7 +437,9 @@ class _Run:
             self._skip(path, tier, why, len(data), len(new))
             return False
         step = Step(path, tier, len(data), len(new))
-        if not self.result.dry_run:
+        if self.batch is not None:
+            self.batch.add(step, data, new)
+        elif not self.result.dry_run:
             done = store.commit(self.ctx.repo, self._builder(path, tier, data, new),
                                 message(path, tier, data, new, self.as_of), when=self.now,
                                 env=self.ctx.ident)
@@ -449,20 +458,72 @@ class _Run:
 
     def _builder(self, path: str, tier: str, data: bytes, new: bytes) -> store.ChangeBuilder:
         def build(tip: store.Commit | None) -> dict[str, bytes | None]:
-            current = store.read_path(self.ctx.repo, tip.tree, path) if tip is not None else None
-            out = new
-            if current != data:  # someone committed it meanwhile: compress what stands now
-                try:
-                    out = tiers.compress(path, current, tier, self.policy.tiers.fold_after) if current else b""
-                except tiers.CompressionRefused:
-                    return {}
-                if not current or len(out) >= len(current):
-                    return {}
-            changes: dict[str, bytes | None] = {path: out}
-            rendered, _ = views.views_for(self.ctx.repo, tip, changes, self.cache, (self.ctx.root, self.manifest))
-            changes.update(rendered)
-            return changes
+            again = self.again(tip, path, tier, data, new)
+            return self.with_views(tip, {path: again[1]}) if again is not None else {}
         return build
+
+    def again(self, tip: store.Commit | None, path: str, tier: str, data: bytes,
+              new: bytes) -> tuple[bytes, bytes] | None:
+        """(the text at `tip`, its compression), checked against the tip a commit lands on:
+        someone committed the file meanwhile, so compress what stands now; None when that is
+        refused or would not be smaller (nothing to do)."""
+        current = store.read_path(self.ctx.repo, tip.tree, path) if tip is not None else None
+        if current == data:
+            return data, new
+        try:
+            out = tiers.compress(path, current, tier, self.policy.tiers.fold_after) if current else b""
+        except tiers.CompressionRefused:
+            return None
+        return (current, out) if current and len(out) < len(current) else None
+
+    def with_views(self, tip: store.Commit | None, files: dict[str, bytes]) -> dict[str, bytes | None]:
+        changes: dict[str, bytes | None] = dict(files)
+        rendered, _ = views.views_for(self.ctx.repo, tip, changes, self.cache, (self.ctx.root, self.manifest))
+        changes.update(rendered)
+        return changes
+
+
+class _Batch:
+    """SessionStart's run as one commit: `compress(<tier>): N sessions`, the parent holding
+    every full text (invariant 4 holds per file, as with one commit each), the message
+    listing each session with its sizes and the blob of its full text. One commit instead
+    of twenty spares the start twenty ref updates, tree writes and view patches, and
+    every reader after it (authors, the digest) one walk step instead of twenty."""
+
+    def __init__(self, run: _Run) -> None:
+        self.run = run
+        self.wanted: dict[str, tuple[Step, bytes, bytes]] = {}  # path -> (its step, text, compression)
+        self.kept: dict[str, tuple[bytes, bytes]] = {}  # what the last attempt commits
+
+    def add(self, step: Step, data: bytes, new: bytes) -> None:
+        self.wanted[step.path] = (step, data, new)
+
+    def commit(self) -> None:
+        if not self.wanted:
+            return
+        run = self.run
+        done = store.commit(run.ctx.repo, self._build, self._message, when=run.now, env=run.ctx.ident)
+        kept = self.kept if done is not None else {}
+        # What a concurrent writer left nothing to do for is no step of this run.
+        run.result.steps = [s for s in run.result.steps if s.skipped or s.path in kept or s.path not in self.wanted]
+        for path, (before, after) in kept.items():
+            step = self.wanted[path][0]
+            step.before, step.after = len(before), len(after)
+            step.commit = done.oid if done is not None else None
+            run._learn(path, done.blobs.get(path) if done is not None else None, after)
+
+    def _build(self, tip: store.Commit | None) -> dict[str, bytes | None]:
+        self.kept = {}
+        for path, (step, data, new) in self.wanted.items():
+            again = self.run.again(tip, path, step.tier, data, new)
+            if again is not None:
+                self.kept[path] = again
+        return self.run.with_views(tip, {p: k[1] for p, k in self.kept.items()}) if self.kept else {}
+
+    def _message(self) -> str:
+        tier = next(iter(self.wanted.values()))[0].tier
+        done = [(path, *texts) for path, texts in self.kept.items()]
+        return batch_message(tier, done, self.run.as_of)
 
 
 def _stem(path: str) -> str:
@@ -487,6 +548,23 @@ def message(path: str, tier: str, data: bytes, new: bytes, as_of: dt.date) -> st
             f"{len(data):,} -> {len(new):,} bytes. The full text is blob {source[:12]} "
             f"(git enf show {stem} --full); the parent commit holds the text before this step.\n\n"
             f"As-of: {as_of.isoformat()}\nCompressor: {tiers.VERSION}\nCompressed-from: {source}\n")
+
+
+def batch_message(tier: str, done: Sequence[tuple[str, bytes, bytes]], as_of: dt.date) -> str:
+    """`compress(<tier>): N sessions, FIRST to LAST`, a line per (path, text, compression),
+    then the trailers: the as-of day, the compressor, and each full text's blob in the
+    order listed. One session alone gets the message a commit of its own would have."""
+    if len(done) == 1:
+        path, data, new = done[0]
+        return message(path, tier, data, new, as_of)
+    stems = [_stem(path) for path, _data, _new in done]
+    lines = [f"- {_stem(path)}: {len(data):,} -> {len(new):,} bytes, the full text is blob "
+             f"{tiers.compressed_from(new)[:12]}" for path, data, new in done]
+    sources = "".join(f"Compressed-from: {tiers.compressed_from(new)}\n" for _path, _data, new in done)
+    return (f"compress({tier}): {len(done)} sessions, {stems[0]} to {stems[-1]}\n\n"
+            f"One session start's batch; the parent commit holds each file's text before this step "
+            f"(git enf show NAME --full).\n\n" + "\n".join(lines) + "\n\n"
+            f"As-of: {as_of.isoformat()}\nCompressor: {tiers.VERSION}\n{sources}")
 
 
 def _conflicted(repo: store.Repo, tip: store.Commit) -> list[str]:

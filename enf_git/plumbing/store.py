@@ -344,7 +344,7 @@ def checked_out_in(repo: pygit2.Repository) -> list[str]:
 def commit(
     repo: pygit2.Repository,
     build: ChangeBuilder,
-    message: str,
+    message: str | Callable[[], str],
     *,
     max_attempts: int = 200,
     when: int | None = None,
@@ -353,7 +353,8 @@ def commit(
     """Commit what `build(tip)` returns on top of the current tip; None if nothing changed.
 
     `build` is called again on every retry, with the new tip, so callers that derive
-    content from the tree (views, merges) stay correct under concurrency. Only a lost
+    content from the tree (views, merges) stay correct under concurrency. `message` may
+    be a function, called after `build`: a message that says what that attempt kept. Only a lost
     race is retried (the compare-and-swap found another tip, or another writer holds
     the ref lock); any other error (a corrupt object, a full disk) surfaces at once.
     """
@@ -415,7 +416,7 @@ def _clear_stale_ref_lock(repo: pygit2.Repository, warnings: list[str]) -> bool:
 
 
 def _attempt(
-    repo: pygit2.Repository, build: ChangeBuilder, message: str, attempt: int, when: int | None,
+    repo: pygit2.Repository, build: ChangeBuilder, told: str | Callable[[], str], attempt: int, when: int | None,
     env: Mapping[str, str] | None,
 ) -> CommitResult | None | Literal[False]:
     """One try. Returns the result, None (nothing to commit) or False (lost the race)."""
@@ -426,6 +427,7 @@ def _attempt(
                         hint=f"find its last commit with: git reflog {BRANCH}")
     base_tree = parent.tree if parent is not None else None
     changes = build(parent)
+    message = told if isinstance(told, str) else told()
     blobs: dict[str, str | None] = {}
     new_tree = write_tree(repo, base_tree, changes, blobs)
     if base_tree is not None and new_tree == base_tree.id:
