@@ -364,7 +364,8 @@ def settle(repo: Path, most: float = 300.0) -> None:
 
 
 def check_context(text: str) -> list[str]:
-    wanted = {"pins": "## Pinned", "facts": "Fact 9", "standing decisions": "## Standing decisions",
+    # Any fact ("Fact 12: the … needs care…"): which of the 100 fit the budget varies with their ids and dates.
+    wanted = {"pins": "## Pinned", "facts": "needs care", "standing decisions": "## Standing decisions",
               "recent sessions": "## Recent sessions"}
     if TRUST[0] != "all":  # the teammate's lines are named, and a trusted one's are all shown
         wanted["the teammate's name"] = "— Tea Mate, "
