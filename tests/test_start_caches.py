@@ -187,6 +187,18 @@ def test_the_pins_listing_stands_while_the_sessions_it_reads_stand(ctx: memory.C
     assert pins.session_start_block(ctx, NOW + DAY) == block and len(refreshes) == 4  # rebuilt: the same
 
 
+def test_a_cached_pins_block_keeps_the_signature_of_a_teammates_edit(ctx: memory.Context,
+                                                                      refreshes: list[int]) -> None:
+    pinned_ctx(ctx)
+    assert "Tea Mate" not in pins.session_start_block(ctx, NOW)
+    teammate = {"GIT_AUTHOR_NAME": "Tea Mate", "GIT_AUTHOR_EMAIL": "teammate@example.invalid"}
+    text = worth("2026-03-02-other", 2, "Other, by a teammate").encode()
+    store.commit(ctx.repo, lambda tip: {"sessions/2026-03-02-other.md": text}, "teammate's edit", env=teammate)
+    block = pins.session_start_block(ctx, NOW)
+    assert "Other, by a teammate — Tea Mate, " in block and len(refreshes) == 2
+    assert pins.session_start_block(ctx, NOW) == block and len(refreshes) == 2  # cached, signed
+
+
 def test_a_pins_listing_that_says_other_reads_is_not_trusted(ctx: memory.Context, refreshes: list[int]) -> None:
     """A listing whose recorded reads no longer match the branch (an older enf-git's file,
     a hand edit) is recomputed, never shown."""

@@ -307,6 +307,7 @@ class Status:
 class Listing:
     def __init__(self, statuses: list[Status], problems: list[str], after: int) -> None:
         self.statuses, self.problems, self.after = statuses, problems, after
+        self.by: dict[str, str] | None = None  # SessionStart's: session path -> "Alice, 2026-12-01" (None: not known)
 
 
 def list_pins(ctx: Context, timeline: _Timeline | None = None) -> Listing:
@@ -513,6 +514,7 @@ def session_start_block(ctx: Context, now: int) -> str:
         if listing is None:
             done = refresh(ctx, now)
             listing, released = list_pins(ctx, done.timeline), done.released
+            listing.by = _by(ctx, [s.pin.session_path for s in listing.statuses])
             if not done.asked and not released:  # else the next start lists the changed pins
                 _save_listing(ctx, _listing_key(ctx), listing)
     except EnfError:
@@ -521,7 +523,7 @@ def session_start_block(ctx: Context, now: int) -> str:
 
     withheld = trust.shown_gate(ctx).withheld([s.pin.session_path for s in listing.statuses])
     statuses = [s for s in listing.statuses if s.pin.session_path not in withheld]
-    by = _by(ctx, [s.pin.session_path for s in statuses])
+    by = listing.by or {}
     shown = [pp.Shown(s.pin, _pointer(ctx, s), _signed(s.summary, by.get(s.pin.session_path, "")))
              for s in statuses]
     text = pp.block(shown, released, _budget(ctx.repo) * CHARS_PER_TOKEN, listing.after)
@@ -530,8 +532,9 @@ def session_start_block(ctx: Context, now: int) -> str:
     return text
 
 
-def _by(ctx: Context, sessions: list[str]) -> dict[str, str]:
-    """session path -> "Alice, 2026-12-01" for those of `sessions` someone else last changed."""
+def _by(ctx: Context, sessions: list[str]) -> dict[str, str] | None:
+    """session path -> "Alice, 2026-12-01" for those of `sessions` someone else last
+    changed; None when the table cannot be read (the lines go unsigned, and uncached)."""
     if not sessions:
         return {}
     from . import authors
@@ -539,7 +542,7 @@ def _by(ctx: Context, sessions: list[str]) -> dict[str, str]:
     try:
         table = authors.load(ctx)
     except (EnfError, OSError):
-        return {}
+        return None
     return {path: who for path in sessions if (who := table.by(path))}
 
 
@@ -550,7 +553,7 @@ def _signed(summary: str, by: str) -> str:
 # --- the SessionStart listing, cached per machine ----------------------------------------------
 
 LISTING_FILE = "pins-listing.json"
-LISTING_VERSION = 2  # bump whenever Status, the release rule or what the listing reads changes
+LISTING_VERSION = 2  # bump whenever Status, the release rule, what the listing reads or keeps changes
 
 
 def _month_of(since: str) -> str:
@@ -563,8 +566,11 @@ def _listing_key(ctx: Context) -> list[object] | None:
     machine holds notes of asks. The records themselves are checked by `_reads`."""
     if read_notes(ctx):
         return None
+    from .authors import reader  # whose lines are signed: everyone's but the reader's
+
     tip = require_branch(ctx)
-    return [LISTING_VERSION, store.blob_oid(ctx.repo, tip.tree, pp.PINS_DIR), release_after(ctx.repo)]
+    return [LISTING_VERSION, store.blob_oid(ctx.repo, tip.tree, pp.PINS_DIR), release_after(ctx.repo),
+            list(reader(ctx))]
 
 
 def _reads(ctx: Context, pinned_paths: Sequence[str], since: str | None) -> dict[str, object]:
@@ -604,15 +610,19 @@ def _cached_listing(ctx: Context, key: list[object] | None) -> Listing | None:
         listing = Listing(statuses, [str(x) for x in raw["problems"]], int(raw["after"]))
         if raw["reads"] != _reads(ctx, *_window(listing)):
             return None
+        listing.by = {str(p): str(who) for p, who in raw["by"].items()}
         return listing
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
 def _save_listing(ctx: Context, key: list[object] | None, listing: Listing) -> None:
-    if key is None:
+    if key is None or listing.by is None:
         return
-    data = {"key": key, "reads": _reads(ctx, *_window(listing)), "after": listing.after,
+    # Who last changed a pinned session changes only with its blob (`_reads`), so the
+    # signatures are kept too: reading the authors table costs a shard per pin, and a
+    # shard grows with the branch (~2 ms each at 100,000 sessions).
+    data = {"key": key, "reads": _reads(ctx, *_window(listing)), "by": listing.by, "after": listing.after,
             "problems": listing.problems, "statuses": [s.as_dict() for s in listing.statuses]}
     try:
         atomic.write(store.state_dir(ctx.repo) / LISTING_FILE, json.dumps(data).encode("utf-8"))
