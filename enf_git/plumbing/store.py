@@ -240,6 +240,22 @@ def list_files(repo: pygit2.Repository, tree: pygit2.Tree | None) -> dict[str, s
     return {p: o for p, o in _logical(_list_stored(repo, tree)).items() if o is not None}
 
 
+def files_but_dated_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None) -> dict[str, str]:
+    """`list_files` without the sessions of the month folders: every other file of the
+    branch, and the flat entries of sessions/ (at 100,000 sessions, a tenth of a second
+    to list instead of a second or more)."""
+    out: dict[str, str] = {}
+    for entry in tree if tree is not None else ():
+        name = entry.name
+        if name == paths.SESSIONS_DIR and entry.type_str == "tree":
+            out.update((f"{name}/{n}", oid) for n, oid, kind in flat_sessions(repo, tree) if kind == "blob")
+        elif entry.type_str == "tree":
+            out.update(_list_stored(repo, _subtree(repo, entry.id), f"{name}/"))
+        elif entry.type_str == "blob":
+            out[str(name)] = str(entry.id)
+    return out
+
+
 def _entry(tree: pygit2.Tree, path: str) -> pygit2.Object:
     """The tree entry of the working copy's `path`: its flat place first, then its month's.
     A month folder's own path (sessions/YYYY/MM/<dated name>) names nothing here: that
