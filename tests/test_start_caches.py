@@ -176,6 +176,9 @@ def test_the_pins_listing_stands_while_the_sessions_it_reads_stand(ctx: memory.C
     cold = pins.session_start_block(ctx, NOW)
     put(ctx, ["2026-02-10-older-work"], NOW)  # sessions/ changed, but in a month before the ask
     assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 1
+    put(ctx, ["2026-03-05-same-month"], NOW)  # the pinned sessions' month folder, not their files
+    assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 1
+    assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 1
     (ctx.root / "sessions" / "2026-03-02-other.md").write_text(worth("2026-03-02-other", 2, "Other, renamed"))
     memory.commit(ctx, "a pinned session's summary", now=NOW)
     assert "Other, renamed" in pins.session_start_block(ctx, NOW) and len(refreshes) == 2
@@ -209,7 +212,7 @@ def test_a_pins_listing_that_says_other_reads_is_not_trusted(ctx: memory.Context
     path = store.state_dir(ctx.repo) / pins.LISTING_FILE
     raw = json.loads(path.read_text())
     raw["statuses"][0]["summary"] = "a summary no record holds"
-    raw["reads"][f"sessions/{PINNED}.md"] = "0" * 40
+    raw["reads"]["pinned"][f"sessions/{PINNED}.md"] = ["0" * 40, "0" * 40]  # another month folder, another blob
     path.write_text(json.dumps(raw))
     assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 2
 
