@@ -189,6 +189,33 @@ def test_a_batch_compresses_what_a_concurrent_writer_left_and_loses_no_edit(
     assert git("log", "-1", "--format=%s", "claude-memory^").strip() == "teammate's edit"
 
 
+def test_a_start_that_found_nothing_due_ranks_again_on_the_day_a_session_turns_cold(
+        ctx: memory.Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing due is remembered from day to day (ranking 100,000 sessions costs seconds),
+    until the first day a warm session is old enough for cold."""
+    dated(ctx)
+    compress.scheduled(ctx, NOW)  # the cold ones
+    compress.scheduled(ctx, NOW + 60)  # the warm ones
+    ranked: list[int] = []
+    real = compress._Run._rows
+
+    def counted(self: compress._Run) -> list[tuple[str, str, str, str, list[object]]]:
+        ranked.append(1)
+        return real(self)  # type: ignore[return-value]
+
+    monkeypatch.setattr(compress._Run, "_rows", counted)
+    day = 86400
+    assert compress.scheduled(ctx, NOW + 120).steps == [] and len(ranked) == 1
+    for k in range(1, 7):  # 2026-04-14 to 2026-04-19: 2026-03-20 is at most 30 days old
+        assert compress.scheduled(ctx, NOW + k * day).steps == []
+    assert len(ranked) == 1
+    done = compress.scheduled(ctx, NOW + 7 * day)  # 2026-04-20: 31 days
+    assert [(s.tier, s.stem) for s in done.done] == [("cold", WARM[0])] and len(ranked) == 2
+    assert compress.scheduled(ctx, NOW + 7 * day + 60).steps == [] and len(ranked) == 3
+    assert compress.scheduled(ctx, NOW + 8 * day).steps == [] and len(ranked) == 3
+    assert compress.scheduled(ctx, NOW + 6 * day).steps == [] and len(ranked) == 4  # a clock set back: ranked again
+
+
 def test_the_schedule_can_be_limited_and_turned_off(ctx: memory.Context, git: Git) -> None:
     dated(ctx)
     git("config", "enf.compressPerStart", "1")

@@ -80,6 +80,9 @@ class Compression:
         self.steps: list[Step] = []
         self.error = ""  # scheduled(): why nothing was tried (the session goes on regardless)
         self.current_named = True  # whether `current` named a session on the branch (True: not known)
+        # The first day ("YYYY-MM-DD") a session not due today ages into cold ("9999-12-31":
+        # none does); None: not known (the ranking was not lazy, or did not run to its end).
+        self.until: str | None = None
 
     @property
     def done(self) -> list[Step]:
@@ -145,18 +148,21 @@ IDLE_FILE = "compress-idle.json"
 
 class _Idle:
     """The last start that found nothing to compress, by what decided it: the sessions,
-    pins and conflict copies on the branch, the day and the policy. Ranking 10,000
-    sessions to find nothing due again cost a start ~0.25 s; the next commit that
-    changes a session changes the key. Kept for `current` only when it named no session
-    (then any other current that names none finds nothing too: a current session only
-    keeps sessions whole)."""
+    pins and conflict copies on the branch and the policy, until the first day a
+    session ages into the cold tier (`until`: the day is the only other input, and
+    nothing else changes with it). Ranking 10,000 sessions to find nothing due again
+    cost a start ~0.25 s (100,000: seconds, on each day's first start); the next commit
+    that changes a session changes the key. Kept for `current` only when it named no
+    session (then any other current that names none finds nothing too: a current
+    session only keeps sessions whole)."""
 
     def __init__(self, ctx: Context, as_of: dt.date, policy: Policy) -> None:
         tip = require_branch(ctx)
         tree = tip.tree
         self.path = store.state_dir(ctx.repo) / IDLE_FILE
+        self.as_of = as_of.isoformat()
         self.key = [store.blob_oid(ctx.repo, tree, model.SESSIONS_DIR) or "", store.blob_oid(ctx.repo, tree, PINS_DIR) or "",
-                    store.blob_oid(ctx.repo, tree, paths.CONFLICTS.rstrip("/")) or "", as_of.isoformat(),
+                    store.blob_oid(ctx.repo, tree, paths.CONFLICTS.rstrip("/")) or "", IDLE_VERSION,
                     list(policy.tiers), policy.per_start, _cache_version(), sorted(active_markers(ctx))]
 
     def known(self, current: str | None) -> bool:
@@ -164,16 +170,21 @@ class _Idle:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return False
-        return isinstance(raw, dict) and raw.get("key") == self.key and raw.get("current") in (None, current)
+        return (isinstance(raw, dict) and raw.get("key") == self.key and raw.get("current") in (None, current)
+                and raw.get("since", "~") <= self.as_of < raw.get("until", ""))
 
     def remember(self, current: str | None, done: Compression) -> None:
-        if done.error or done.dry_run:
+        if done.error or done.dry_run or done.until is None:
             return
         named = current is not None and done.current_named
+        data = {"key": self.key, "current": current if named else None, "since": self.as_of, "until": done.until}
         try:
-            atomic.write(self.path, json.dumps({"key": self.key, "current": current if named else None}).encode())
+            atomic.write(self.path, json.dumps(data).encode())
         except OSError:
             pass  # the next start ranks again
+
+
+IDLE_VERSION = 2  # 2: kept from day to day, until a session ages into cold
 
 
 def compress(ctx: Context, as_of: dt.date, *, tier: str | None = None, names: Sequence[str] = (),
@@ -290,6 +301,7 @@ class _Run:
         # (an active one further back may go unlisted: it is never compressed anyway).
         named = current if current is not None and self.result.current_named else None
         hot = tiers.hot_paths(newest, self.policy.tiers.hot, pins, named, self.active)
+        ages = _Aging(self.as_of, self.policy.tiers.cold_days)
         for t in ORDER:
             if tier is not None and t != tier:
                 continue
@@ -301,6 +313,10 @@ class _Run:
                 verdict = tiers.verdict(s, self.as_of, self.policy.tiers, path in hot, pins, conflicted, self.active)
                 if tiers.due_tier(verdict, have, int(facts[1]), self.policy.tiers) == t:
                     yield t, path
+                elif t == "cold" and verdict.tier == "warm" and not verdict.never:
+                    ages.note(date)  # not cold yet: it will be
+        if tier is None:
+            self.result.until = ages.first
 
     def _rows(self) -> list[tuple[str, str, str, str, list[Any]]]:
         """(date, start_time, stem, path, facts) of every session that parses, oldest first.
@@ -524,6 +540,21 @@ class _Batch:
         tier = next(iter(self.wanted.values()))[0].tier
         done = [(path, *texts) for path, texts in self.kept.items()]
         return batch_message(tier, done, self.run.as_of)
+
+
+class _Aging:
+    """The first day on which a session that is warm today (by its age) turns cold."""
+
+    def __init__(self, as_of: dt.date, cold_days: int) -> None:
+        self.as_of, self.cold_days = as_of, cold_days
+        self.first = "9999-12-31"
+
+    def note(self, date: str) -> None:
+        try:
+            day = dt.date.fromisoformat(date[:10]) + dt.timedelta(days=self.cold_days + 1)
+        except (ValueError, OverflowError):
+            return
+        self.first = min(self.first, max(day, self.as_of + dt.timedelta(days=1)).isoformat())
 
 
 def _stem(path: str) -> str:
