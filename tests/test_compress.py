@@ -499,6 +499,30 @@ def test_a_run_orders_by_the_frontmatter_date_not_the_file_name(ctx: memory.Cont
     assert HOT[0] in [s.stem for s in warm.done]  # pushed out of the hot three by it
 
 
+def test_new_tier_facts_go_to_a_small_file_until_there_are_many(ctx: memory.Context,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    dated(ctx)
+    put(ctx, {stem: full(stem) for stem in ("2026-01-20-more-a", "2026-01-21-more-b")})
+    state = store.state_dir(ctx.repo)
+    main, new = state / compress.CACHE_FILE, state / compress.NEW_FILE
+    assert compress.scheduled(ctx, NOW).done  # the first save: tiers.json, whole
+    saved = main.read_bytes()
+    assert not new.exists()
+    monkeypatch.setattr(compress, "SAVE_AFTER", 1)
+    assert compress.scheduled(ctx, NOW + 60).done  # the warm batch: its blobs go to the small file
+    assert main.read_bytes() == saved and len(json.loads(new.read_bytes())["entries"]) == 2
+    seen = compress._TierCache(main)
+    assert set(json.loads(new.read_bytes())["entries"]) <= set(seen.entries)  # read together
+    monkeypatch.setattr(compress, "DELTA_MAX", 0)
+    assert compress.scheduled(ctx, NOW + 30 * 86400).done  # past DELTA_MAX: tiers.json whole again
+    assert not new.exists() and set(seen.entries) <= set(json.loads(main.read_bytes())["entries"])
+    main.unlink()
+    (new).write_text(json.dumps({"version": compress._cache_version(), "skips": {},
+                                 "entries": {oid: ["cold", 0, "2020-01-01", "", "completed", "x"]
+                                             for oid in seen.entries}}))
+    assert compress._TierCache(main).entries == {}  # the small file alone is not trusted
+
+
 def test_tiers_json_is_rewritten_for_a_refusal_or_several_new_facts_not_for_each(ctx: memory.Context) -> None:
     dated(ctx)
     put(ctx, {stem: full(stem) for stem in ("2026-01-20-more-a", "2026-01-21-more-b")})  # 9 sessions to learn
