@@ -11,7 +11,8 @@ the two inputs besides the file.
 SessionStart runs `scheduled`: one tier per session start, cold before warm before
 fold, oldest first, at most `enf.compressPerStart` sessions, in one commit
 (`compress(<tier>): N sessions, …`, a line and a Compressed-from trailer per session;
-its parent holds every full text). `git enf compress` runs `compress` by hand. `keep_edit` is the sharing rule for sync_merge: a compression on
+its parent holds every full text). `git enf compress` runs `compress` by hand.
+`keep_edit` is the sharing rule for sync_merge: a compression on
 one side yields to an edit on the other, so nothing written is ever lost to it.
 
 Per machine, `.git/enf/tiers.json` remembers each session blob's tier and
@@ -192,13 +193,13 @@ def compress(ctx: Context, as_of: dt.date, *, tier: str | None = None, names: Se
              limit: int | None = None, now: int | None = None, one_tier: bool = False,
              policy: Policy | None = None, batch: bool = False) -> Compression:
     """Compress what is due on `as_of` (or `names`, to `tier` if given), one commit each,
-    or with `batch` one commit for the run (SessionStart's: see `_Batch`).
+    or with `batch` and `one_tier` one commit for the run (SessionStart's: see `_Batch`).
     `pins` None: the sessions pinned on the branch (memory/pins.py), never compressed."""
     require_branch(ctx)
     # A dry run writes nothing, so it needs no lock (and answers in a .git it may not write).
     with nullcontext(True) if dry_run else ctx.lock():
         run = _Run(ctx, as_of, policy or Policy(ctx.repo), dry_run, now)
-        run.batch = _Batch(run) if batch and not dry_run else None
+        run.batch = _Batch(run) if batch and one_tier and not dry_run else None  # one tier: one subject
         if pins is None:
             from .pins import pinned
 
@@ -806,7 +807,8 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     """A tiers file of this version (None: missing, unreadable or another version's)."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        if raw.get("version") == _cache_version() and isinstance(raw["entries"], dict) and isinstance(raw["skips"], dict):
+        if (raw.get("version") == _cache_version() and isinstance(raw["entries"], dict)
+                and isinstance(raw["skips"], dict)):
             return dict(raw)
     except (OSError, ValueError, KeyError, AttributeError, TypeError):
         pass

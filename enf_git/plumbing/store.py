@@ -247,12 +247,14 @@ def files_but_dated_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None) 
     out: dict[str, str] = {}
     for entry in tree if tree is not None else ():
         name = entry.name
+        if name is None:
+            continue
         if name == paths.SESSIONS_DIR and entry.type_str == "tree":
             out.update((f"{name}/{n}", oid) for n, oid, kind in flat_sessions(repo, tree) if kind == "blob")
         elif entry.type_str == "tree":
             out.update(_list_stored(repo, _subtree(repo, entry.id), f"{name}/"))
         elif entry.type_str == "blob":
-            out[str(name)] = str(entry.id)
+            out[name] = str(entry.id)
     return out
 
 
