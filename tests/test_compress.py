@@ -144,6 +144,80 @@ def test_the_schedule_runs_one_tier_per_session_start_cold_first(ctx: memory.Con
     assert third.steps == [] and git("rev-parse", "claude-memory") == tip  # running it again changes nothing
 
 
+def test_a_session_start_compresses_its_batch_in_one_commit_whose_parent_holds_each_full_text(
+        ctx: memory.Context, git: Git) -> None:
+    texts = dated(ctx)
+    views = {v: git("show", f"claude-memory:{v}") for v in ("index.md", "topics.md", "decisions.md")}
+    before = git("rev-parse", "claude-memory").strip()
+    done = compress.scheduled(ctx, NOW)
+    assert [s.stem for s in done.done] == COLD
+    assert git("rev-list", "--count", f"{before}..claude-memory").strip() == "1"
+    assert {s.commit for s in done.done} == {git("rev-parse", "claude-memory").strip()}
+    assert sorted(git("diff", "--name-only", before, "claude-memory").split()) == \
+        sorted(f"sessions/{stem}.md" for stem in COLD)  # the views did not change
+    body = git("log", "-1", "--format=%B", "claude-memory")
+    assert body.startswith(f"compress(cold): 2 sessions, {COLD[0]} to {COLD[1]}\n")
+    for stem in COLD:
+        assert show(git, stem, before) == texts[stem] and "tier: cold" in show(git, stem)
+        source = store.hash_bytes(texts[stem].encode())
+        assert f"- {stem}: " in body and f"the full text is blob {source[:12]}" in body
+        assert f"Compressed-from: {source}\n" in body
+    assert f"As-of: 2026-04-13\nCompressor: {tiers.VERSION}\n" in body
+    assert {v: git("show", f"claude-memory:{v}") for v in views} == views
+    git("fsck", "--strict", "--no-dangling")
+
+
+def test_a_batch_compresses_what_a_concurrent_writer_left_and_loses_no_edit(
+        ctx: memory.Context, git: Git, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A teammate's edit lands between the ranking and the batch's commit: the commit is
+    built on it, so the edit stays in the parent and the compression is of the edited text."""
+    texts = dated(ctx)
+    edited = texts[COLD[1]].replace("## Intent\n", "## Intent\nEDITED-MEANWHILE: a late note.\n")
+    real = store.commit
+    raced: list[str] = []
+
+    def racing(repo: store.Repo, build: store.ChangeBuilder, message: object, **kw: object) -> object:
+        if not raced:
+            raced.append("once")
+            real(repo, lambda tip: {f"sessions/{COLD[1]}.md": edited.encode()}, "teammate's edit")
+        return real(repo, build, message, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "commit", racing)
+    done = compress.scheduled(ctx, NOW)
+    assert [s.stem for s in done.done] == COLD
+    assert show(git, COLD[1], "claude-memory^") == edited  # the edit, whole, in the parent
+    body = git("log", "-1", "--format=%B", "claude-memory")
+    assert f"Compressed-from: {store.hash_bytes(edited.encode())}\n" in body
+    assert git("log", "-1", "--format=%s", "claude-memory^").strip() == "teammate's edit"
+
+
+def test_a_start_that_found_nothing_due_ranks_again_on_the_day_a_session_turns_cold(
+        ctx: memory.Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing due is remembered from day to day (ranking 100,000 sessions costs seconds),
+    until the first day a warm session is old enough for cold."""
+    dated(ctx)
+    compress.scheduled(ctx, NOW)  # the cold ones
+    compress.scheduled(ctx, NOW + 60)  # the warm ones
+    ranked: list[int] = []
+    real = compress._Run._rows
+
+    def counted(self: compress._Run) -> list[tuple[str, str, str, str, list[object]]]:
+        ranked.append(1)
+        return real(self)  # type: ignore[return-value]
+
+    monkeypatch.setattr(compress._Run, "_rows", counted)
+    day = 86400
+    assert compress.scheduled(ctx, NOW + 120).steps == [] and len(ranked) == 1
+    for k in range(1, 7):  # 2026-04-14 to 2026-04-19: 2026-03-20 is at most 30 days old
+        assert compress.scheduled(ctx, NOW + k * day).steps == []
+    assert len(ranked) == 1
+    done = compress.scheduled(ctx, NOW + 7 * day)  # 2026-04-20: 31 days
+    assert [(s.tier, s.stem) for s in done.done] == [("cold", WARM[0])] and len(ranked) == 2
+    assert compress.scheduled(ctx, NOW + 7 * day + 60).steps == [] and len(ranked) == 3
+    assert compress.scheduled(ctx, NOW + 8 * day).steps == [] and len(ranked) == 3
+    assert compress.scheduled(ctx, NOW + 6 * day).steps == [] and len(ranked) == 4  # a clock set back: ranked again
+
+
 def test_the_schedule_can_be_limited_and_turned_off(ctx: memory.Context, git: Git) -> None:
     dated(ctx)
     git("config", "enf.compressPerStart", "1")
@@ -425,6 +499,30 @@ def test_a_run_orders_by_the_frontmatter_date_not_the_file_name(ctx: memory.Cont
     warm = compress.compress(ctx, AS_OF, tier="warm", dry_run=True)
     assert "2025-11-01-renamed" not in [s.stem for s in warm.done]  # hot by its date: among the newest three
     assert HOT[0] in [s.stem for s in warm.done]  # pushed out of the hot three by it
+
+
+def test_new_tier_facts_go_to_a_small_file_until_there_are_many(ctx: memory.Context,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    dated(ctx)
+    put(ctx, {stem: full(stem) for stem in ("2026-01-20-more-a", "2026-01-21-more-b")})
+    state = store.state_dir(ctx.repo)
+    main, new = state / compress.CACHE_FILE, state / compress.NEW_FILE
+    assert compress.scheduled(ctx, NOW).done  # the first save: tiers.json, whole
+    saved = main.read_bytes()
+    assert not new.exists()
+    monkeypatch.setattr(compress, "SAVE_AFTER", 1)
+    assert compress.scheduled(ctx, NOW + 60).done  # the warm batch: its blobs go to the small file
+    assert main.read_bytes() == saved and len(json.loads(new.read_bytes())["entries"]) == 2
+    seen = compress._TierCache(main)
+    assert set(json.loads(new.read_bytes())["entries"]) <= set(seen.entries)  # read together
+    monkeypatch.setattr(compress, "DELTA_MAX", 0)
+    assert compress.scheduled(ctx, NOW + 30 * 86400).done  # past DELTA_MAX: tiers.json whole again
+    assert not new.exists() and set(seen.entries) <= set(json.loads(main.read_bytes())["entries"])
+    main.unlink()
+    (new).write_text(json.dumps({"version": compress._cache_version(), "skips": {},
+                                 "entries": {oid: ["cold", 0, "2020-01-01", "", "completed", "x"]
+                                             for oid in seen.entries}}))
+    assert compress._TierCache(main).entries == {}  # the small file alone is not trusted
 
 
 def test_tiers_json_is_rewritten_for_a_refusal_or_several_new_facts_not_for_each(ctx: memory.Context) -> None:

@@ -168,6 +168,55 @@ def test_a_warm_pins_block_reads_nothing_and_says_what_a_cold_one_says(ctx: memo
     assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 2
 
 
+def test_the_pins_listing_stands_while_the_sessions_it_reads_stand(ctx: memory.Context,
+                                                                   refreshes: list[int]) -> None:
+    """Keyed on what it reads, not on sessions/: an older session changing (a compression,
+    a Stop commit of another month) keeps it; a pinned session or one since the last ask does not."""
+    pinned_ctx(ctx)
+    cold = pins.session_start_block(ctx, NOW)
+    put(ctx, ["2026-02-10-older-work"], NOW)  # sessions/ changed, but in a month before the ask
+    assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 1
+    put(ctx, ["2026-03-05-same-month"], NOW)  # the pinned sessions' month folder, not their files
+    assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 1
+    assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 1
+    (ctx.root / "sessions" / "2026-03-02-other.md").write_text(worth("2026-03-02-other", 2, "Other, renamed"))
+    memory.commit(ctx, "a pinned session's summary", now=NOW)
+    assert "Other, renamed" in pins.session_start_block(ctx, NOW) and len(refreshes) == 2
+    put(ctx, later(1), NOW + DAY)  # a session after the last ask: one more toward the release
+    block = pins.session_start_block(ctx, NOW + DAY)
+    assert len(refreshes) == 3 and "Other, renamed" in block
+    assert pins.session_start_block(ctx, NOW + DAY) == block and len(refreshes) == 3
+    (store.state_dir(ctx.repo) / pins.LISTING_FILE).unlink()
+    assert pins.session_start_block(ctx, NOW + DAY) == block and len(refreshes) == 4  # rebuilt: the same
+
+
+def test_a_cached_pins_block_keeps_the_signature_of_a_teammates_edit(ctx: memory.Context,
+                                                                      refreshes: list[int]) -> None:
+    pinned_ctx(ctx)
+    assert "Tea Mate" not in pins.session_start_block(ctx, NOW)
+    teammate = {"GIT_AUTHOR_NAME": "Tea Mate", "GIT_AUTHOR_EMAIL": "teammate@example.invalid"}
+    text = worth("2026-03-02-other", 2, "Other, by a teammate").encode()
+    store.commit(ctx.repo, lambda tip: {"sessions/2026-03-02-other.md": text}, "teammate's edit", env=teammate)
+    block = pins.session_start_block(ctx, NOW)
+    assert "Other, by a teammate — Tea Mate, " in block and len(refreshes) == 2
+    assert pins.session_start_block(ctx, NOW) == block and len(refreshes) == 2  # cached, signed
+
+
+def test_a_pins_listing_that_says_other_reads_is_not_trusted(ctx: memory.Context, refreshes: list[int]) -> None:
+    """A listing whose recorded reads no longer match the branch (an older enf-git's file,
+    a hand edit) is recomputed, never shown."""
+    import json
+
+    pinned_ctx(ctx)
+    cold = pins.session_start_block(ctx, NOW)
+    path = store.state_dir(ctx.repo) / pins.LISTING_FILE
+    raw = json.loads(path.read_text())
+    raw["statuses"][0]["summary"] = "a summary no record holds"
+    raw["reads"]["pinned"][f"sessions/{PINNED}.md"] = ["0" * 40, "0" * 40]  # another month folder, another blob
+    path.write_text(json.dumps(raw))
+    assert pins.session_start_block(ctx, NOW) == cold and len(refreshes) == 2
+
+
 def test_a_pin_due_for_release_is_released_on_its_start_with_the_cache_warm(ctx: memory.Context, git: Git,
                                                                             refreshes: list[int]) -> None:
     pinned_ctx(ctx)

@@ -143,6 +143,33 @@ def test_a_session_held_locally_follows_the_branch_even_below_the_floor(
     assert "Revised elsewhere" in (ctx.root / old).read_text()
 
 
+def test_a_first_materialization_lists_no_session_outside_the_set_but_those_held_here(
+        ctx: memory.Context, repo_dir: Path, tmp_path: Path, git: Git, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh clone's init reads the newest months, not every session of the branch; an
+    old session already in the folder still follows the branch."""
+    from enf_git.plumbing import store
+
+    wt = tmp_path / "wt"
+    run_git(repo_dir, "worktree", "add", "-q", "--detach", str(wt))
+    other = memory.Context.open(wt)
+    old = session(DATES[0])
+    write(other, old, git("show", f"claude-memory:{old}"))  # put back by hand before the first init
+
+    def listed(*args: object) -> dict[str, str]:
+        raise AssertionError("listed every file of the branch")
+
+    monkeypatch.setattr(store, "list_files", listed)
+    memory.init(other)
+    monkeypatch.undo()
+    assert local_sessions(other) == sorted([old, *(session(d) for d in DATES[-3:])])
+    for view in ("index.md", "topics.md", "decisions.md", "log.md", "meta.json"):
+        assert (other.root / view).read_bytes() == git("show", f"claude-memory:{view}").encode()
+    write(ctx, old, session_text(session_id="a1b2c3d0", date=DATES[0], summary="Revised on the branch"))
+    assert memory.commit(fresh(ctx), "revise").commit is not None
+    memory.materialize(fresh(other))
+    assert "Revised on the branch" in (other.root / old).read_text()
+
+
 def test_all_holds_every_session(ctx: memory.Context, repo_dir: Path, tmp_path: Path, git: Git) -> None:
     git("config", memory.WORKING_SET_KEY, "all")
     other = worktree(repo_dir, tmp_path)

@@ -9,8 +9,10 @@ never pruned). The commit message records the as-of day and the compressor versi
 the two inputs besides the file.
 
 SessionStart runs `scheduled`: one tier per session start, cold before warm before
-fold, oldest first, at most `enf.compressPerStart` sessions. `git enf compress` runs
-`compress` by hand. `keep_edit` is the sharing rule for sync_merge: a compression on
+fold, oldest first, at most `enf.compressPerStart` sessions, in one commit
+(`compress(<tier>): N sessions, …`, a line and a Compressed-from trailer per session;
+its parent holds every full text). `git enf compress` runs `compress` by hand.
+`keep_edit` is the sharing rule for sync_merge: a compression on
 one side yields to an edit on the other, so nothing written is ever lost to it.
 
 Per machine, `.git/enf/tiers.json` remembers each session blob's tier and
@@ -80,6 +82,9 @@ class Compression:
         self.steps: list[Step] = []
         self.error = ""  # scheduled(): why nothing was tried (the session goes on regardless)
         self.current_named = True  # whether `current` named a session on the branch (True: not known)
+        # The first day ("YYYY-MM-DD") a session not due today ages into cold ("9999-12-31":
+        # none does); None: not known (the ranking was not lazy, or did not run to its end).
+        self.until: str | None = None
 
     @property
     def done(self) -> list[Step]:
@@ -129,7 +134,8 @@ def scheduled(ctx: Context, now: int, current: str | None = None) -> Compression
         idle = _Idle(ctx, as_of, policy)
         if idle.known(current):
             return Compression(as_of)
-        done = compress(ctx, as_of, current=current, limit=policy.per_start, now=now, one_tier=True, policy=policy)
+        done = compress(ctx, as_of, current=current, limit=policy.per_start, now=now, one_tier=True, policy=policy,
+                        batch=True)
         if not done.done:
             idle.remember(current, done)
         return done
@@ -144,18 +150,21 @@ IDLE_FILE = "compress-idle.json"
 
 class _Idle:
     """The last start that found nothing to compress, by what decided it: the sessions,
-    pins and conflict copies on the branch, the day and the policy. Ranking 10,000
-    sessions to find nothing due again cost a start ~0.25 s; the next commit that
-    changes a session changes the key. Kept for `current` only when it named no session
-    (then any other current that names none finds nothing too: a current session only
-    keeps sessions whole)."""
+    pins and conflict copies on the branch and the policy, until the first day a
+    session ages into the cold tier (`until`: the day is the only other input, and
+    nothing else changes with it). Ranking 10,000 sessions to find nothing due again
+    cost a start ~0.25 s (100,000: seconds, on each day's first start); the next commit
+    that changes a session changes the key. Kept for `current` only when it named no
+    session (then any other current that names none finds nothing too: a current
+    session only keeps sessions whole)."""
 
     def __init__(self, ctx: Context, as_of: dt.date, policy: Policy) -> None:
         tip = require_branch(ctx)
         tree = tip.tree
         self.path = store.state_dir(ctx.repo) / IDLE_FILE
+        self.as_of = as_of.isoformat()
         self.key = [store.blob_oid(ctx.repo, tree, model.SESSIONS_DIR) or "", store.blob_oid(ctx.repo, tree, PINS_DIR) or "",
-                    store.blob_oid(ctx.repo, tree, paths.CONFLICTS.rstrip("/")) or "", as_of.isoformat(),
+                    store.blob_oid(ctx.repo, tree, paths.CONFLICTS.rstrip("/")) or "", IDLE_VERSION,
                     list(policy.tiers), policy.per_start, _cache_version(), sorted(active_markers(ctx))]
 
     def known(self, current: str | None) -> bool:
@@ -163,28 +172,35 @@ class _Idle:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return False
-        return isinstance(raw, dict) and raw.get("key") == self.key and raw.get("current") in (None, current)
+        return (isinstance(raw, dict) and raw.get("key") == self.key and raw.get("current") in (None, current)
+                and raw.get("since", "~") <= self.as_of < raw.get("until", ""))
 
     def remember(self, current: str | None, done: Compression) -> None:
-        if done.error or done.dry_run:
+        if done.error or done.dry_run or done.until is None:
             return
         named = current is not None and done.current_named
+        data = {"key": self.key, "current": current if named else None, "since": self.as_of, "until": done.until}
         try:
-            atomic.write(self.path, json.dumps({"key": self.key, "current": current if named else None}).encode())
+            atomic.write(self.path, json.dumps(data).encode())
         except OSError:
             pass  # the next start ranks again
+
+
+IDLE_VERSION = 2  # 2: kept from day to day, until a session ages into cold
 
 
 def compress(ctx: Context, as_of: dt.date, *, tier: str | None = None, names: Sequence[str] = (),
              dry_run: bool = False, current: str | None = None, pins: frozenset[str] | None = None,
              limit: int | None = None, now: int | None = None, one_tier: bool = False,
-             policy: Policy | None = None) -> Compression:
-    """Compress what is due on `as_of` (or `names`, to `tier` if given), one commit each.
+             policy: Policy | None = None, batch: bool = False) -> Compression:
+    """Compress what is due on `as_of` (or `names`, to `tier` if given), one commit each,
+    or with `batch` and `one_tier` one commit for the run (SessionStart's: see `_Batch`).
     `pins` None: the sessions pinned on the branch (memory/pins.py), never compressed."""
     require_branch(ctx)
     # A dry run writes nothing, so it needs no lock (and answers in a .git it may not write).
     with nullcontext(True) if dry_run else ctx.lock():
         run = _Run(ctx, as_of, policy or Policy(ctx.repo), dry_run, now)
+        run.batch = _Batch(run) if batch and one_tier and not dry_run else None  # one tier: one subject
         if pins is None:
             from .pins import pinned
 
@@ -219,6 +235,7 @@ class _Run:
         self._manifest: Manifest | None = None
         self.todo: Iterable[tuple[str, str]] = ()  # (tier, path), in the order to run them
         self.active = active_markers(ctx)
+        self.batch: _Batch | None = None  # None: one commit per session
 
     @property
     def oids(self) -> dict[str, str]:
@@ -286,6 +303,7 @@ class _Run:
         # (an active one further back may go unlisted: it is never compressed anyway).
         named = current if current is not None and self.result.current_named else None
         hot = tiers.hot_paths(newest, self.policy.tiers.hot, pins, named, self.active)
+        ages = _Aging(self.as_of, self.policy.tiers.cold_days)
         for t in ORDER:
             if tier is not None and t != tier:
                 continue
@@ -297,6 +315,10 @@ class _Run:
                 verdict = tiers.verdict(s, self.as_of, self.policy.tiers, path in hot, pins, conflicted, self.active)
                 if tiers.due_tier(verdict, have, int(facts[1]), self.policy.tiers) == t:
                     yield t, path
+                elif t == "cold" and verdict.tier == "warm" and not verdict.never:
+                    ages.note(date)  # not cold yet: it will be
+        if tier is None:
+            self.result.until = ages.first
 
     def _rows(self) -> list[tuple[str, str, str, str, list[Any]]]:
         """(date, start_time, stem, path, facts) of every session that parses, oldest first.
@@ -400,6 +422,8 @@ class _Run:
                 self._skip(path, tier, "it has uncommitted edits in the working copy; git enf commit first")
             elif self._one(tier, path):
                 ran = tier
+        if self.batch is not None:
+            self.batch.commit()
         self.known.save()
         if self.result.done and not self.result.dry_run:
             from ..record.working_set import materialize
@@ -431,7 +455,9 @@ class _Run:
             self._skip(path, tier, why, len(data), len(new))
             return False
         step = Step(path, tier, len(data), len(new))
-        if not self.result.dry_run:
+        if self.batch is not None:
+            self.batch.add(step, data, new)
+        elif not self.result.dry_run:
             done = store.commit(self.ctx.repo, self._builder(path, tier, data, new),
                                 message(path, tier, data, new, self.as_of), when=self.now,
                                 env=self.ctx.ident)
@@ -450,20 +476,87 @@ class _Run:
 
     def _builder(self, path: str, tier: str, data: bytes, new: bytes) -> store.ChangeBuilder:
         def build(tip: store.Commit | None) -> dict[str, bytes | None]:
-            current = store.read_path(self.ctx.repo, tip.tree, path) if tip is not None else None
-            out = new
-            if current != data:  # someone committed it meanwhile: compress what stands now
-                try:
-                    out = tiers.compress(path, current, tier, self.policy.tiers.fold_after) if current else b""
-                except tiers.CompressionRefused:
-                    return {}
-                if not current or len(out) >= len(current):
-                    return {}
-            changes: dict[str, bytes | None] = {path: out}
-            rendered, _ = views.views_for(self.ctx.repo, tip, changes, self.cache, (self.ctx.root, self.manifest))
-            changes.update(rendered)
-            return changes
+            again = self.again(tip, path, tier, data, new)
+            return self.with_views(tip, {path: again[1]}) if again is not None else {}
         return build
+
+    def again(self, tip: store.Commit | None, path: str, tier: str, data: bytes,
+              new: bytes) -> tuple[bytes, bytes] | None:
+        """(the text at `tip`, its compression), checked against the tip a commit lands on:
+        someone committed the file meanwhile, so compress what stands now; None when that is
+        refused or would not be smaller (nothing to do)."""
+        current = store.read_path(self.ctx.repo, tip.tree, path) if tip is not None else None
+        if current == data:
+            return data, new
+        try:
+            out = tiers.compress(path, current, tier, self.policy.tiers.fold_after) if current else b""
+        except tiers.CompressionRefused:
+            return None
+        return (current, out) if current and len(out) < len(current) else None
+
+    def with_views(self, tip: store.Commit | None, files: dict[str, bytes]) -> dict[str, bytes | None]:
+        changes: dict[str, bytes | None] = dict(files)
+        rendered, _ = views.views_for(self.ctx.repo, tip, changes, self.cache, (self.ctx.root, self.manifest))
+        changes.update(rendered)
+        return changes
+
+
+class _Batch:
+    """SessionStart's run as one commit: `compress(<tier>): N sessions`, the parent holding
+    every full text (invariant 4 holds per file, as with one commit each), the message
+    listing each session with its sizes and the blob of its full text. One commit instead
+    of twenty spares the start twenty ref updates, tree writes and view patches, and
+    every reader after it (authors, the digest) one walk step instead of twenty."""
+
+    def __init__(self, run: _Run) -> None:
+        self.run = run
+        self.wanted: dict[str, tuple[Step, bytes, bytes]] = {}  # path -> (its step, text, compression)
+        self.kept: dict[str, tuple[bytes, bytes]] = {}  # what the last attempt commits
+
+    def add(self, step: Step, data: bytes, new: bytes) -> None:
+        self.wanted[step.path] = (step, data, new)
+
+    def commit(self) -> None:
+        if not self.wanted:
+            return
+        run = self.run
+        done = store.commit(run.ctx.repo, self._build, self._message, when=run.now, env=run.ctx.ident)
+        kept = self.kept if done is not None else {}
+        # What a concurrent writer left nothing to do for is no step of this run.
+        run.result.steps = [s for s in run.result.steps if s.skipped or s.path in kept or s.path not in self.wanted]
+        for path, (before, after) in kept.items():
+            step = self.wanted[path][0]
+            step.before, step.after = len(before), len(after)
+            step.commit = done.oid if done is not None else None
+            run._learn(path, done.blobs.get(path) if done is not None else None, after)
+
+    def _build(self, tip: store.Commit | None) -> dict[str, bytes | None]:
+        self.kept = {}
+        for path, (step, data, new) in self.wanted.items():
+            again = self.run.again(tip, path, step.tier, data, new)
+            if again is not None:
+                self.kept[path] = again
+        return self.run.with_views(tip, {p: k[1] for p, k in self.kept.items()}) if self.kept else {}
+
+    def _message(self) -> str:
+        tier = next(iter(self.wanted.values()))[0].tier
+        done = [(path, *texts) for path, texts in self.kept.items()]
+        return batch_message(tier, done, self.run.as_of)
+
+
+class _Aging:
+    """The first day on which a session that is warm today (by its age) turns cold."""
+
+    def __init__(self, as_of: dt.date, cold_days: int) -> None:
+        self.as_of, self.cold_days = as_of, cold_days
+        self.first = "9999-12-31"
+
+    def note(self, date: str) -> None:
+        try:
+            day = dt.date.fromisoformat(date[:10]) + dt.timedelta(days=self.cold_days + 1)
+        except (ValueError, OverflowError):
+            return
+        self.first = min(self.first, max(day, self.as_of + dt.timedelta(days=1)).isoformat())
 
 
 def _stem(path: str) -> str:
@@ -488,6 +581,23 @@ def message(path: str, tier: str, data: bytes, new: bytes, as_of: dt.date) -> st
             f"{len(data):,} -> {len(new):,} bytes. The full text is blob {source[:12]} "
             f"(git enf show {stem} --full); the parent commit holds the text before this step.\n\n"
             f"As-of: {as_of.isoformat()}\nCompressor: {tiers.VERSION}\nCompressed-from: {source}\n")
+
+
+def batch_message(tier: str, done: Sequence[tuple[str, bytes, bytes]], as_of: dt.date) -> str:
+    """`compress(<tier>): N sessions, FIRST to LAST`, a line per (path, text, compression),
+    then the trailers: the as-of day, the compressor, and each full text's blob in the
+    order listed. One session alone gets the message a commit of its own would have."""
+    if len(done) == 1:
+        path, data, new = done[0]
+        return message(path, tier, data, new, as_of)
+    stems = [_stem(path) for path, _data, _new in done]
+    lines = [f"- {_stem(path)}: {len(data):,} -> {len(new):,} bytes, the full text is blob "
+             f"{tiers.compressed_from(new)[:12]}" for path, data, new in done]
+    sources = "".join(f"Compressed-from: {tiers.compressed_from(new)}\n" for _path, _data, new in done)
+    return (f"compress({tier}): {len(done)} sessions, {stems[0]} to {stems[-1]}\n\n"
+            f"One session start's batch; the parent commit holds each file's text before this step "
+            f"(git enf show NAME --full).\n\n" + "\n".join(lines) + "\n\n"
+            f"As-of: {as_of.isoformat()}\nCompressor: {tiers.VERSION}\n{sources}")
 
 
 def _conflicted(repo: store.Repo, tip: store.Commit) -> list[str]:
@@ -624,12 +734,19 @@ def _cache_version() -> str:
 
 class _TierCache:
     """Blob id -> [tier, Interactions]; "blob:tier" -> why it was not compressed. A pure
-    accelerator, like records.Cache: delete it and the next run rebuilds it."""
+    accelerator, like records.Cache: delete it and the next run rebuilds it.
+
+    New facts go to a small file beside it (NEW_FILE) until there are DELTA_MAX of them:
+    rewriting 10,000 entries (~1 MB of JSON, ~40 ms) for the twenty blobs each
+    compressing start writes was a sixth of that start."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.new_path = path.with_name(NEW_FILE)
         self._entries: dict[str, list[Any]] | None = None
         self._skips: dict[str, str] = {}
+        self._new: dict[str, list[Any]] = {}  # the entries of NEW_FILE, and those learnt since
+        self._main = False  # whether the main file was read (else a save rewrites it whole)
         self.dirty = False  # a refusal to remember: always saved (finding it again means compressing again)
         self.added = 0  # facts learnt since the file was read
 
@@ -637,16 +754,19 @@ class _TierCache:
     def entries(self) -> dict[str, list[Any]]:
         if self._entries is None:
             self._entries = {}
-            try:
-                raw = json.loads(self.path.read_text(encoding="utf-8"))
-                if raw.get("version") == _cache_version():
-                    self._entries, self._skips = dict(raw["entries"]), dict(raw["skips"])
-            except (OSError, ValueError, KeyError, AttributeError, TypeError):
-                pass
+            raw = _read_json(self.path)
+            if raw is not None:
+                self._entries, self._skips, self._main = dict(raw["entries"]), dict(raw["skips"]), True
+                new = _read_json(self.new_path) if self._main else None
+                if new is not None:
+                    self._new = dict(new["entries"])
+                    self._entries.update(self._new)
+                    self._skips.update(new["skips"])
         return self._entries
 
     def put(self, oid: str, value: list[Any]) -> None:
         self.entries[oid] = value
+        self._new[oid] = value
         self.added += 1
 
     def refused(self, oid: str, tier: str) -> str:
@@ -659,16 +779,38 @@ class _TierCache:
         self.dirty = True
 
     def save(self) -> None:
-        # Writing 10,000 entries (~1 MB of JSON) costs a run ~40 ms; parsing again the few
-        # blobs the last runs wrote costs ~1 ms each. So a few new facts wait for more,
-        # well before DIRECT_PARSES misses would make a run load the records cache.
-        if self.dirty or self.added >= SAVE_AFTER:
-            data = {"version": _cache_version(), "entries": self.entries, "skips": self._skips}
-            try:
-                atomic.write(self.path, json.dumps(data).encode("utf-8"))
-            except OSError as exc:
-                if not is_refusal(exc):
-                    raise
-                return  # an unwritable .git/enf: a cache, the next run parses again
-            self.dirty, self.added = False, 0
+        # Parsing again the few blobs the last runs wrote costs ~1 ms each, so a few new
+        # facts wait for more, well before DIRECT_PARSES misses would make a run load the
+        # records cache.
+        if not (self.dirty or self.added >= SAVE_AFTER):
+            return
+        whole = not self._main or len(self._new) > DELTA_MAX
+        target, entries = (self.path, self.entries) if whole else (self.new_path, self._new)
+        data = {"version": _cache_version(), "entries": entries, "skips": self._skips}
+        try:
+            atomic.write(target, json.dumps(data).encode("utf-8"))
+            if whole:
+                self.new_path.unlink(missing_ok=True)
+        except OSError as exc:
+            if not is_refusal(exc):
+                raise
+            return  # an unwritable .git/enf: a cache, the next run parses again
+        self.dirty, self.added, self._main = False, 0, True
+        if whole:
+            self._new = {}
 
+
+NEW_FILE = "tiers-new.json"  # in .git/enf/: what tiers.json learnt since it was last written whole
+DELTA_MAX = 2000  # entries of NEW_FILE past which tiers.json is written whole again
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    """A tiers file of this version (None: missing, unreadable or another version's)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        if (raw.get("version") == _cache_version() and isinstance(raw["entries"], dict)
+                and isinstance(raw["skips"], dict)):
+            return dict(raw)
+    except (OSError, ValueError, KeyError, AttributeError, TypeError):
+        pass
+    return None

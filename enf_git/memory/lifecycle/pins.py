@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...errors import EnfError, NotFound
 from ...plumbing import atomic, store
@@ -307,6 +307,7 @@ class Status:
 class Listing:
     def __init__(self, statuses: list[Status], problems: list[str], after: int) -> None:
         self.statuses, self.problems, self.after = statuses, problems, after
+        self.by: dict[str, str] | None = None  # SessionStart's: session path -> "Alice, 2026-12-01" (None: not known)
 
 
 def list_pins(ctx: Context, timeline: _Timeline | None = None) -> Listing:
@@ -365,9 +366,14 @@ class _Timeline:
     def __init__(self, ctx: Context, tip: store.Commit, pins: Sequence[pp.Pin]) -> None:
         since = min(p.last_asked for p in pins)[:10]
         stems = {p.session for p in pins}
-        entries = [(name, oid) for name, oid, kind in store.folder_entries(ctx.repo, tip.tree, model.SESSIONS_DIR)
+        entries = [(name, oid) for name, oid, kind in store.sessions_from(ctx.repo, tip.tree, _month_of(since))
                    if kind == "blob" and name.endswith(".md")
-                   and (name[:10] >= since or not name[:10].replace("-", "").isdigit() or name[:-3] in stems)]
+                   and (name[:10] >= since or not name[:10].replace("-", "").isdigit())]
+        listed = {name for name, _oid in entries}
+        for stem in sorted(stems - {name[:-3] for name in listed}):  # older than the window: each alone
+            oid = store.blob_oid(ctx.repo, tip.tree, f"{model.SESSIONS_DIR}/{stem}.md")
+            if oid is not None:
+                entries.append((f"{stem}.md", oid))
         reader = _Reader(ctx, tip, len(entries))
         found = [reader.session(f"{model.SESSIONS_DIR}/{name}", oid) for name, oid in entries]
         reader.close()
@@ -495,10 +501,11 @@ def session_start_block(ctx: Context, now: int) -> str:
     each pin's pointer and summary, temporary ones marked, within enf.budget.pins tokens.
     Never raises an EnfError: a broken pin leaves the session starting without the block.
 
-    The listing is a function of the branch's pins/ and sessions/ folders, enf.pinRelease
-    and this machine's notes of asks: with no notes, and the folders an earlier start
-    listed, it comes from `.git/enf/` (LISTING_FILE) and nothing is read or released
-    (releasing depends on the sessions alone, so the same sessions release nothing new).
+    The listing is a function of the branch's pins/ folder, the sessions it reads (the
+    pinned ones, and those since the earliest ask of a temporary pin: `_reads`),
+    enf.pinRelease and this machine's notes of asks: with no notes, and all of those as
+    an earlier start found them, it comes from `.git/enf/` (LISTING_FILE) and nothing is
+    read or released (releasing depends on those sessions alone: nothing new to release).
     """
     try:
         key = _listing_key(ctx)
@@ -507,6 +514,7 @@ def session_start_block(ctx: Context, now: int) -> str:
         if listing is None:
             done = refresh(ctx, now)
             listing, released = list_pins(ctx, done.timeline), done.released
+            listing.by = _by(ctx, [s.pin.session_path for s in listing.statuses])
             if not done.asked and not released:  # else the next start lists the changed pins
                 _save_listing(ctx, _listing_key(ctx), listing)
     except EnfError:
@@ -515,7 +523,7 @@ def session_start_block(ctx: Context, now: int) -> str:
 
     withheld = trust.shown_gate(ctx).withheld([s.pin.session_path for s in listing.statuses])
     statuses = [s for s in listing.statuses if s.pin.session_path not in withheld]
-    by = _by(ctx, [s.pin.session_path for s in statuses])
+    by = listing.by or {}
     shown = [pp.Shown(s.pin, _pointer(ctx, s), _signed(s.summary, by.get(s.pin.session_path, "")))
              for s in statuses]
     text = pp.block(shown, released, _budget(ctx.repo) * CHARS_PER_TOKEN, listing.after)
@@ -524,8 +532,9 @@ def session_start_block(ctx: Context, now: int) -> str:
     return text
 
 
-def _by(ctx: Context, sessions: list[str]) -> dict[str, str]:
-    """session path -> "Alice, 2026-12-01" for those of `sessions` someone else last changed."""
+def _by(ctx: Context, sessions: list[str]) -> dict[str, str] | None:
+    """session path -> "Alice, 2026-12-01" for those of `sessions` someone else last
+    changed; None when the table cannot be read (the lines go unsigned, and uncached)."""
     if not sessions:
         return {}
     from ..record import authors
@@ -533,7 +542,7 @@ def _by(ctx: Context, sessions: list[str]) -> dict[str, str]:
     try:
         table = authors.load(ctx)
     except (EnfError, OSError):
-        return {}
+        return None
     return {path: who for path in sessions if (who := table.by(path))}
 
 
@@ -544,16 +553,71 @@ def _signed(summary: str, by: str) -> str:
 # --- the SessionStart listing, cached per machine ----------------------------------------------
 
 LISTING_FILE = "pins-listing.json"
-LISTING_VERSION = 1  # bump whenever Status or the release rule changes
+LISTING_VERSION = 2  # bump whenever Status, the release rule, what the listing reads or keeps changes
+
+
+def _month_of(since: str) -> str:
+    """The month folder ("YYYY/MM") of a "YYYY-MM-DD" day: the first the release rule reads."""
+    return f"{since[:4]}/{since[5:7]}"
 
 
 def _listing_key(ctx: Context) -> list[object] | None:
-    """What the listing depends on; None (never cached) while this machine holds notes of asks."""
+    """What decides which records the listing reads; None (never cached) while this
+    machine holds notes of asks. The records themselves are checked by `_reads`."""
     if read_notes(ctx):
         return None
+    from .authors import reader  # whose lines are signed: everyone's but the reader's
+
     tip = require_branch(ctx)
-    return [LISTING_VERSION, store.blob_oid(ctx.repo, tip.tree, pp.PINS_DIR),
-            store.blob_oid(ctx.repo, tip.tree, model.SESSIONS_DIR), release_after(ctx.repo)]
+    return [LISTING_VERSION, store.blob_oid(ctx.repo, tip.tree, pp.PINS_DIR), release_after(ctx.repo),
+            list(reader(ctx))]
+
+
+def _reads(ctx: Context, pinned_paths: Sequence[str], since: str | None,
+           saved: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a listing of these pins read, as it stands at the tip: each pinned session's
+    blob (its summary, whether it is on the branch) with its month folder's id, the flat
+    entries of sessions/, and for a temporary pin's release every session on or after
+    `since` (the earliest last ask): the month folders from its month on. Not the
+    sessions/ folder: a compression of older sessions, or a Stop commit of another
+    month, changes none of these, and the listing stands.
+
+    A pinned session whose month folder is what `saved` found is not looked up: opening
+    twenty month folders costs a start ~1 ms each at 100,000 sessions."""
+    tip = require_branch(ctx)
+    months = store.session_months(ctx.repo, tip.tree)
+    known = saved.get("pinned", {}) if saved else {}
+    pinned: dict[str, list[str | None]] = {}
+    for path in pinned_paths:
+        month = months.get(_stored_month(path))
+        was = known.get(path)
+        if month is not None and isinstance(was, list) and was[:1] == [month]:
+            pinned[path] = was  # its month folder stands, so does its blob
+        else:
+            pinned[path] = [month, store.blob_oid(ctx.repo, tip.tree, path)]
+    found: dict[str, Any] = {"pinned": pinned,
+                             "flat": [[name, oid] for name, oid, _kind in store.flat_sessions(ctx.repo, tip.tree)]}
+    if since is not None:
+        found["months"] = {m: oid for m, oid in months.items() if m >= _month_of(since)}
+    return found
+
+
+def _stored_month(path: str) -> str:
+    """"YYYY/MM" of the month folder a session path is kept in ("": kept flat)."""
+    stored = store.stored_path(path)
+    return stored[len(model.SESSIONS_DIR) + 1:len(model.SESSIONS_DIR) + 8] if stored != path else ""
+
+
+def _same_reads(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two `_reads` found the same records (month folders of pinned sessions aside)."""
+    return (a["flat"] == b["flat"] and a.get("months") == b.get("months")
+            and {p: v[1] for p, v in a["pinned"].items()} == {p: v[1] for p, v in b["pinned"].items()})
+
+
+def _window(listing: Listing) -> tuple[list[str], str | None]:
+    """(the pinned sessions' paths, the earliest last ask of a temporary pin or None)."""
+    temporary = [s.pin.last_asked[:10] for s in listing.statuses if s.pin.kind == pp.TEMPORARY]
+    return [s.pin.session_path for s in listing.statuses], min(temporary) if temporary else None
 
 
 def _cached_listing(ctx: Context, key: list[object] | None) -> Listing | None:
@@ -568,16 +632,30 @@ def _cached_listing(ctx: Context, key: list[object] | None) -> Listing | None:
                            str(p["summary"]), bool(p["on_branch"]),
                            None if p["sessions_since_asked"] is None else int(p["sessions_since_asked"]))
                     for p in raw["statuses"]]
-        return Listing(statuses, [str(x) for x in raw["problems"]], int(raw["after"]))
+        listing = Listing(statuses, [str(x) for x in raw["problems"]], int(raw["after"]))
+        reads = _reads(ctx, *_window(listing), saved=raw["reads"])
+        if not _same_reads(raw["reads"], reads):
+            return None
+        listing.by = {str(p): str(who) for p, who in raw["by"].items()}
+        if reads != raw["reads"]:  # a pinned session's month folder moved on: the next start need not look
+            _write_listing(ctx, key, reads, listing)
+        return listing
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
 def _save_listing(ctx: Context, key: list[object] | None, listing: Listing) -> None:
-    if key is None:
+    if key is None or listing.by is None:
         return
-    data = {"key": key, "after": listing.after, "problems": listing.problems,
-            "statuses": [s.as_dict() for s in listing.statuses]}
+    # Who last changed a pinned session changes only with its blob (`_reads`), so the
+    # signatures are kept too: reading the authors table costs a shard per pin, and a
+    # shard grows with the branch (~2 ms each at 100,000 sessions).
+    _write_listing(ctx, key, _reads(ctx, *_window(listing)), listing)
+
+
+def _write_listing(ctx: Context, key: list[object], reads: dict[str, Any], listing: Listing) -> None:
+    data = {"key": key, "reads": reads, "by": listing.by, "after": listing.after,
+            "problems": listing.problems, "statuses": [s.as_dict() for s in listing.statuses]}
     try:
         atomic.write(store.state_dir(ctx.repo) / LISTING_FILE, json.dumps(data).encode("utf-8"))
     except OSError:

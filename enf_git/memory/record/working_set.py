@@ -44,7 +44,7 @@ def materialize(ctx: Context, tip: store.Commit | None = None, also: Iterable[st
     if base is None or prune:
         manifest.floor, held = _working_set(ctx, tip.tree)
     if base is None:  # never materialized here (or the folder is gone): everything
-        wanted = {p: None for p in manifest.files} | store.list_files(ctx.repo, tip.tree)
+        wanted = _first_listing(ctx, manifest, tip.tree, held)
     else:
         wanted = dict(changed) if changed is not None else store.changed_paths(base.tree, tip.tree)
         for path in _missing_views(ctx, manifest) | set(also):
@@ -59,6 +59,29 @@ def materialize(ctx: Context, tip: store.Commit | None = None, also: Iterable[st
     manifest.note_folders(ctx.root, _complete(ctx.root, manifest))  # a folder made whole again is marked again
     manifest.save(ctx.manifest_path)
     return written
+
+
+def _first_listing(ctx: Context, manifest: Manifest, tree: store.Tree, held: dict[str, str]) -> dict[str, str | None]:
+    """What a first materialization looks at: every file of the branch but the sessions
+    outside the working set (`held`), except those the manifest lists or the folder
+    holds (they follow the branch). Listing every session, then asking the disk about
+    each, cost a fresh clone's `git enf init` seconds at 100,000 sessions."""
+    wanted: dict[str, str | None] = {p: None for p in manifest.files}
+    wanted |= store.files_but_dated_sessions(ctx.repo, tree)
+    wanted |= held
+    for path in [*manifest.files, *_sessions_here(ctx.root)]:
+        if model.is_session_path(path) and wanted.get(path) is None:
+            wanted[path] = store.blob_oid(ctx.repo, tree, path)
+    return wanted
+
+
+def _sessions_here(root: Path) -> list[str]:
+    """The session files the working copy's sessions/ holds (none: no folder)."""
+    try:
+        return [f"{model.SESSIONS_DIR}/{e.name}" for e in os.scandir(root / model.SESSIONS_DIR)
+                if e.name.endswith(".md")]
+    except OSError:
+        return []
 
 
 def _working_set(ctx: Context, tree: store.Tree) -> tuple[str | None, dict[str, str]]:
