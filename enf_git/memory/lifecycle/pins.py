@@ -566,7 +566,7 @@ def _listing_key(ctx: Context) -> list[object] | None:
     machine holds notes of asks. The records themselves are checked by `_reads`."""
     if read_notes(ctx):
         return None
-    from .authors import reader  # whose lines are signed: everyone's but the reader's
+    from ..record.authors import reader  # whose lines are signed: everyone's but the reader's
 
     tip = require_branch(ctx)
     return [LISTING_VERSION, store.blob_oid(ctx.repo, tip.tree, pp.PINS_DIR), release_after(ctx.repo),
