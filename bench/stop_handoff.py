@@ -10,7 +10,15 @@ items in the session file. On and off runs alternate (and alternate which goes f
 `python -c "import pygit2"` is measured beside them as the usual floor. Each "on" run must
 rewrite `.git/enf/handoff.json`, each "off" run must leave it alone (checked).
 
-Run: .venv/bin/python bench/stop_handoff.py [--sessions N] [--reps N] [--quick] [--keep]
+`--transcript`: instead, Stop (handoff on) with a Claude Code transcript in its payload
+against the same Stop with none. The transcript is the recorded one in
+tests/data/transcripts/, grown to ~1 MB before the first (uncounted) Stop, and one more
+turn of its lines is appended before each counted Stop, as a session's transcript grows
+between stops: each Stop reads what the last one left. Goal: the ratio <= 1.05 (reading
+a transcript at Stop may add at most 0.05 to its cost). Each such Stop must update the
+transcript's figures in .git/enf/transcripts/ (checked).
+
+Run: .venv/bin/python bench/stop_handoff.py [--sessions N] [--reps N] [--quick] [--keep] [--transcript]
 """
 
 from __future__ import annotations
@@ -34,13 +42,16 @@ DEFAULT_SESSIONS = 1000
 def main() -> int:
     if "--sessions" not in sys.argv and "--quick" not in sys.argv:
         sys.argv += ["--sessions", str(DEFAULT_SESSIONS)]
-    return common.fixture_main("stop-handoff", __doc__, 21, run)
+    return common.fixture_main("stop-handoff", __doc__, 21, run, extra=lambda ap: ap.add_argument(
+        "--transcript", action="store_true", help="Stop with a growing transcript vs Stop with none"))
 
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     common.use_checkout()  # hermetic() dropped PYTHONPATH
     common.header("stop_handoff", sessions=n, repetitions=reps, checkout=common.CHECKOUT)
     repo, own = fixture(work / "repo", n, pack=not args.loose)
+    if args.transcript:
+        return measure_transcript(repo, own, n, reps, work / "transcript.jsonl")
     return measure(repo, own, n, reps)
 
 
@@ -75,10 +86,14 @@ def fixture(path: Path, n: int, pack: bool) -> tuple[Path, Path]:
 
 # --- measuring ----------------------------------------------------------------------
 
-def stop(repo: Path) -> float:
+def stop(repo: Path, transcript: Path | None = None) -> float:
     from enf_git import paths
 
-    payload = json.dumps({"session_id": SID, "cwd": str(repo), "hook_event_name": "Stop", "stop_hook_active": False})
+    event: dict[str, object] = {"session_id": SID, "cwd": str(repo), "hook_event_name": "Stop",
+                                "stop_hook_active": False}
+    if transcript is not None:
+        event["transcript_path"] = str(transcript)
+    payload = json.dumps(event)
     t0 = time.perf_counter()
     out = subprocess.run([common.PYTHON, "-c", paths.LAUNCH, "stop"], cwd=repo, input=payload, capture_output=True,
                          text=True, check=False)
@@ -126,6 +141,48 @@ def measure(repo: Path, own: Path, n: int, reps: int) -> int:
     common.ratio_report(f"Stop without handoff / import-pygit2 at {n}", without, floor)
     extra = [(a - b) * 1000 for a, b in zip(with_h, without)]
     print(f"handoff's cost per Stop: median {sorted(extra)[len(extra) // 2]:.1f} ms (paired differences)")
+    return 0
+
+
+RECORDED = common.CHECKOUT / "tests" / "data" / "transcripts" / "claude-code-compact.jsonl"
+TURN_LINES = 6  # lines appended before each counted Stop: a user prompt, the replies and tool results
+
+
+def measure_transcript(repo: Path, own: Path, n: int, reps: int, transcript: Path) -> int:
+    common.git(repo, "config", "enf.handoff", "true")
+    lines = RECORDED.read_text(encoding="utf-8").splitlines(keepends=True)
+    with transcript.open("w", encoding="utf-8") as out:
+        while transcript.stat().st_size < 1 << 20:
+            out.writelines(lines)
+            out.flush()
+    figures = repo / ".git" / "enf" / "transcripts" / f"{SID[:8]}.json"
+    k = 0
+
+    def turn(with_transcript: bool) -> float:
+        nonlocal k
+        k += 1
+        common.touch_session(own, k)
+        if not with_transcript:
+            return stop(repo)
+        with transcript.open("a", encoding="utf-8") as out:
+            out.writelines(lines[(k * TURN_LINES) % len(lines):][:TURN_LINES])
+        before = figures.read_bytes() if figures.exists() else None
+        dt = stop(repo, transcript)
+        if not figures.exists() or figures.read_bytes() == before:
+            raise RuntimeError("a Stop with a grown transcript did not update its figures")
+        return dt
+
+    turn(True)  # reads the first ~1 MB (at most 2 MiB a Stop): settles, not counted
+    turn(False)
+    with_t, without = [], []
+    for i in range(reps):
+        for on in ((True, False) if i % 2 == 0 else (False, True)):
+            (with_t if on else without).append(turn(on))
+    print(f"{'Stop with a transcript':<28} {n:>6} sessions N={reps}: {common.spread_ms(with_t)}")
+    print(f"{'Stop without':<28} {n:>6} sessions N={reps}: {common.spread_ms(without)}")
+    common.ratio_report(f"Stop with a transcript / without at {n}", with_t, without)
+    extra = [(a - b) * 1000 for a, b in zip(with_t, without)]
+    print(f"the transcript's cost per Stop: median {sorted(extra)[len(extra) // 2]:.1f} ms (paired differences)")
     return 0
 
 
