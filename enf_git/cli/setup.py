@@ -179,12 +179,12 @@ def _untrack(ctx: Context) -> list[str]:
     every remote it noted, whatever enf.remote says now, and to enf.remote's (an init from
     before the note)."""
     from ..memory.record import setup
-    from ..plumbing import gitcli
+    from ..plumbing import gitcli, gitclones
 
     top = str(ctx.top)
     names = dict.fromkeys([*setup.tracked(ctx), *([ctx.settings.remote] if ctx.settings.remote else [])])
-    done = [f"removed {gitcli.memory_refspec(name)} from remote.{name}.fetch" for name in names
-            if gitcli.remote_exists(top, name) and gitcli.untrack(top, name)]
+    done = [f"removed {gitclones.memory_refspec(name)} from remote.{name}.fetch" for name in names
+            if gitcli.remote_exists(top, name) and gitclones.untrack(top, name)]
     setup.forget_tracked(ctx)
     return done
 
