@@ -392,6 +392,19 @@ def test_the_pointer_path_imports_no_sqlite_no_re(corpus: memory.Context, repo_d
     assert with_future == []
 
 
+def test_the_logarithm_is_maths_within_two_ulp() -> None:
+    import math
+
+    rng = random.Random(11)
+    cases = [(n, df) for n in range(1, 200) for df in range(0, n + 3)]  # df > n: a delta's masked records
+    cases += [(n, rng.randint(0, n)) for n in (rng.randint(1, 10**7) for _ in range(20000))]
+    for n, df in cases:
+        x = 1 + (n - df + 0.5) / (df + 0.5)
+        assert abs(pointers._ln(x) - math.log(x)) <= 2 * math.ulp(math.log(x)), (n, df)
+    for x in (1.0, 2.0, 0.5, 1e-9, 1e300, 1.4142135623730951, 0.7071067811865476):
+        assert abs(pointers._ln(x) - math.log(x)) <= 2 * math.ulp(math.log(x)), x
+
+
 @pytest.mark.parametrize("prompt", ["yes", "Thanks, go ahead.", "42"])
 def test_a_trivial_prompt_loads_nothing_for_memory(corpus: memory.Context, repo_dir: Path, prompt: str) -> None:
     """A "yes" costs the session check and the event log only: not the pointers reader,
