@@ -8,7 +8,8 @@ builtins alone (marshal, open, int.from_bytes):
   MAGIC, 8 bytes: the header's length, the header (marshal), then blobs:
   header  schema, the branch tip it was built from, the number of records, each
           shard's (offset, length), each record's offset (8 bytes each), the analyzed synonym
-          table (thesaurus.py), the pinned sessions' stems
+          table (thesaurus.py), the pinned sessions' stems, the record texts that read as
+          an instruction (pure/suspicious.py) and the version of the rules that said so
   shard   {term: (df, record ids, impacts)}; a term lives in shard hash(term) %
           SHARDS, so a prompt reads the few shards of its terms. Only the CAP
           highest-impact records of a term are listed (impact: its BM25 saturation
@@ -139,6 +140,14 @@ class Index:
     def pins(self) -> set[str]:
         return set(self.header.get("pins", ()))
 
+    @property
+    def flagged(self) -> frozenset[str] | None:
+        """The texts of this file's records that read as an instruction to the assistant
+        (pure/suspicious.py, judged when the file was built, so that a prompt need not
+        load the rules); None for a file written without verdicts: the caller judges."""
+        found = self.header.get("flagged")
+        return frozenset(found) if isinstance(found, tuple) else None
+
     def postings(self, terms: set[str]) -> Postings:
         """(df, highest-impact records, their impacts) per term that any record holds."""
         by_shard: dict[int, list[str]] = {}
@@ -212,6 +221,12 @@ class Layered:
     @property
     def pins(self) -> set[str]:
         return self.delta.pins
+
+    @property
+    def flagged(self) -> frozenset[str] | None:
+        """Both files' flagged texts (a verdict is the text's alone, whichever record holds it)."""
+        base, delta = self.base.flagged, self.delta.flagged
+        return None if base is None or delta is None else base | delta
 
     def postings(self, terms: set[str]) -> Postings:
         old, new = self.base.postings(terms), self.delta.postings(terms)
