@@ -413,6 +413,7 @@ def test_pointers_load_neither_the_flag_rules_nor_math(corpus: memory.Context, r
     assert "billing-queue" in str(data["out"]) and FLAG not in str(data["out"])
     new = set(data["new"])  # type: ignore[call-overload]
     assert not new & {"math", "enf_git.pure", "enf_git.pure.suspicious", "enf_git.plumbing.skill_build"}, sorted(new)
+    assert all(m.split(".")[0] in sys.stdlib_module_names or m.startswith("enf_git.") for m in new), sorted(new)
     write(repo_dir, "2026-06-02-webhook-order", session_text(session_id="f1e2d3c4", date="2026-06-02",
                                                              summary=ORDER))
     memory.commit(corpus, "an order in a summary")
