@@ -61,7 +61,7 @@ today = time.strftime("%Y-%m-%d")
 (ctx.root / "sessions" / f"{today}-hook-bench.md").write_text(
     f"---\nsession_id: {sys.argv[3][:8]}\ndate: {today}\nstatus: active\n---\n## Intent\nx\n")
 memory.commit(ctx, "own session")
-from enf_git.memory import indexer
+from enf_git.memory.context import indexer
 indexer.refresh_pointers(ctx.repo, ctx.cache())
 """
 
