@@ -4,9 +4,11 @@ of the same run, the way hooks_latency.py measures Claude Code's.
 Per-call hooks against `python -c pass`, goal <= 1.3 each: PreToolUse with the session
 file present (a Bash call), PreToolUse on the heredoc that writes the session file (the
 adapter loads the shell lexer to read it), PostToolUse, UserPromptSubmit on "yes".
-SessionStart under Codex and under Claude Code on the same branch (default 10,000
-sessions), each against `python -c "import pygit2"`: the goal is Codex's ratio within
-the bound Claude Code's start has (bench/session_start_10k.py: routine start <= 1.5).
+SessionStart under Codex and under Claude Code on the same branch (default 1,000
+sessions), each against `python -c "import pygit2"`: Codex's ratio beside Claude Code's.
+This fixture (hooks_latency.py's) is not compressed to its steady state: at 10,000
+sessions every start here does a tier's compression and both hit the hook's 25 s budget,
+so the 10,000-session routine start belongs in session_start_10k.py.
 Each row is the median of paired ratios (baseline run next to each hook run, the order
 rotating); the load average is printed, since the machine is shared.
 
@@ -42,7 +44,7 @@ def payload(top: Path, **fields: object) -> bytes:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, default=10000)
+    parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=60, help="per-call rounds (lifecycle: a sixth of them)")
     parser.add_argument("--venv", type=Path, help="an existing venv with enf-git installed (not editable)")
     args = parser.parse_args()
