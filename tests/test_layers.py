@@ -22,13 +22,14 @@ RANKS = {
     "errors": 0, "paths": 0, "fastjson": 0, "redact": 0, "frame": 0, "__init__": 0,
     "pure": 1, "plumbing": 1,
     "memory": 2, "install": 2,
-    "cli": 3, "claude": 3, "githooks": 3, "mcp": 3,
+    "cli": 3, "claude": 3, "assistants": 3, "githooks": 3, "mcp": 3,
     "entry": 4, "hook": 4,
 }
 # Same rank, still forbidden: the two edges never import each other; pure code has
 # no I/O, and plumbing speaks bytes and paths, never records.
 FORBIDDEN = {("cli", "claude"), ("claude", "cli"), ("pure", "plumbing"), ("plumbing", "pure"),
-             ("install", "memory"), ("mcp", "cli"), ("mcp", "claude")}
+             ("install", "memory"), ("mcp", "cli"), ("mcp", "claude"), ("cli", "assistants"),
+             ("assistants", "cli"), ("mcp", "assistants")}
 
 
 def _modules() -> list[tuple[str, Path]]:
@@ -107,8 +108,9 @@ import json, sys
 before = set(sys.modules)
 from enf_git import hook
 payloads = json.loads(sys.argv[1])
+assistant = sys.argv[2]
 for event, payload in payloads:
-    hook.respond(event, json.dumps(payload).encode())
+    hook.respond(event, b"", lambda: hook.run(event, json.dumps(payload).encode(), assistant))
 new = sorted(set(sys.modules) - before)
 print(json.dumps(new))
 """
@@ -141,9 +143,32 @@ def test_per_call_hooks_import_only_the_standard_library_on_a_real_repo(repo_dir
     assert any("tool-failure" in p.read_text() for p in raw)  # the handlers really ran
 
 
-def _run_hooks(payloads: list[tuple[str, dict[str, object]]]) -> list[str]:
-    proc = subprocess.run([sys.executable, "-c", PER_CALL, json.dumps(payloads)], capture_output=True, text=True,
-                          check=True)
+def test_per_call_hooks_under_codex_import_only_the_standard_library(repo_dir: Path, git: object) -> None:
+    """The same invariant through the Codex adapter, on the calls only it makes: a shell
+    command that writes the session file (the shell lexer loads), an apply_patch, a denial."""
+    memory.init(memory.Context.open(repo_dir))
+    sid = "01a25210-4049-7d23-83e8-7cf4269a2bc3"
+    base = {"session_id": sid, "cwd": str(repo_dir), "transcript_path": "/dev/null", "turn_id": "t"}
+    from enf_git.claude import gate
+
+    today = gate.days()[0]
+    create = (f"cat > .claude-sessions/sessions/{today}-layer.md <<'EOF'\n"
+              f"{session_text(session_id='269a2bc3', date=today)}EOF")
+    patch = "*** Begin Patch\n*** Add File: notes.md\n+x\n*** End Patch\n"
+    payloads = [("PreToolUse", {**base, "tool_name": "Bash", "tool_input": {"command": "ls"}}),
+                ("PreToolUse", {**base, "tool_name": "Bash", "tool_input": {"command": create}}),
+                ("PreToolUse", {**base, "tool_name": "apply_patch", "tool_input": {"command": patch}}),
+                ("UserPromptSubmit", {**base, "prompt": "hello"}),
+                ("PostToolUse", {**base, "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": "x"})]
+    loaded = _run_hooks(payloads, "codex")
+    outside = [m for m in loaded if m.split(".")[0] not in sys.stdlib_module_names and not m.startswith("enf_git")]
+    assert not outside, outside
+    assert "enf_git.pure.shellwrite" in loaded and "enf_git.assistants.codex.adapter" in loaded  # the paths ran
+
+
+def _run_hooks(payloads: list[tuple[str, dict[str, object]]], assistant: str = "") -> list[str]:
+    proc = subprocess.run([sys.executable, "-c", PER_CALL, json.dumps(payloads), assistant], capture_output=True,
+                          text=True, check=True)
     loaded: list[str] = json.loads(proc.stdout)
     return loaded
 

@@ -13,6 +13,7 @@ from ..memory.workspace import Context
 from .base import CONTEXT, workspace
 from .text import plural
 
+ASSISTANTS = ("claude", "codex")
 SCOPE_HELP = ("Where to register the Claude Code hooks: local = .claude/settings.local.json (you, this repo), "
               "project = .claude/settings.json (the team), user = ~/.claude/settings.json (all repos).")
 
@@ -23,7 +24,10 @@ SCOPE_HELP = ("Where to register the Claude Code hooks: local = .claude/settings
 @click.option("--no-hooks", is_flag=True, help="Only set up the branch and working copy.")
 @click.option("--mcp", "with_mcp", is_flag=True,
               help="Also register the MCP server (git enf mcp) in the project's .mcp.json.")
-def init(scope: str, no_hooks: bool, with_mcp: bool) -> None:
+@click.option("--assistant", type=click.Choice(ASSISTANTS), default="claude", show_default=True,
+              help="Which client to register with: claude (Claude Code) or codex (OpenAI Codex CLI: "
+              "$CODEX_HOME/hooks.json for --scope user or local, .codex/hooks.json for project).")
+def init(scope: str, no_hooks: bool, with_mcp: bool, assistant: str) -> None:
     """Create the memory branch and .claude-sessions/, and register the hooks (idempotent)."""
     from .. import memory
 
@@ -37,14 +41,51 @@ def init(scope: str, no_hooks: bool, with_mcp: bool) -> None:
         click.echo(f"  restored {plural(len(report.restored), 'file')} that went with the working copy's folder, "
                    f"e.g. {report.restored[0]}")
     if not no_hooks:
-        _install_hooks(ctx, scope)
+        if assistant == "codex":
+            _install_codex(ctx, scope)
+        else:
+            _install_hooks(ctx, scope)
         _install_git_hooks(ctx)
     if with_mcp:
-        _install_mcp(ctx, scope)
+        if assistant == "codex":
+            from ..install import codex
+
+            _echo(codex.install_mcp(_codex_scope(scope), codex.config_folder(_codex_scope(scope), ctx.top,
+                                                                              _codex_home())).lines)
+        else:
+            _install_mcp(ctx, scope)
     if not report.commit and not no_hooks:  # adopted memory, and the hooks that read its pointers
         from ..memory.context import pointer_refresh
 
         pointer_refresh.start(ctx)
+
+
+def _codex_home() -> Path:
+    import os
+
+    from ..install import codex
+
+    return codex.codex_home(os.environ, Path.home())
+
+
+def _codex_scope(scope: str) -> str:
+    """Codex has no per-user file inside a repository: local means the user's $CODEX_HOME."""
+    return "project" if scope == "project" else "user"
+
+
+def _echo(lines: "list[str]") -> None:
+    for line in lines:
+        click.echo(line)
+
+
+def _install_codex(ctx: Context, scope: str) -> None:
+    from ..install import codex
+
+    done = codex.install(_codex_scope(scope), ctx.top, _codex_home())
+    _echo(done.lines)
+    if scope == "local":
+        click.echo("  (Codex has no per-repository file of yours: the hooks went to $CODEX_HOME, which every "
+                   "repository shares; they do nothing where enf-git is not set up)")
 
 
 def _install_hooks(ctx: Context, scope: str) -> None:
@@ -110,12 +151,20 @@ def _install_git_hooks(ctx: Context) -> None:
 @click.option("--purge", is_flag=True, help=f"Also delete .git/{paths.STATE_DIR}/ (this machine's state) and the "
               f"working copy {paths.WC_DIR}/, after a confirmation. Never the {paths.BRANCH} branch.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask before --purge deletes.")
-def uninstall(scope: str, purge: bool, yes: bool) -> None:
+@click.option("--assistant", type=click.Choice(ASSISTANTS), default="claude", show_default=True,
+              help="Which client's registration to remove (codex: its hooks, skill and MCP entry only).")
+def uninstall(scope: str, purge: bool, yes: bool, assistant: str) -> None:
     """Remove what git enf init set up: hooks, skill, the files and exclude lines it added (memory is kept)."""
     from ..install import claude
     from ..plumbing import store
 
     ctx = workspace()
+    if assistant == "codex":
+        if purge:
+            raise EnfError("--purge goes with Claude Code's uninstall: it deletes what every client shares",
+                           hint="git enf uninstall --assistant codex, then git enf uninstall --purge")
+        _uninstall_codex(ctx, scope)
+        return
     if purge:
         _confirm_purge(ctx, yes)  # before anything is removed
     common = store.common_dir(ctx.repo)
@@ -148,6 +197,19 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
                    f"git branch -D {paths.BRANCH} (and git push origin --delete {paths.BRANCH} for a remote)")
     else:
         click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched (--purge deletes the working copy)")
+
+
+def _uninstall_codex(ctx: Context, scope: str) -> None:
+    """Codex's hooks, skill and MCP entry; the git hooks and the memory stay (Claude Code's
+    uninstall takes those)."""
+    from ..install import codex
+
+    done = codex.uninstall(_codex_scope(scope), ctx.top, _codex_home())
+    done_mcp = codex.uninstall_mcp(codex.config_folder(_codex_scope(scope), ctx.top, _codex_home()))
+    _echo(done.lines + done_mcp.lines)
+    if not done.changed and not done_mcp.changed:
+        click.echo(f"no enf-git Codex hooks in {_codex_scope(scope)} scope")
+    click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched")
 
 
 def _registered_scopes(ctx: Context) -> list[str]:
