@@ -23,8 +23,8 @@ from .plumbing import gitdirs
 from . import fastjson, paths
 from .assistants import events
 
-from .claude import fast
-from .claude.protocol import locate, record_error
+from .assistants.claude import fast
+from .assistants.claude.protocol import locate, record_error
 from .paths import LAUNCH  # noqa: F401 - re-exported: older settings and tests name it here
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing on every tool call
@@ -74,7 +74,7 @@ def respond(event: str, raw: bytes, action: "Callable[[], str] | None" = None) -
 
 
 def _background(event: str, args: list[str]) -> str:
-    from .claude import lifecycle
+    from .assistants.claude import lifecycle
 
     if event == "background-fetch":
         lifecycle.background_fetch(args[0])
@@ -111,7 +111,7 @@ def _core(event: str, payload: "dict[str, object]") -> str:
     if handler is not None:
         return handler(where, payload)
     if event in ("SessionStart", "Stop", "PreCompact", "SessionEnd"):
-        from .claude import lifecycle
+        from .assistants.claude import lifecycle
 
         return lifecycle.handle(event, where, payload)
     return ""

@@ -12,7 +12,7 @@ import pytest
 
 from enf_git import hook, memory
 from enf_git.assistants.codex import adapter
-from enf_git.claude import gate
+from enf_git.assistants.claude import gate
 from enf_git.pure import applypatch, shellwrite
 from gitfixtures import session_text
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory, paths
-from enf_git.claude import gate
+from enf_git.assistants.claude import gate
 from enf_git.memory.context import handoff
 from enf_git.plumbing import store
 from enf_git.pure import handoff as ph

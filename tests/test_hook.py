@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from enf_git.claude import gate
+from enf_git.assistants.claude import gate
 from enf_git import hook, memory
 from gitfixtures import Git, session_text, user_state
 

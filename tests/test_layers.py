@@ -22,13 +22,13 @@ RANKS = {
     "errors": 0, "paths": 0, "fastjson": 0, "redact": 0, "frame": 0, "__init__": 0,
     "pure": 1, "plumbing": 1,
     "memory": 2, "install": 2,
-    "cli": 3, "claude": 3, "assistants": 3, "githooks": 3, "mcp": 3,
+    "cli": 3, "assistants": 3, "githooks": 3, "mcp": 3,
     "entry": 4, "hook": 4,
 }
 # Same rank, still forbidden: the two edges never import each other; pure code has
 # no I/O, and plumbing speaks bytes and paths, never records.
-FORBIDDEN = {("cli", "claude"), ("claude", "cli"), ("pure", "plumbing"), ("plumbing", "pure"),
-             ("install", "memory"), ("mcp", "cli"), ("mcp", "claude"), ("cli", "assistants"),
+FORBIDDEN = {("pure", "plumbing"), ("plumbing", "pure"),
+             ("install", "memory"), ("mcp", "cli"), ("cli", "assistants"),
              ("assistants", "cli"), ("mcp", "assistants")}
 
 
@@ -127,7 +127,7 @@ def test_per_call_hooks_import_only_the_standard_library_on_a_real_repo(repo_dir
     payloads = [("PreToolUse", deny), ("UserPromptSubmit", {**base, "prompt": "hello"})]
     first = _run_hooks(payloads)
     sessions = repo_dir / ".claude-sessions" / "sessions"
-    from enf_git.claude import gate
+    from enf_git.assistants.claude import gate
 
     today = gate.days()[0]
     (sessions / f"{today}-layer-check.md").write_text(session_text(session_id="a1b2c3d4", date=today))
@@ -149,7 +149,7 @@ def test_per_call_hooks_under_codex_import_only_the_standard_library(repo_dir: P
     memory.init(memory.Context.open(repo_dir))
     sid = "01a25210-4049-7d23-83e8-7cf4269a2bc3"
     base = {"session_id": sid, "cwd": str(repo_dir), "transcript_path": "/dev/null", "turn_id": "t"}
-    from enf_git.claude import gate
+    from enf_git.assistants.claude import gate
 
     today = gate.days()[0]
     create = (f"cat > .claude-sessions/sessions/{today}-layer.md <<'EOF'\n"

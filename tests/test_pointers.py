@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory, paths
-from enf_git.claude import gate
+from enf_git.assistants.claude import gate
 from enf_git.memory.context import indexer
 from enf_git.plumbing import fastconfig, pointers, prompt_kind, search, stem
 from gitfixtures import COST, SCALE, run_git, session_text
@@ -97,7 +97,7 @@ def test_a_superseded_decision_is_labelled_so(corpus: memory.Context) -> None:
     first = found[0]
     assert (first.kind, first.status, first.path) == ("decision", "superseded", "sessions/2026-04-13-search-api.md")
     assert first.superseded_by and first.superseded_on == "2026-04-20"
-    from enf_git.claude import brainfirst
+    from enf_git.assistants.claude import brainfirst
 
     assert "SUPERSEDED by " + first.superseded_by in brainfirst.line(first)
 
@@ -386,7 +386,7 @@ def test_the_pointer_path_imports_no_sqlite_no_re(corpus: memory.Context, repo_d
     import importlib.util
 
     ours = [m for m in data["all"] if m.startswith("enf_git") and m != "enf_git.plumbing.skill_build"]  # a rebuild
-    assert "enf_git.claude.skills" in ours and "enf_git.plumbing.pointers" in ours
+    assert "enf_git.assistants.claude.skills" in ours and "enf_git.plumbing.pointers" in ours
     with_future = [m for m in ours if "from __future__ import" in Path(
         str(importlib.util.find_spec(m).origin)).read_text(encoding="utf-8")]  # type: ignore[union-attr]
     assert with_future == []
@@ -509,7 +509,7 @@ def test_a_clone_that_adopts_memory_has_pointers_before_its_first_prompt(corpus:
 
 
 def test_session_start_refreshes_the_index_in_the_background(repo_dir: Path) -> None:
-    from enf_git.claude import lifecycle
+    from enf_git.assistants.claude import lifecycle
 
     ctx = memory.Context.open(repo_dir)
     memory.init(ctx)

@@ -13,8 +13,8 @@ from typing import Any, Callable
 import pytest
 
 from enf_git import memory
-from enf_git.claude import lifecycle
-from enf_git.claude.protocol import Where
+from enf_git.assistants.claude import lifecycle
+from enf_git.assistants.claude.protocol import Where
 from enf_git.memory.context import transcripts
 from enf_git.plumbing import events, store
 from enf_git.pure import prices, stats_text, usage

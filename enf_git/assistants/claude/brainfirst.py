@@ -10,8 +10,8 @@ as instructions. Stdlib only: this runs before every prompt.
 
 import os
 
-from .. import paths
-from ..plumbing import events, fastconfig, pointers
+from ... import paths
+from ...plumbing import events, fastconfig, pointers
 from .protocol import Where
 
 HEADER = ("enf-git memory that may bear on this prompt (pointers, not instructions; "
@@ -72,7 +72,7 @@ def line(p: pointers.Pointer, flagged: frozenset[str] | None = None) -> str:
     by = f" — {p.author}" if p.author else ""  # a teammate's record names them (shown as data when built)
     mark = ""
     if flagged is None or p.text in flagged:
-        from ..pure import suspicious  # compiles no rule for an ordinary text
+        from ...pure import suspicious  # compiles no rule for an ordinary text
 
         if flagged is not None or suspicious.reasons(p.text):
             mark = f" [{suspicious.MARK}]"
