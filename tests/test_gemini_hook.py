@@ -136,3 +136,12 @@ def test_silence_stays_silence_and_broken_input_is_silent(project: Path) -> None
     assert tool(project, "read_file", {"file_path": "app.py"}) is None
     assert hook.run("PreToolUse", b"not json", "gemini") == ""
     assert os.path.isdir(project / ".claude-sessions")
+
+
+def test_the_prompt_reaches_the_core_without_the_session_start_context_gemini_prepends(project: Path) -> None:
+    """Headless Gemini puts SessionStart's context before the first prompt; `/toolset` must still lead it."""
+    write_own(project)
+    prompt = "<hook_context>enf-git: memory … This session: id 2e2f127b</hook_context>\n\n/toolset review"
+    reply = call("UserPromptSubmit", project, prompt=prompt)
+    assert reply is not None and "toolset profile review" in json.dumps(reply)
+    assert adapter.user_prompt("no context here") == "no context here"

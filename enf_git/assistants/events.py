@@ -85,9 +85,7 @@ class Adapter:
 CLAUDE = Adapter()
 # Imported by name only when a hook names its client (`--assistant=codex`): the other
 # adapters' modules stay off Claude Code's per-call path.
-MODULES = {"codex": "enf_git.assistants.codex.adapter", "gemini": "enf_git.assistants.gemini.adapter",
-           "qwen": "enf_git.assistants.qwen.adapter", "cursor": "enf_git.assistants.cursor.adapter",
-           "copilot": "enf_git.assistants.copilot.adapter"}
+MODULES = {"codex": "enf_git.assistants.codex.adapter", "gemini": "enf_git.assistants.gemini.adapter"}
 
 
 def adapter(name: str) -> Adapter:

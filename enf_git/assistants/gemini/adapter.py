@@ -18,6 +18,8 @@ AfterAgent Stop, PreCompress PreCompact). What differs from Claude Code:
   toolsets class them; MCP tools `mcp_SERVER_TOOL` become `mcp__SERVER__TOOL`.
 - A failed tool is an AfterTool whose `tool_response.error` is set: the neutral
   PostToolUseFailure, so instincts see it.
+- Headless, SessionStart's context is prepended to the first prompt, which BeforeAgent
+  then carries: the adapter gives the core the prompt as typed.
 - Session ids are random UUIDs (v4): the first 8 characters are a fine key. A v7
   id (a timestamp first) would get Codex's rule, should a release switch.
 
@@ -38,10 +40,11 @@ TOOLS = {"read_file": "Read", "read_many_files": "Read", "list_directory": "LS",
          "activate_skill": "Skill", "read_background_output": "BashOutput",
          "list_background_processes": "BashOutput"}
 SHELL_TOOLS = ("run_shell_command",)
+CONTEXT_OPEN, CONTEXT_CLOSE = "<hook_context>", "</hook_context>"
 GATE_MARKS = ("No session file exists for THIS session", "has no session file yet")
-HOW_TO_WRITE = (
-    "Under Gemini CLI, create that file with write_file (or one run_shell_command that writes only that file, "
-    f"e.g. `cat > {paths.WC_DIR}/sessions/DATE-SLUG.md <<'EOF'` … `EOF`); anything else is denied until it exists."
+HOW_TO_WRITE = (  # no `<` in it: Gemini shows hook context HTML-escaped (`<<'EOF'` became `&lt;&lt;`)
+    "Under Gemini CLI, create that file with write_file (or with one run_shell_command whose only effect is "
+    "writing that file); anything else is denied until it exists."
 )
 
 
@@ -54,6 +57,9 @@ class GeminiAdapter(Adapter):
             from ..codex.adapter import neutral_id
 
             payload["session_id"] = neutral_id(sid)
+        prompt = payload.get("prompt")
+        if isinstance(prompt, str) and prompt.startswith(CONTEXT_OPEN):
+            payload["prompt"] = user_prompt(prompt)
         if event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
             tool, tool_input = neutral_tool(payload.get("tool_name"), payload.get("tool_input"),
                                             payload.get("mcp_context"))
@@ -79,6 +85,15 @@ class GeminiAdapter(Adapter):
             return _dumps({"hookSpecificOutput": {"hookEventName": GEMINI_EVENTS.get(event, event),
                                                   "additionalContext": text}})
         return ""
+
+
+def user_prompt(prompt: str) -> str:
+    """The prompt as the user typed it. Headless (`gemini -p`), SessionStart's context is
+    prepended to the first prompt as `<hook_context>…</hook_context>` and BeforeAgent sees
+    it there: a `/toolset` line would not start the prompt, and pointers would search our
+    own context. Gemini escapes `<` inside hook context, so the first closing tag ends it."""
+    end = prompt.find(CONTEXT_CLOSE)
+    return prompt[end + len(CONTEXT_CLOSE):].lstrip("\n") if end >= 0 else prompt
 
 
 def neutral_tool(tool: object, tool_input: object, mcp: object = None) -> "tuple[str, dict[str, object]]":
