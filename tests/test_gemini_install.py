@@ -86,3 +86,17 @@ def test_the_cli_registers_and_removes_gemini(repo_dir: Path, tmp_path: Path) ->
     out = run("uninstall", "--assistant", "gemini")
     assert out.returncode == 0 and "removed enf-git's Gemini CLI hooks" in out.stdout, out.stdout + out.stderr
     assert not (home / ".gemini" / "settings.json").exists()
+
+
+def test_doctor_reports_a_gemini_install_whose_interpreter_is_gone(repo_dir: Path, tmp_path: Path) -> None:
+    from enf_git import memory
+    from enf_git.memory.health import gemini_checks
+
+    ctx = memory.Context.open(repo_dir)
+    home = tmp_path / "h"
+    gemini.install(G, "user", repo_dir, home)
+    assert gemini_checks.gemini_install(ctx, home) == []
+    path = home / ".gemini" / "settings.json"
+    path.write_text(path.read_text().replace(sys.executable, "/gone/python"))
+    problems = gemini_checks.gemini_install(ctx, home)
+    assert any(p.severity == "error" and "/gone/python" in p.what for p in problems), problems
