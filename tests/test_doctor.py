@@ -230,7 +230,7 @@ def test_a_corrupt_object_of_the_branch_is_an_error(run: Run, repo_dir: Path, gi
     assert fix == ("  fix: git fsck --no-dangling names each one; if a remote has the branch, move the damaged files out "
                    "of .git/objects and run git fetch origin, then git enf doctor")
     code, data = doctor_json(run)
-    assert code == 1 and data["ok"] is False and data["checks"] == CLEAN_CHECKS[:14]
+    assert code == 1 and data["ok"] is False and data["checks"] == CLEAN_CHECKS[:15]
 
 
 def test_damage_outside_the_branch_is_not_reported_as_ours(run: Run, repo_dir: Path, git: Git) -> None:
