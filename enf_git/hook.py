@@ -99,7 +99,9 @@ def run(event: str, raw: bytes, assistant: str = "") -> str:
         return ""
     adapter = events.adapter(assistant)
     neutral = adapter.event(event, payload)
-    return adapter.answer(event, _core(event, neutral)) if neutral is not None else ""
+    if neutral is None:
+        return ""
+    return adapter.answer(event, _core(adapter.core_event(event, neutral), neutral))
 
 
 def _core(event: str, payload: "dict[str, object]") -> str:

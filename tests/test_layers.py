@@ -166,6 +166,26 @@ def test_per_call_hooks_under_codex_import_only_the_standard_library(repo_dir: P
     assert "enf_git.pure.shellwrite" in loaded and "enf_git.assistants.codex.adapter" in loaded  # the paths ran
 
 
+def test_per_call_hooks_under_gemini_import_only_the_standard_library(repo_dir: Path, git: object) -> None:
+    """The same invariant through the Gemini adapter: a denial, write_file of the session
+    file, a shell command that only writes it (the shell lexer loads), a failed tool."""
+    memory.init(memory.Context.open(repo_dir))
+    base = {"session_id": "2e2f127b-0722-4b36-9cbf-495e377a3eab", "cwd": str(repo_dir), "transcript_path": "/dev/null"}
+    from enf_git.claude import gate
+
+    target = f".claude-sessions/sessions/{gate.days()[0]}-layer.md"
+    payloads = [("PreToolUse", {**base, "tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
+                ("PreToolUse", {**base, "tool_name": "write_file", "tool_input": {"file_path": target, "content": "x"}}),
+                ("PreToolUse", {**base, "tool_name": "run_shell_command", "tool_input": {"command": f"echo x > {target}"}}),
+                ("UserPromptSubmit", {**base, "prompt": "<hook_context>x</hook_context>\n\nhello"}),
+                ("PostToolUse", {**base, "tool_name": "run_shell_command", "tool_input": {"command": "false"},
+                                 "tool_response": {"llmContent": "", "error": "exit 1"}})]
+    loaded = _run_hooks(payloads, "gemini")
+    outside = [m for m in loaded if m.split(".")[0] not in sys.stdlib_module_names and not m.startswith("enf_git")]
+    assert not outside, outside
+    assert "enf_git.pure.shellwrite" in loaded and "enf_git.assistants.gemini.adapter" in loaded  # the paths ran
+
+
 def _run_hooks(payloads: list[tuple[str, dict[str, object]]], assistant: str = "") -> list[str]:
     proc = subprocess.run([sys.executable, "-c", PER_CALL, json.dumps(payloads), assistant], capture_output=True,
                           text=True, check=True)

@@ -73,6 +73,11 @@ class Adapter:
     def event(self, event: str, payload: "dict[str, object]") -> "dict[str, object] | None":
         return payload
 
+    def core_event(self, event: str, payload: "dict[str, object]") -> str:
+        """The event the core handles for this (mapped) payload: the registered one, unless
+        the client folds two of ours into one event (Gemini's AfterTool is also the failure)."""
+        return event
+
     def answer(self, event: str, reply: str) -> str:
         return reply
 
@@ -80,7 +85,7 @@ class Adapter:
 CLAUDE = Adapter()
 # Imported by name only when a hook names its client (`--assistant=codex`): the other
 # adapters' modules stay off Claude Code's per-call path.
-MODULES = {"codex": "enf_git.assistants.codex.adapter"}
+MODULES = {"codex": "enf_git.assistants.codex.adapter", "gemini": "enf_git.assistants.gemini.adapter"}
 
 
 def adapter(name: str) -> Adapter:

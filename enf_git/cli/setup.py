@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,7 +14,12 @@ from ..memory.workspace import Context
 from .base import CONTEXT, workspace
 from .text import plural
 
-ASSISTANTS = ("claude", "codex")
+if TYPE_CHECKING:
+    from ..install.gemini import Client
+
+ASSISTANTS = ("claude", "codex", "gemini")
+# Clients registered through a settings.json of their own (install/gemini.py).
+SETTINGS_CLIENTS = ("gemini",)
 SCOPE_HELP = ("Where to register the Claude Code hooks: local = .claude/settings.local.json (you, this repo), "
               "project = .claude/settings.json (the team), user = ~/.claude/settings.json (all repos).")
 
@@ -25,8 +31,9 @@ SCOPE_HELP = ("Where to register the Claude Code hooks: local = .claude/settings
 @click.option("--mcp", "with_mcp", is_flag=True,
               help="Also register the MCP server (git enf mcp) in the project's .mcp.json.")
 @click.option("--assistant", type=click.Choice(ASSISTANTS), default="claude", show_default=True,
-              help="Which client to register with: claude (Claude Code) or codex (OpenAI Codex CLI: "
-              "$CODEX_HOME/hooks.json for --scope user or local, .codex/hooks.json for project).")
+              help="Which client to register with: claude (Claude Code), codex (OpenAI Codex CLI: "
+              "$CODEX_HOME/hooks.json for --scope user or local, .codex/hooks.json for project) or gemini "
+              "(Gemini CLI: ~/.gemini/settings.json for user or local, .gemini/settings.json for project).")
 def init(scope: str, no_hooks: bool, with_mcp: bool, assistant: str) -> None:
     """Create the memory branch and .claude-sessions/, and register the hooks (idempotent)."""
     from .. import memory
@@ -43,6 +50,8 @@ def init(scope: str, no_hooks: bool, with_mcp: bool, assistant: str) -> None:
     if not no_hooks:
         if assistant == "codex":
             _install_codex(ctx, scope)
+        elif assistant in SETTINGS_CLIENTS:
+            _install_settings_client(ctx, assistant, scope)
         else:
             _install_hooks(ctx, scope)
         _install_git_hooks(ctx)
@@ -52,6 +61,10 @@ def init(scope: str, no_hooks: bool, with_mcp: bool, assistant: str) -> None:
 
             _echo(codex.install_mcp(_codex_scope(scope), codex.config_folder(_codex_scope(scope), ctx.top,
                                                                               _codex_home())).lines)
+        elif assistant in SETTINGS_CLIENTS:
+            from ..install import gemini
+
+            _echo(gemini.install_mcp(_client(assistant), _codex_scope(scope), ctx.top, Path.home()).lines)
         else:
             _install_mcp(ctx, scope)
     if not report.commit and not no_hooks:  # adopted memory, and the hooks that read its pointers
@@ -86,6 +99,34 @@ def _install_codex(ctx: Context, scope: str) -> None:
     if scope == "local":
         click.echo("  (Codex has no per-repository file of yours: the hooks went to $CODEX_HOME, which every "
                    "repository shares; they do nothing where enf-git is not set up)")
+
+
+def _client(name: str) -> Client:
+    from ..install import gemini
+
+    return {"gemini": gemini.GEMINI}[name]
+
+
+def _install_settings_client(ctx: Context, name: str, scope: str) -> None:
+    from ..install import gemini
+
+    client = _client(name)
+    _echo(gemini.install(client, _codex_scope(scope), ctx.top, Path.home()).lines)
+    if scope == "local":
+        click.echo(f"  ({client.title} has no per-repository file of yours: the hooks went to ~/{client.folder}/, "
+                   "which every repository shares; they do nothing where enf-git is not set up)")
+
+
+def _uninstall_settings_client(ctx: Context, name: str, scope: str) -> None:
+    """The client's hooks, skill and MCP entry; the git hooks and the memory stay."""
+    from ..install import gemini
+
+    client = _client(name)
+    done = gemini.uninstall(client, _codex_scope(scope), ctx.top, Path.home())
+    _echo(done.lines)
+    if not done.changed:
+        click.echo(f"no enf-git {client.title} hooks in {_codex_scope(scope)} scope")
+    click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched")
 
 
 def _install_hooks(ctx: Context, scope: str) -> None:
@@ -152,18 +193,21 @@ def _install_git_hooks(ctx: Context) -> None:
               f"working copy {paths.WC_DIR}/, after a confirmation. Never the {paths.BRANCH} branch.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask before --purge deletes.")
 @click.option("--assistant", type=click.Choice(ASSISTANTS), default="claude", show_default=True,
-              help="Which client's registration to remove (codex: its hooks, skill and MCP entry only).")
+              help="Which client's registration to remove (codex, gemini: its hooks, skill and MCP entry only).")
 def uninstall(scope: str, purge: bool, yes: bool, assistant: str) -> None:
     """Remove what git enf init set up: hooks, skill, the files and exclude lines it added (memory is kept)."""
     from ..install import claude
     from ..plumbing import store
 
     ctx = workspace()
+    if assistant != "claude" and purge:
+        raise EnfError("--purge goes with Claude Code's uninstall: it deletes what every client shares",
+                       hint=f"git enf uninstall --assistant {assistant}, then git enf uninstall --purge")
     if assistant == "codex":
-        if purge:
-            raise EnfError("--purge goes with Claude Code's uninstall: it deletes what every client shares",
-                           hint="git enf uninstall --assistant codex, then git enf uninstall --purge")
         _uninstall_codex(ctx, scope)
+        return
+    if assistant in SETTINGS_CLIENTS:
+        _uninstall_settings_client(ctx, assistant, scope)
         return
     if purge:
         _confirm_purge(ctx, yes)  # before anything is removed
