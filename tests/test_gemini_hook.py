@@ -14,7 +14,7 @@ import pytest
 
 from enf_git import hook, memory
 from enf_git.assistants.gemini import adapter
-from enf_git.claude import gate
+from enf_git.assistants.claude import gate
 from gitfixtures import session_text
 
 SID = "2e2f127b-0722-4b36-9cbf-495e377a3eab"  # Gemini's ids are UUIDv4: the first 8 are random

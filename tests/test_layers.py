@@ -171,7 +171,7 @@ def test_per_call_hooks_under_gemini_import_only_the_standard_library(repo_dir: 
     file, a shell command that only writes it (the shell lexer loads), a failed tool."""
     memory.init(memory.Context.open(repo_dir))
     base = {"session_id": "2e2f127b-0722-4b36-9cbf-495e377a3eab", "cwd": str(repo_dir), "transcript_path": "/dev/null"}
-    from enf_git.claude import gate
+    from enf_git.assistants.claude import gate
 
     target = f".claude-sessions/sessions/{gate.days()[0]}-layer.md"
     payloads = [("PreToolUse", {**base, "tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
