@@ -71,11 +71,15 @@ def _options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--profile", action="store_true", help="cProfile one SessionStart at the largest size")
     ap.add_argument("--trust", choices=("all", "signed", "authors"), default="all",
                     help="enf.trust in the fixture; signed: every memory commit signed by an allowed ssh key")
+    ap.add_argument("--assistant", choices=("claude", "codex", "gemini"), default="claude",
+                    help="the client whose adapter runs the hook (its payload and session id); default claude")
     ap.add_argument("--only", default=",".join(KINDS),
                     help=f"comma-separated kinds of start to measure (default: {','.join(KINDS)})")
 
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
+    global ASSISTANT
+    ASSISTANT = args.assistant
     common.use_checkout()  # hermetic() dropped PYTHONPATH
     common.header("session_start_10k", sessions=n, growth=args.growth, repetitions=reps, pins=PINS, facts=FACTS,
                   objects="loose" if args.loose else "packed", checkout=common.CHECKOUT)
@@ -177,14 +181,20 @@ def pins_and_facts(repo_path: Path, n: int) -> None:
 
 # --- measuring ----------------------------------------------------------------------
 
+ASSISTANT = "claude"  # set from --assistant before any start is measured
+CODEX_SID = "01a25210-4049-7d23-83e8-7cf4269a2bc3"  # a UUIDv7, as Codex sends it
+
+
 def hook_argv() -> list[str]:
     from enf_git import paths
 
-    return [common.PYTHON, "-c", paths.LAUNCH, "session-start"]
+    adapter = [] if ASSISTANT == "claude" else [f"--assistant={ASSISTANT}"]
+    return [common.PYTHON, "-c", paths.LAUNCH, *adapter, "session-start"]
 
 
 def payload(repo: Path) -> str:
-    return json.dumps({"session_id": SID, "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"})
+    sid = CODEX_SID if ASSISTANT == "codex" else SID
+    return json.dumps({"session_id": sid, "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"})
 
 
 def session_start(repo: Path) -> tuple[float, str]:
