@@ -18,7 +18,11 @@ between stops: each Stop reads what the last one left. Goal: the ratio <= 1.05 (
 a transcript at Stop may add at most 0.05 to its cost). Each such Stop must update the
 transcript's figures in .git/enf/transcripts/ (checked).
 
-Run: .venv/bin/python bench/stop_handoff.py [--sessions N] [--reps N] [--quick] [--keep] [--transcript]
+`--cpu` (with `--transcript`) also runs the Stop handler in this process, alternating, and
+prints the CPU time per Stop with and without the transcript: on a shared machine the
+wall-clock ratio of whole processes is mostly noise at this size of difference.
+
+Run: .venv/bin/python bench/stop_handoff.py [--sessions N] [--reps N] [--quick] [--keep] [--transcript [--cpu]]
 """
 
 from __future__ import annotations
@@ -42,8 +46,13 @@ DEFAULT_SESSIONS = 1000
 def main() -> int:
     if "--sessions" not in sys.argv and "--quick" not in sys.argv:
         sys.argv += ["--sessions", str(DEFAULT_SESSIONS)]
-    return common.fixture_main("stop-handoff", __doc__, 21, run, extra=lambda ap: ap.add_argument(
-        "--transcript", action="store_true", help="Stop with a growing transcript vs Stop with none"))
+    return common.fixture_main("stop-handoff", __doc__, 21, run, extra=_options)
+
+
+def _options(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--transcript", action="store_true", help="Stop with a growing transcript vs Stop with none")
+    ap.add_argument("--cpu", action="store_true",
+                    help="with --transcript: also the Stop handler in process, CPU time per Stop (load-tolerant)")
 
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
@@ -51,7 +60,8 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     common.header("stop_handoff", sessions=n, repetitions=reps, checkout=common.CHECKOUT)
     repo, own = fixture(work / "repo", n, pack=not args.loose)
     if args.transcript:
-        return measure_transcript(repo, own, n, reps, work / "transcript.jsonl")
+        code = measure_transcript(repo, own, n, reps, work / "transcript.jsonl")
+        return code or (cpu_transcript(repo, own, reps, work / "transcript.jsonl") if args.cpu else 0)
     return measure(repo, own, n, reps)
 
 
@@ -183,6 +193,39 @@ def measure_transcript(repo: Path, own: Path, n: int, reps: int, transcript: Pat
     common.ratio_report(f"Stop with a transcript / without at {n}", with_t, without)
     extra = [(a - b) * 1000 for a, b in zip(with_t, without)]
     print(f"the transcript's cost per Stop: median {sorted(extra)[len(extra) // 2]:.1f} ms (paired differences)")
+    return 0
+
+
+def cpu_transcript(repo: Path, own: Path, reps: int, transcript: Path) -> int:
+    """The Stop handler in this process, with and without the transcript, alternating: CPU
+    time per Stop, which the machine's load disturbs far less than a whole process's wall time."""
+    import statistics
+
+    from enf_git import hook
+
+    lines = RECORDED.read_text(encoding="utf-8").splitlines(keepends=True)
+    cwd = os.getcwd()
+    os.chdir(repo)
+    try:
+        took: dict[bool, list[float]] = {True: [], False: []}
+        for k in range(2 * reps):
+            with_t = (k % 4) in (0, 3)  # ABBA order
+            event: dict[str, object] = {"session_id": SID, "cwd": str(repo), "hook_event_name": "Stop",
+                                        "stop_hook_active": False}
+            if with_t:
+                event["transcript_path"] = str(transcript)
+                with transcript.open("a", encoding="utf-8") as out:
+                    out.writelines(lines[(k * TURN_LINES) % len(lines):][:TURN_LINES])
+            common.touch_session(own, 10_000 + k)
+            c = time.process_time()
+            hook.respond("Stop", json.dumps(event).encode())
+            took[with_t].append(time.process_time() - c)
+    finally:
+        os.chdir(cwd)
+    a, b = statistics.median(took[True]), statistics.median(took[False])
+    pairs = sorted(x / y for x, y in zip(took[True], took[False]))
+    print(f"in process, CPU per Stop N={reps}: with a transcript {a * 1000:.1f} ms, without {b * 1000:.1f} ms "
+          f"(+{(a - b) * 1000:.1f} ms; median of paired ratios {pairs[len(pairs) // 2]:.3f}; load {os.getloadavg()[0]:.1f})")
     return 0
 
 
