@@ -132,3 +132,34 @@ def test_cursor_warns_that_claude_codes_hooks_would_run_too(repo_dir: Path, run_
     run_cli("init")  # Claude Code's hooks, local scope
     out = run_cli("init", "--assistant", "cursor", "--scope", "project")
     assert "every event would then run twice" in out
+
+
+@pytest.mark.parametrize("which", ["cursor", "copilot", "qwen"])
+def test_doctor_checks_each_registered_client(repo_dir: Path, tmp_path: Path, which: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from enf_git import memory
+    from enf_git.memory.health import adapter_checks
+
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    ctx = memory.Context.open(repo_dir)
+    home = tmp_path / "h"
+    assert adapter_checks.adapters_install(ctx, home) == []  # nothing registered: nothing to say
+    if which == "cursor":
+        cursor.install("user", repo_dir, home)
+        path = home / ".cursor" / "hooks.json"
+    elif which == "copilot":
+        copilot.install("user", repo_dir, home / ".copilot")
+        path = home / ".copilot" / "hooks" / "enf-git.json"
+    else:
+        gemini.install(gemini.QWEN, "user", repo_dir, home)
+        path = home / ".qwen" / "settings.json"
+    assert adapter_checks.adapters_install(ctx, home) == []
+    text = path.read_text()
+    path.write_text(text.replace(sys.executable, "/gone/python"))
+    problems = adapter_checks.adapters_install(ctx, home)
+    assert any(p.severity == "error" and "/gone/python" in p.what for p in problems), problems
+    data = json.loads(text)
+    first = next(iter(data["hooks"]))
+    del data["hooks"][first]
+    path.write_text(json.dumps(data))
+    assert any(p.severity == "warning" and "lack" in p.what for p in adapter_checks.adapters_install(ctx, home))
