@@ -34,13 +34,28 @@ TITLES = {"cursor": "Cursor", "copilot": "Copilot CLI", "qwen": "Qwen Code"}
 
 
 def adapters_install(ctx: Context, home: Path) -> list[Problem]:
+    return [p for name in TITLES for p in _install(name, ctx, home)]
+
+
+def _install(name: str, ctx: Context, home: Path) -> list[Problem]:
     problems: list[Problem] = []
-    for name, title in TITLES.items():
-        for scope in ("user", "project"):
-            commands = _registered(name, scope, ctx.top, home)
-            if commands:
-                problems += _scope(name, title, scope, commands)
+    for scope in ("user", "project"):
+        commands = _registered(name, scope, ctx.top, home)
+        if commands:
+            problems += _scope(name, TITLES[name], scope, commands)
     return problems
+
+
+def cursor_install(ctx: Context, home: Path) -> list[Problem]:
+    return _install("cursor", ctx, home)
+
+
+def copilot_install(ctx: Context, home: Path) -> list[Problem]:
+    return _install("copilot", ctx, home)
+
+
+def qwen_install(ctx: Context, home: Path) -> list[Problem]:
+    return _install("qwen", ctx, home)
 
 
 def _scope(name: str, title: str, scope: str, commands: list[str]) -> list[Problem]:
@@ -57,4 +72,4 @@ def _scope(name: str, title: str, scope: str, commands: list[str]) -> list[Probl
     return problems
 
 
-CHECKS = (("cursor, copilot, qwen installs", adapters_install),)
+CHECKS = (("cursor install", cursor_install), ("copilot install", copilot_install), ("qwen install", qwen_install))
