@@ -186,6 +186,65 @@ def test_per_call_hooks_under_gemini_import_only_the_standard_library(repo_dir: 
     assert "enf_git.pure.shellwrite" in loaded and "enf_git.assistants.gemini.adapter" in loaded  # the paths ran
 
 
+def _only_stdlib(loaded: list[str]) -> None:
+    outside = [m for m in loaded if m.split(".")[0] not in sys.stdlib_module_names and not m.startswith("enf_git")]
+    assert not outside, outside
+
+
+def test_per_call_hooks_under_cursor_import_only_the_standard_library(repo_dir: Path, git: object) -> None:
+    """Through the Cursor adapter: a shell denial, a read, an MCP call, an edit, a prompt."""
+    memory.init(memory.Context.open(repo_dir))
+    base = {"conversation_id": "5c0e7a51-92d4-4c1e-8f0b-3d6a1e2b9c44", "workspace_roots": [str(repo_dir)]}
+    from enf_git.assistants.claude import gate
+
+    target = f".claude-sessions/sessions/{gate.days()[0]}-layer.md"
+    payloads = [("PreToolUse", {**base, "hook_event_name": "beforeShellExecution", "command": f"echo x > {target}"}),
+                ("PreToolUse", {**base, "hook_event_name": "beforeShellExecution", "command": "ls"}),
+                ("PreToolUse", {**base, "hook_event_name": "beforeReadFile", "file_path": "app.py"}),
+                ("PreToolUse", {**base, "hook_event_name": "beforeMCPExecution", "tool_name": "recall",
+                                "tool_input": {}, "command": "git-enf mcp"}),
+                ("PostToolUse", {**base, "hook_event_name": "afterFileEdit", "file_path": target, "edits": []}),
+                ("UserPromptSubmit", {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "hello"})]
+    loaded = _run_hooks(payloads, "cursor")
+    _only_stdlib(loaded)
+    assert "enf_git.pure.shellwrite" in loaded and "enf_git.assistants.cursor.adapter" in loaded  # the paths ran
+
+
+def test_per_call_hooks_under_copilot_import_only_the_standard_library(repo_dir: Path, git: object) -> None:
+    """Through the Copilot CLI adapter: a denial, create of the session file, a failed tool."""
+    memory.init(memory.Context.open(repo_dir))
+    base = {"session_id": "9b1f3c2e-4d5a-4e6f-8a7b-1c2d3e4f5a6b", "cwd": str(repo_dir)}
+    from enf_git.assistants.claude import gate
+
+    target = f".claude-sessions/sessions/{gate.days()[0]}-layer.md"
+    payloads = [("PreToolUse", {**base, "tool_name": "bash", "tool_input": {"command": "ls"}}),
+                ("PreToolUse", {**base, "tool_name": "create", "tool_input": json.dumps({"path": target})}),
+                ("PreToolUse", {**base, "tool_name": "bash", "tool_input": {"command": f"echo x > {target}"}}),
+                ("UserPromptSubmit", {**base, "prompt": "hello"}),
+                ("PostToolUse", {**base, "tool_name": "bash", "tool_input": {"command": "false"},
+                                 "tool_result": {"result_type": "failure", "text_result_for_llm": "exit 1"}})]
+    loaded = _run_hooks(payloads, "copilot")
+    _only_stdlib(loaded)
+    assert "enf_git.pure.shellwrite" in loaded and "enf_git.assistants.copilot.adapter" in loaded  # the paths ran
+
+
+def test_per_call_hooks_under_qwen_import_only_the_standard_library(repo_dir: Path, git: object) -> None:
+    """Through the Qwen Code adapter: a denial, write_file and a shell write of the session file."""
+    memory.init(memory.Context.open(repo_dir))
+    base = {"session_id": "7e3d2c1b-0a9f-4e8d-b7c6-5a4b3c2d1e0f", "cwd": str(repo_dir), "transcript_path": "/dev/null"}
+    from enf_git.assistants.claude import gate
+
+    target = f".claude-sessions/sessions/{gate.days()[0]}-layer.md"
+    payloads = [("PreToolUse", {**base, "tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
+                ("PreToolUse", {**base, "tool_name": "write_file", "tool_input": {"file_path": target}}),
+                ("PreToolUse", {**base, "tool_name": "run_shell_command", "tool_input": {"command": f"echo x > {target}"}}),
+                ("UserPromptSubmit", {**base, "prompt": "x", "submitted_prompt": "hello"}),
+                ("PostToolUseFailure", {**base, "tool_name": "edit", "tool_input": {"file_path": "a"}, "error": "no"})]
+    loaded = _run_hooks(payloads, "qwen")
+    _only_stdlib(loaded)
+    assert "enf_git.pure.shellwrite" in loaded and "enf_git.assistants.qwen.adapter" in loaded  # the paths ran
+
+
 def _run_hooks(payloads: list[tuple[str, dict[str, object]]], assistant: str = "") -> list[str]:
     proc = subprocess.run([sys.executable, "-c", PER_CALL, json.dumps(payloads), assistant], capture_output=True,
                           text=True, check=True)

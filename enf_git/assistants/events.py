@@ -85,7 +85,9 @@ class Adapter:
 CLAUDE = Adapter()
 # Imported by name only when a hook names its client (`--assistant=codex`): the other
 # adapters' modules stay off Claude Code's per-call path.
-MODULES = {"codex": "enf_git.assistants.codex.adapter", "gemini": "enf_git.assistants.gemini.adapter"}
+MODULES = {"codex": "enf_git.assistants.codex.adapter", "gemini": "enf_git.assistants.gemini.adapter",
+           "cursor": "enf_git.assistants.cursor.adapter", "copilot": "enf_git.assistants.copilot.adapter",
+           "qwen": "enf_git.assistants.qwen.adapter"}
 
 
 def adapter(name: str) -> Adapter:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import click
 
@@ -15,11 +15,14 @@ from .base import CONTEXT, workspace
 from .text import plural
 
 if TYPE_CHECKING:
+    from ..install.codex import Done
     from ..install.gemini import Client
 
-ASSISTANTS = ("claude", "codex", "gemini")
+ASSISTANTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen")
 # Clients registered through a settings.json of their own (install/gemini.py).
-SETTINGS_CLIENTS = ("gemini",)
+SETTINGS_CLIENTS = ("gemini", "qwen")
+# Clients whose hooks file has a shape of its own (install/cursor.py, install/copilot.py).
+FILE_CLIENTS = ("cursor", "copilot")
 SCOPE_HELP = ("Where to register the Claude Code hooks: local = .claude/settings.local.json (you, this repo), "
               "project = .claude/settings.json (the team), user = ~/.claude/settings.json (all repos).")
 
@@ -33,7 +36,10 @@ SCOPE_HELP = ("Where to register the Claude Code hooks: local = .claude/settings
 @click.option("--assistant", type=click.Choice(ASSISTANTS), default="claude", show_default=True,
               help="Which client to register with: claude (Claude Code), codex (OpenAI Codex CLI: "
               "$CODEX_HOME/hooks.json for --scope user or local, .codex/hooks.json for project) or gemini "
-              "(Gemini CLI: ~/.gemini/settings.json for user or local, .gemini/settings.json for project).")
+              "(Gemini CLI: ~/.gemini/settings.json for user or local, .gemini/settings.json for project); "
+              "cursor, copilot and qwen (from their documented hooks, not tested against the real clients: "
+              "~/.cursor/hooks.json or .cursor/hooks.json; $COPILOT_HOME/hooks/ or .github/hooks/enf-git.json; "
+              "~/.qwen/settings.json or .qwen/settings.json).")
 def init(scope: str, no_hooks: bool, with_mcp: bool, assistant: str) -> None:
     """Create the memory branch and .claude-sessions/, and register the hooks (idempotent)."""
     from .. import memory
@@ -52,6 +58,8 @@ def init(scope: str, no_hooks: bool, with_mcp: bool, assistant: str) -> None:
             _install_codex(ctx, scope)
         elif assistant in SETTINGS_CLIENTS:
             _install_settings_client(ctx, assistant, scope)
+        elif assistant in FILE_CLIENTS:
+            _install_file_client(ctx, assistant, scope)
         else:
             _install_hooks(ctx, scope)
         _install_git_hooks(ctx)
@@ -65,6 +73,8 @@ def init(scope: str, no_hooks: bool, with_mcp: bool, assistant: str) -> None:
             from ..install import gemini
 
             _echo(gemini.install_mcp(_client(assistant), _codex_scope(scope), ctx.top, Path.home()).lines)
+        elif assistant in FILE_CLIENTS:
+            _echo(_file_client(assistant).install_mcp(_codex_scope(scope), ctx.top, _file_home(assistant)).lines)
         else:
             _install_mcp(ctx, scope)
     if not report.commit and not no_hooks:  # adopted memory, and the hooks that read its pointers
@@ -104,7 +114,7 @@ def _install_codex(ctx: Context, scope: str) -> None:
 def _client(name: str) -> Client:
     from ..install import gemini
 
-    return {"gemini": gemini.GEMINI}[name]
+    return gemini.CLIENTS[name]
 
 
 def _install_settings_client(ctx: Context, name: str, scope: str) -> None:
@@ -115,6 +125,55 @@ def _install_settings_client(ctx: Context, name: str, scope: str) -> None:
     if scope == "local":
         click.echo(f"  ({client.title} has no per-repository file of yours: the hooks went to ~/{client.folder}/, "
                    "which every repository shares; they do nothing where enf-git is not set up)")
+
+
+class _FileClient(Protocol):
+    TITLE: str
+
+    def install(self, scope: str, top: Path, home: Path) -> Done: ...
+    def uninstall(self, scope: str, top: Path, home: Path) -> Done: ...
+    def install_mcp(self, scope: str, top: Path, home: Path) -> Done: ...
+
+
+def _file_client(name: str) -> _FileClient:
+    from ..install import copilot, cursor
+
+    found: _FileClient = {"cursor": cursor, "copilot": copilot}[name]
+    return found
+
+
+def _file_home(name: str) -> Path:
+    """Where the client's user files live: ~ for Cursor (~/.cursor/), $COPILOT_HOME for Copilot CLI."""
+    if name == "copilot":
+        import os
+
+        from ..install import copilot
+
+        return copilot.copilot_home(os.environ, Path.home())
+    return Path.home()
+
+
+def _install_file_client(ctx: Context, name: str, scope: str) -> None:
+    client = _file_client(name)
+    _echo(client.install(_codex_scope(scope), ctx.top, _file_home(name)).lines)
+    if scope == "local":
+        click.echo(f"  ({client.TITLE} has no per-repository file of yours: the hooks went to your user folder, "
+                   "which every repository shares; they do nothing where enf-git is not set up)")
+    claude_scopes = _registered_scopes(ctx)
+    if name == "cursor" and claude_scopes:
+        click.echo(f"warning: Claude Code's enf-git hooks are registered too ({' and '.join(claude_scopes)} scope); "
+                   "Cursor runs those as well when its third-party hooks setting is on, and every event would "
+                   "then run twice: keep one (turn that setting off, or git enf uninstall --assistant cursor)",
+                   err=True)
+
+
+def _uninstall_file_client(ctx: Context, name: str, scope: str) -> None:
+    client = _file_client(name)
+    done = client.uninstall(_codex_scope(scope), ctx.top, _file_home(name))
+    _echo(done.lines)
+    if not done.changed:
+        click.echo(f"no enf-git {client.TITLE} hooks in {_codex_scope(scope)} scope")
+    click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched")
 
 
 def _uninstall_settings_client(ctx: Context, name: str, scope: str) -> None:
@@ -193,7 +252,8 @@ def _install_git_hooks(ctx: Context) -> None:
               f"working copy {paths.WC_DIR}/, after a confirmation. Never the {paths.BRANCH} branch.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask before --purge deletes.")
 @click.option("--assistant", type=click.Choice(ASSISTANTS), default="claude", show_default=True,
-              help="Which client's registration to remove (codex, gemini: its hooks, skill and MCP entry only).")
+              help="Which client's registration to remove (codex, gemini, cursor, copilot, qwen: its hooks, skill and MCP "
+              "entry only).")
 def uninstall(scope: str, purge: bool, yes: bool, assistant: str) -> None:
     """Remove what git enf init set up: hooks, skill, the files and exclude lines it added (memory is kept)."""
     from ..install import claude
@@ -208,6 +268,9 @@ def uninstall(scope: str, purge: bool, yes: bool, assistant: str) -> None:
         return
     if assistant in SETTINGS_CLIENTS:
         _uninstall_settings_client(ctx, assistant, scope)
+        return
+    if assistant in FILE_CLIENTS:
+        _uninstall_file_client(ctx, assistant, scope)
         return
     if purge:
         _confirm_purge(ctx, yes)  # before anything is removed

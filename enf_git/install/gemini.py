@@ -59,6 +59,19 @@ GEMINI = Client("gemini", "Gemini CLI", ".gemini", (
     ("PreCompress", "manual", 30000, "pre-compact"),
     ("SessionEnd", None, 5000, "session-end"),
 ))
+# Qwen Code (written from its hooks reference, not tested against the real client):
+# Claude Code's event names, timeouts in milliseconds, the same settings.json and skills.
+QWEN = Client("qwen", "Qwen Code", ".qwen", (
+    ("SessionStart", None, 30000, "session-start"),
+    ("UserPromptSubmit", None, 10000, "user-prompt-submit"),
+    ("PreToolUse", "*", 10000, "pre-tool-use"),
+    ("PostToolUse", "*", 10000, "post-tool-use"),
+    ("PostToolUseFailure", "*", 10000, "post-tool-use-failure"),
+    ("Stop", None, 30000, "stop"),
+    ("PreCompact", None, 30000, "pre-compact"),
+    ("SessionEnd", None, 5000, "session-end"),
+))
+CLIENTS = {c.name: c for c in (GEMINI, QWEN)}
 
 
 def settings_path(client: Client, scope: str, top: Path, home: Path) -> Path:
@@ -83,7 +96,8 @@ def merged(client: Client, data: dict[str, Any], program: str) -> dict[str, Any]
         group["hooks"] = [{"type": "command", "name": f"enf-git-{arg}", "command": f"{program} {client.flag} {arg}",
                            "timeout": timeout}]
         hooks.setdefault(event, []).append(group)
-    return out
+    # Keys where they were (removed() drops a "hooks" it emptied): a rerun writes the same file.
+    return {k: out[k] for k in [*data, *out] if k in out}
 
 
 def install(client: Client, scope: str, top: Path, home: Path) -> Done:
@@ -129,6 +143,10 @@ def uninstall(client: Client, scope: str, top: Path, home: Path) -> Done:
             done.lines.append(f"removed the {client.title} skill {skill}")
         else:
             done.lines.append(f"kept {skill}: it differs from enf-git's skill (your edits?); delete it by hand")
+    if client.name != "gemini":  # Gemini's folder predates this: its uninstall stays as measured
+        from .mcpfile import prune
+
+        prune(skill.parent.parent, path.parent.parent)
     return done
 
 
