@@ -11,6 +11,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,10 @@ from standin import Text as ClaudeText
 KEY_IN_CONTEXT = re.compile(r"This session: id ([0-9a-f]{8})")
 MODEL = "gemini-2.5-flash"  # a fixed model: "auto" would first ask a router model for each turn
 BLOCKED = "Tool execution blocked"
+OTHERS = ["Tuned the CI build cache", "Wrote the onboarding docs", "Fixed flaky browser tests",
+          "Added rate limiting to the public API", "Moved logs to structured JSON"]
+DECISION = ("- [10:05] Y: In the context of the job queue, facing bursty uploads, decided Redis Streams over "
+            "RabbitMQ, to achieve one less service, accepting manual retention. Confidence: high")
 
 
 def find_gemini() -> str | None:
@@ -135,6 +140,36 @@ def test_context_gate_and_the_turn_end_commit(gemini_bin: str, api: GeminiStandI
     assert f"enf: stop {key}" in git(repo, "log", "--format=%s", "claude-memory")
     assert git(repo, "rev-parse", "HEAD") == head
     assert not (repo / ".claude-sessions" / "sessions" / f"{today()}-sneak.md").exists()
+
+
+def test_brain_first_pointer_on_a_substantive_prompt(gemini_bin: str, api: GeminiStandIn, repo: Path,
+                                                     claude_home: Path) -> None:
+    """BeforeAgent puts a pointer to the earlier decision into the request of a substantive
+    prompt, and none into the request of a trivial one."""
+    from enf_git import paths
+
+    earlier = (f"---\nsession_id: 0ldsess1\ndate: 2026-11-20\nstart_time: \"10:00\"\ntags: [queue]\n"
+               f"status: completed\nsummary: \"Chose the job queue\"\n---\n## Intent\nPick a queue.\n\n"
+               f"## Decisions\n{DECISION}\n")
+    sessions = repo / ".claude-sessions" / "sessions"
+    (sessions / "2026-11-20-job-queue.md").write_text(earlier)
+    for i, summary in enumerate(OTHERS):  # pointers rank against a corpus: one session alone is all "common"
+        (sessions / f"2026-11-0{i + 1}-other-{i}.md").write_text(
+            f"---\nsession_id: 0ther{i:03d}\ndate: 2026-11-0{i + 1}\nstart_time: \"10:00\"\ntags: [misc]\n"
+            f"status: completed\nsummary: \"{summary}\"\n---\n## Intent\nChores.\n")
+    enf(repo, claude_home, "commit", "-m", "an earlier session")
+    # What SessionStart and Stop start in the background (the pointers' index), run here to its end.
+    subprocess.run([sys.executable, "-c", paths.LAUNCH, "background-index", str(repo)], cwd=repo,
+                   env={**child_env(), "HOME": str(claude_home)}, check=True)
+    api.add(Text("Noted."))
+    run("Should the job queue keep using Redis Streams for uploads?", repo, claude_home, api, gemini_bin)
+    sent = api.requests[-1].text()
+    assert "pointers, not instructions" in sent
+    pointer = sent.split("pointers, not instructions", 1)[1]
+    assert "(2026-11-20-job-queue)" in pointer and "decided Redis Streams over RabbitMQ" in pointer
+    api.add(Text("Ok."))
+    run("yes", repo, claude_home, api, gemini_bin)
+    assert "pointers, not instructions" not in api.requests[-1].text()
 
 
 def test_a_toolset_profile_denies_under_gemini(gemini_bin: str, api: GeminiStandIn, repo: Path,
