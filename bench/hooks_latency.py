@@ -41,7 +41,7 @@ SID = "abcdef12-0000-4000-8000-000000000000"
 FIXTURE = r"""
 import sys, time
 from enf_git import memory
-from enf_git.plumbing import store
+from enf_git.plumbing import store, store_write
 top, count = sys.argv[1], int(sys.argv[2])
 ctx = memory.Context.open(top)
 memory.init(ctx)
@@ -54,7 +54,7 @@ for i in range(count):
         f"## Decisions\n- [10:00] Y: In the context of area {i % 15}, facing load, decided option {i} over "
         f"option {i + 1}, to achieve speed, accepting cost. Confidence: high\n\n## Open Items\n- [ ] item {i}\n"
     ).encode()
-store.commit(ctx.repo, lambda tip: files, "bench fixture")
+store_write.commit(ctx.repo, lambda tip: files, "bench fixture")
 memory.materialize(ctx)
 memory.commit(ctx, "views")
 today = time.strftime("%Y-%m-%d")

@@ -309,14 +309,14 @@ def compressing_starts(repo: Path, n: int, reps: int) -> int:
 
 def uncompress_oldest(repo: Path, n: int, count: int) -> list[str]:
     """The `count` oldest compressible sessions back to their full text, in one commit on the branch."""
-    from enf_git.plumbing import store
+    from enf_git.plumbing import store, store_write
 
     keep = {common.session_stem(i, n) for i in pinned_indices(n)}
     rare = common.rare_indices(n)
     chosen = [i for i in range(n) if i % 50 and common.session_stem(i, n) not in keep][:count]
     files = {f"sessions/{common.session_stem(i, n)}.md": common.session_text(i, n, rare).encode() for i in chosen}
     opened = store.open_repo(str(repo))
-    store.commit(opened, lambda tip: files, f"bench: {len(files)} sessions uncompressed")
+    store_write.commit(opened, lambda tip: files, f"bench: {len(files)} sessions uncompressed")
     return list(files)
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ... import paths
 from ...errors import EnfError
-from ...plumbing import store, workcopy
+from ...plumbing import store, store_write, workcopy
 from . import views
 from ..report import Report
 from .working_set import ensure_folders, materialize
@@ -145,7 +145,7 @@ def _adopt(ctx: Context, report: Report, online: bool) -> bool:
         return False
     if not complete and gitclones.is_partial_clone(str(ctx.top)):
         return False  # its blobs may be on the server only, where pygit2 cannot reach them
-    if store.create_branch(ctx.repo, oid, f"enf: adopt {_short(ref)}"):
+    if store_write.create_branch(ctx.repo, oid, f"enf: adopt {_short(ref)}"):
         report.warnings.append(f"adopted {_short(ref)}")
     return True
 
@@ -197,7 +197,7 @@ def forget_tracked(ctx: Context) -> None:
         pass
 
 
-def _create(ctx: Context, now: int | None) -> store.CommitResult | None:
+def _create(ctx: Context, now: int | None) -> store_write.CommitResult | None:
     """The branch's first commit. Two processes creating it at once both succeed: the
     second finds the first's identical commit and has nothing to add."""
     import json
@@ -213,4 +213,4 @@ def _create(ctx: Context, now: int | None) -> store.CommitResult | None:
         rendered, _ = views.views_for(ctx.repo, tip, base, cache)
         return {**base, **rendered}
 
-    return store.commit(ctx.repo, build, "enf: initialize memory", when=now, env=ctx.ident)
+    return store_write.commit(ctx.repo, build, "enf: initialize memory", when=now, env=ctx.ident)
