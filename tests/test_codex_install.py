@@ -29,6 +29,7 @@ def test_install_merges_beside_the_users_hooks_and_uninstall_restores_them(tmp_p
     commands = codex.registered("user", tmp_path, home)
     assert len(commands) == len(codex.EVENTS) and all("--assistant=codex" in c for c in commands)
     assert (home / "skills" / "enf-git" / "SKILL.md").is_file()
+    assert (home / "skills" / "enf-git" / "analytics.md").is_file()  # SKILL.md sends the assistant there
     codex.uninstall("user", tmp_path, home)
     assert json.loads((home / "hooks.json").read_text()) == THEIRS
     assert not (home / "skills" / "enf-git").exists()
@@ -40,6 +41,17 @@ def test_project_scope_calls_enf_hook_from_path(tmp_path: Path) -> None:
     assert (tmp_path / ".agents" / "skills" / "enf-git" / "SKILL.md").is_file()
     codex.uninstall("project", tmp_path, tmp_path / "codex")
     assert not (tmp_path / ".codex" / "hooks.json").exists()
+
+
+def test_a_missing_part_of_the_codex_skill_is_seen_and_put_back(tmp_path: Path) -> None:
+    from enf_git.install import claude
+
+    codex.install("user", tmp_path, tmp_path)
+    folder = tmp_path / "skills" / "enf-git"
+    assert claude.skill_as_shipped(folder)
+    (folder / "analytics.md").unlink()
+    assert not claude.skill_as_shipped(folder)
+    assert codex.install("user", tmp_path, tmp_path).changed and claude.skill_as_shipped(folder)
 
 
 def test_an_edited_skill_is_kept(tmp_path: Path) -> None:

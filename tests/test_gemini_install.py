@@ -42,6 +42,7 @@ def test_install_merges_beside_the_users_settings_and_uninstall_restores_them(tm
     assert len(commands) == len(G.events) and all("--assistant=gemini" in c for c in commands)
     assert data["mcpServers"]["enf"]["args"][-1] == "mcp" and data["model"] == THEIRS["model"]  # type: ignore[index]
     assert (home / ".gemini" / "skills" / "enf-git" / "SKILL.md").is_file()
+    assert (home / ".gemini" / "skills" / "enf-git" / "analytics.md").is_file()  # SKILL.md sends the assistant there
     gemini.uninstall(G, "user", tmp_path, home)
     assert settings(home) == THEIRS
     assert not (home / ".gemini" / "skills" / "enf-git").exists()

@@ -106,10 +106,7 @@ def install(scope: str, top: Path, codex: Path) -> Done:
     verb = "registered" if done.changed else "already registered"
     done.lines.append(f"Codex hooks {verb} in {path} (scope {scope}), calling: {program} {ASSISTANT} EVENT")
     skill = skill_path(scope, top, codex)
-    text = claude.skill_source().read_text(encoding="utf-8")
-    if not skill.is_file() or skill.read_text(encoding="utf-8") != text:
-        skill.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write(str(skill), text.encode("utf-8"))
+    if claude.copy_skill(skill.parent):
         done.changed = True
         done.lines.append(f"Codex skill written to {skill}")
     done.lines.append(f"  {TRUST_NOTE}")
@@ -134,14 +131,12 @@ def uninstall(scope: str, top: Path, codex: Path) -> Done:
             done.changed = True
             done.lines.append(f"removed enf-git's Codex hooks from {path}")
     skill = skill_path(scope, top, codex)
-    if skill.is_file():
-        if skill.read_text(encoding="utf-8") == claude.skill_source().read_text(encoding="utf-8"):
-            skill.unlink()
-            _rmdir_if_empty(skill.parent)
-            done.changed = True
-            done.lines.append(f"removed the Codex skill {skill}")
-        else:
-            done.lines.append(f"kept {skill}: it differs from enf-git's skill (your edits?); delete it by hand")
+    removed, kept = claude.remove_skill_parts(skill.parent)
+    if removed:
+        _rmdir_if_empty(skill.parent)
+        done.changed = True
+        done.lines.append(f"removed the Codex skill {skill}")
+    done.lines += [f"kept {part}: it differs from enf-git's skill (your edits?); delete it by hand" for part in kept]
     return done
 
 

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EnfError
-from ..plumbing import atomic
 from . import claude, mcp
 from .codex import Done
 
@@ -108,10 +107,7 @@ def install(client: Client, scope: str, top: Path, home: Path) -> Done:
     verb = "registered" if done.changed else "already registered"
     done.lines.append(f"{client.title} hooks {verb} in {path} (scope {scope}), calling: {program} {client.flag} EVENT")
     skill = skill_path(client, scope, top, home)
-    text = claude.skill_source().read_text(encoding="utf-8")
-    if not skill.is_file() or skill.read_text(encoding="utf-8") != text:
-        skill.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write(str(skill), text.encode("utf-8"))
+    if claude.copy_skill(skill.parent):
         done.changed = True
         done.lines.append(f"{client.title} skill written to {skill}")
     if scope == "project":
@@ -135,14 +131,12 @@ def uninstall(client: Client, scope: str, top: Path, home: Path) -> Done:
             done.changed = True
             done.lines.append(f"removed enf-git's {client.title} hooks and MCP server from {path}")
     skill = skill_path(client, scope, top, home)
-    if skill.is_file():
-        if skill.read_text(encoding="utf-8") == claude.skill_source().read_text(encoding="utf-8"):
-            skill.unlink()
-            _rmdir_if_empty(skill.parent)
-            done.changed = True
-            done.lines.append(f"removed the {client.title} skill {skill}")
-        else:
-            done.lines.append(f"kept {skill}: it differs from enf-git's skill (your edits?); delete it by hand")
+    removed, kept = claude.remove_skill_parts(skill.parent)
+    if removed:
+        _rmdir_if_empty(skill.parent)
+        done.changed = True
+        done.lines.append(f"removed the {client.title} skill {skill}")
+    done.lines += [f"kept {part}: it differs from enf-git's skill (your edits?); delete it by hand" for part in kept]
     if client.name != "gemini":  # Gemini's folder predates this: its uninstall stays as measured
         from .mcpfile import prune
 

@@ -42,7 +42,7 @@ def _scope(ctx: Context, scope: str, folder: Path, commands: list[str]) -> list[
         problems.append(Problem("error", f"the Codex hooks in {path} call {program}, which is gone: every hook "
                                 "fails and the gate is off", fix))
     skill = codex.skill_path(scope, ctx.top, folder)
-    if not skill.is_file() or skill.read_bytes() != claude.skill_source().read_bytes():
+    if not claude.skill_as_shipped(skill.parent):
         problems.append(Problem("warning", f"the Codex skill {skill} is missing or differs from the shipped one", fix))
     if not _trusted(folder / "config.toml", path):
         problems.append(Problem("warning", f"Codex has recorded no trust for the hooks in {path}: it skips "

@@ -37,7 +37,7 @@ def _scope(ctx: Context, home: Path, scope: str, commands: list[str]) -> list[Pr
         problems.append(Problem("error", f"the {client.title} hooks in {path} call {program}, which is gone: every "
                                 "hook fails and the gate is off", fix))
     skill = gemini.skill_path(client, scope, ctx.top, home)
-    if not skill.is_file() or skill.read_bytes() != claude.skill_source().read_bytes():
+    if not claude.skill_as_shipped(skill.parent):
         problems.append(Problem("warning", f"the {client.title} skill {skill} is missing or differs from the "
                                 "shipped one", fix))
     return problems
