@@ -72,7 +72,7 @@ def main() -> None:
         for name, sid in SIDS.items():
             own = top / ".claude-sessions" / "sessions" / f"{today}-{name}-bench.md"
             own.write_text(f"---\nsession_id: {sid[:8]}\ndate: {today}\nstatus: active\n---\n## Intent\nx\n")
-            cmd = [python, "-c", hl.LAUNCH, f"--assistant={name}"]
+            cmd = hl.registered(python) + [f"--assistant={name}"]
             shell, prompt = payloads(name, top)
             got = subprocess.run(cmd + ["pre-tool-use"], input=shell, capture_output=True, env=env).stdout
             if b"deny" in got:

@@ -82,8 +82,8 @@ def main() -> None:
         own = top / ".claude-sessions" / "sessions" / f"{today}-codex-bench.md"
         key = session_key(CODEX_SID) if ASSISTANT == "codex" else GEMINI_SID[:8]
         own.write_text(f"---\nsession_id: {key}\ndate: {today}\nstatus: active\n---\n## Intent\nx\n")
-        codex = [python, "-c", hl.LAUNCH, f"--assistant={ASSISTANT}"]
-        claude = [python, "-c", hl.LAUNCH]
+        codex = hl.registered(python) + [f"--assistant={ASSISTANT}"]
+        claude = hl.registered(python)
         shell = SHELL[ASSISTANT]
         bash = payload(top, tool_name=shell, tool_input={"command": "ls -la"}, **_event("pre-tool-use"))
         heredoc = payload(top, tool_name=shell, tool_input={"command": f"cat > {own.relative_to(top)} <<'EOF'\n"

@@ -13,7 +13,9 @@ against `python -c "import pygit2"` (figures reported). The whole measurement ru
 twice (`--runs`), so the spread between runs is printed beside the figures: the
 machine is shared and noisy.
 
-The hooks run from a regular (non-editable) install in a venv made for the
+The hooks run as `git enf init` registers them in local scope (`python -S -c ...`: no
+site.py, paths.launch_bare); `python -S -c pass` is reported beside the baseline to show
+what skipping site.py alone is worth. They run from a regular (non-editable) install in a venv made for the
 benchmark: an editable install adds an import hook to every interpreter start,
 which would inflate the baseline and flatter the ratio.
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -34,7 +37,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from enf_git.hook import LAUNCH  # exactly the command `git enf init` registers
 
 ROOT = Path(__file__).resolve().parents[1]
 SID = "abcdef12-0000-4000-8000-000000000000"
@@ -75,6 +77,14 @@ def venv_python(path: Path | None) -> str:
         subprocess.run([sys.executable, "-m", "venv", str(work)], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--upgrade", str(ROOT)], check=True)
     return str(python)
+
+
+def registered(python: str) -> list[str]:
+    """The hook command `git enf init` registers in local scope for this interpreter's
+    enf_git (`python -S -c ...`: paths.launch_bare), as an argv: exactly what Claude Code runs."""
+    code = "from enf_git.install.claude import hook_program; print(hook_program('local'))"
+    line = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    return shlex.split(line)
 
 
 def timed(cmd: list[str], stdin: bytes, env: dict[str, str]) -> float:
@@ -169,7 +179,7 @@ def main() -> None:
         top = tmp / "repo"
         subprocess.run(["git", "init", "-q", str(top)], check=True, env=env)
         subprocess.run([python, "-c", FIXTURE, str(top), str(sessions), SID], check=True, env=env)
-        hook = [python, "-c", LAUNCH]
+        hook = registered(python)
         tool = json.dumps({"session_id": SID, "cwd": str(top), "hook_event_name": "PreToolUse",
                            "tool_name": "Bash", "tool_input": {"command": "ls -la"}}).encode()
         profiled_session(top)
@@ -209,6 +219,7 @@ def main() -> None:
             load = os.getloadavg()[0]  # the machine is shared: say how busy it was
             fast = measure({
                 "python -c pass": ([python, "-c", "pass"], b""),
+                "python -S -c pass (no site.py)": ([python, "-S", "-c", "pass"], b""),
                 "PreToolUse": (hook + ["pre-tool-use"], tool),
                 "PreToolUse, toolset profile": (hook + ["pre-tool-use"], profiled),
                 "PostToolUse": (hook + ["post-tool-use"], tool),

@@ -8,7 +8,7 @@ gate reminder), and 200 skills (140 in the project's `.claude/skills`, 60 person
 prompt is one a user would type that gets both pointers and a skill hint; the script
 checks it does before timing.
 
-Rows, each one whole hook process (`python -c LAUNCH user-prompt-submit`, the command
+Rows, each one whole hook process (`python -S -c ... user-prompt-submit`, the command
 `git enf init` registers), interleaved with the baseline, rotating who goes first:
   both          brain-first + skill hints (the defaults): the goal row
   brain-first   enf.skillHints=false
@@ -80,7 +80,7 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     common.header("prompt_10k", sessions=n, skills=SKILLS, repetitions=reps)
     repo = build_fixture(work, n)
     python = plain_python(work)
-    hook = [python, "-c", _launch(), "user-prompt-submit"]
+    hook = [*_registered(python), "user-prompt-submit"]
     payload = json.dumps({"session_id": SID, "cwd": str(repo), "transcript_path": "/dev/null", "prompt": PROMPT,
                           "hook_event_name": "UserPromptSubmit"}).encode()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -163,10 +163,10 @@ def plain_python(work: Path) -> str:
     return str(venv / "bin" / "python")
 
 
-def _launch() -> str:
-    from enf_git.paths import LAUNCH
+def _registered(python: str) -> list[str]:
+    from hooks_latency import registered  # the command `git enf init` registers, as Claude Code runs it
 
-    return LAUNCH
+    return registered(python)
 
 
 def env_with(work: Path, env: dict[str, str], name: str, switches: dict[str, str]) -> dict[str, str]:

@@ -53,6 +53,10 @@ def main(argv: list[str] | None = None) -> None:
         import gc
 
         gc.disable()
+        if sys.flags.no_site:  # launched by paths.launch_bare: the git machinery gets the full site
+            import site
+
+            site.main()
     _arm_timer(BUDGET.get(event, BUDGET["fast"]))
     if event in ("background-commit", "background-fetch", "background-index"):
         out = respond(event, b"", lambda: _background(event, argv[1:]))

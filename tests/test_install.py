@@ -32,7 +32,8 @@ def test_local_scope_merges_with_existing_hooks_and_is_idempotent(repo_dir: Path
     settings.parent.mkdir()
     settings.write_text(json.dumps(THEIRS))
     out = run_cli(repo_dir, "init", monkeypatch=monkeypatch)
-    program = f"{sys.executable} -c '{hook.LAUNCH}'"
+    program = install.hook_program("local")
+    assert program.startswith(f"{sys.executable} -S -c ")
     assert f"hooks registered in {settings} (scope local), calling: {program}" in out
     data = json.loads(settings.read_text())
     assert data["permissions"] == THEIRS["permissions"]

@@ -2,8 +2,8 @@
 
 Scopes (docs/claude-code.md): `local` writes `.claude/settings.local.json` (per user,
 not committed) and `user` writes `~/.claude/settings.json`; both call the
-interpreter by absolute path (`python -c "...; from enf_git.hook import main; main()"`),
-the fastest form. `project` writes
+interpreter by absolute path without site.py (`python -S -c "...; from enf_git.hook
+import main; main()"`, paths.launch_bare), the fastest form. `project` writes
 `.claude/settings.json`, which the team shares, so it calls plain `enf-hook` from
 PATH: one machine's absolute paths would break every teammate's hooks.
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EnfError
-from ..paths import LAUNCH  # how settings call the hook (see there)
+from .. import paths  # how settings call the hook (paths.launch_bare)
 from ..plumbing import atomic
 from . import copied, slash
 
@@ -78,7 +78,23 @@ def hook_program(scope: str) -> str:
     """
     if scope == "project":
         return PROGRAM
-    return f"{shlex.quote(sys.executable)} -c {shlex.quote(LAUNCH)}"
+    return f"{shlex.quote(sys.executable)} -S -c {shlex.quote(paths.launch_bare(launch_dirs()))}"
+
+
+def launch_dirs() -> list[str]:
+    """Where this enf_git and the libraries its per-call hooks may import live, enf_git's
+    first: the folders a `python -S` hook puts on sys.path (paths.launch_bare)."""
+    import importlib.util
+
+    dirs: list[str] = []
+    for name in ("enf_git", "yaml"):
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None else None
+        if origin:  # a package's folder, or a module's file: its parent is the sys.path entry
+            folder = os.path.dirname(os.path.dirname(origin) if origin.endswith("__init__.py") else origin)
+            if folder not in dirs:
+                dirs.append(folder)
+    return dirs
 
 
 def is_ours(entry: object) -> bool:

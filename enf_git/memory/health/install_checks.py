@@ -30,8 +30,8 @@ from ..workspace import Context
 PROBE_TIMEOUT = 10.0  # seconds: a hook's own timeout; an import slower than this fails every hook
 # What a hook's interpreter runs to say which enf_git it imports: the hook's own
 # sys.path fix (see paths.LAUNCH), then only the package's import-free __init__.
-PROBE = ("import sys; sys.path[:] = [p for p in sys.path if p]; import enf_git; "
-         "print(enf_git.__version__); print(enf_git.__file__)")
+PROBE_TAIL = "import enf_git; print(enf_git.__version__); print(enf_git.__file__)"
+PROBE = "import sys; sys.path[:] = [p for p in sys.path if p]; " + PROBE_TAIL
 # Keep the scope Claude Code users share (project), then the one for all repos.
 KEEP_ORDER = ("project", "user", "local")
 
@@ -114,7 +114,19 @@ def _probe_program(program: str, top: Path) -> list[Problem]:
     if interpreter is None:
         return [Problem("error", f"call {argv[0]}, which does not exist (the virtualenv was moved or deleted?): "
                         "every hook fails", _reinstall())]
-    return _probe_interpreter(interpreter, top)
+    return _probe_interpreter(interpreter, top, *_launch(argv))
+
+
+def _launch(argv: list[str]) -> tuple[list[str], str]:
+    """The interpreter options and the probe code that import enf_git exactly as this
+    command line does (`-S` and its own sys.path: paths.launch_bare), or the plain probe."""
+    if "-c" not in argv[1:-1]:
+        return [], PROBE
+    at = argv.index("-c")
+    code, target = argv[at + 1], "from enf_git.hook import main; main()"
+    if target not in code:
+        return [], PROBE
+    return argv[1:at], code.replace(target, PROBE_TAIL)
 
 
 def _reinstall() -> str:
@@ -170,10 +182,10 @@ def shebang_interpreter(script: Path) -> str | None:
     return words[0] if words else None
 
 
-def _probe_interpreter(interpreter: str, top: Path) -> list[Problem]:
+def _probe_interpreter(interpreter: str, top: Path, options: list[str] | None = None, probe: str = PROBE) -> list[Problem]:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # leave no __pycache__ behind
     try:
-        proc = subprocess.run([interpreter, "-c", PROBE], cwd=top, env=env, stdin=subprocess.DEVNULL,
+        proc = subprocess.run([interpreter, *(options or []), "-c", probe], cwd=top, env=env, stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=PROBE_TIMEOUT)
     except subprocess.TimeoutExpired:
         return [Problem("error", f"run {interpreter}, which took over {PROBE_TIMEOUT:g} s to import enf_git: "
