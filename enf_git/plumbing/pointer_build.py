@@ -152,14 +152,14 @@ def _write(out: str, rows: Sequence[Row], freqs: list[dict[str, float]], lengths
     end = len(body) + len(record_blob)
     offsets = b"".join(off.to_bytes(8, "little") for off in [*(o for o, _ in record_spans), end])
     tail = marshal.dumps(extra) if extra is not None else b""
-    header = {"schema": pointers.SCHEMA, "n": len(rows), "shards": spans, "docs": offsets,
+    header = {"schema": pointers.SCHEMA, "n": len(rows), "shards": spans, "docs_at": end,
               "syn": search.synonym_table(), "pins": tuple(pins), **head}
     if judge is not None:
         header["rules"], header["flagged"] = judge[0], _flagged(records, judge[1])
     if extra is not None:
-        header["catalog"] = (end, len(tail))
+        header["catalog"] = (end + len(offsets), len(tail))
     data = marshal.dumps(header)
-    atomic.write(out, pointers.MAGIC + len(data).to_bytes(8, "little") + data + body + record_blob + tail)
+    atomic.write(out, pointers.MAGIC + len(data).to_bytes(8, "little") + data + body + record_blob + offsets + tail)
 
 
 def _flagged(records: Sequence[tuple[Any, ...]], why: Callable[[str], object]) -> tuple[str, ...]:
