@@ -18,9 +18,12 @@ Two corpora, each its own fixture:
                               while the weak flag failed on it, so it is a second dev set now
   conversations2 bench/recall/conversations2/: another person's year of chat-derived notes
                  (its README says how and when it was written), one set:
-                   conv-held-out  cx-*: written and committed before any recall run on it and
-                              before the weak-rule change it judges; the conversational goals are
-                              judged on it alone
+                   conv-dev3  cx-*: written as the conversational held-out set, committed before
+                              any recall run on it; the weak rule's signal of meaning (what a
+                              question asks for, and whether the notes give it) was chosen on its
+                              misses, so it is a third conversational dev set now
+  No held-out set of conversational notes is in this script's corpora: a fresh one is written
+  and judged apart from the rule's work.
 
 Query kinds:
 
@@ -55,8 +58,9 @@ Figures, over the answerable queries (every kind but none):
 and the fraction of none-queries flagged weak, and of answerable ones (wrongly) flagged;
 each per kind and per set. Goals, on the held-out set alone: MRR >= BM25 + 0.03,
 recall@5 >= 0.97, >= 80 % of none-queries flagged weak, <= 5 % of answerable ones flagged;
-on the conversational held-out set (conversations2): the same two weak-flag goals (MRR and
-recall@5 against BM25 reported); the conversations corpus has dev sets only, and no goals. The weak
+the conversational corpora have dev sets only, and no goals here (the conversational goals,
+>= 80 % of none-queries flagged and <= 5 % of answerable ones, are judged on a held-out set
+kept apart). The weak
 rule's sensitivity: the flag rates it would have at other values of its constants (search.WEAK_SHARE,
 search.NAME_SHARE, search.APART_WEIGHT, search.LEAD), from the `strength` counts each answer reports, on the dev
 sets only (a tuning table must not show held-out figures).
@@ -89,9 +93,9 @@ REPO_ROOT = common.BENCH_DIR.parent
 KINDS = ("lexical", "paraphrase", "reversal", "status", "abbreviation", "none")
 ANSWERABLE = ("lexical", "paraphrase", "reversal", "status", "abbreviation")
 SETS = {"adr": ("dev", "dev2", "held-out"), "conversations": ("conv-dev", "conv-dev2"),
-        "conversations2": ("conv-held-out",)}
-DEV_SETS = ("dev", "dev2", "conv-dev", "conv-dev2")  # what a tuning table, or a list of misses, may show
-GOAL_SET = {"adr": "held-out", "conversations2": "conv-held-out"}  # the set each corpus's goals are judged on
+        "conversations2": ("conv-dev3",)}
+DEV_SETS = ("dev", "dev2", "conv-dev", "conv-dev2", "conv-dev3")  # what a tuning table, or a list of misses, may show
+GOAL_SET = {"adr": "held-out"}  # the set each corpus's goals are judged on
 WORD = re.compile(r"[\w][\w.'\u2019-]*", re.UNICODE)  # enf_git/plumbing/stem.py `_WORD` (+ its rstrip)
 STEM = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}-[a-z0-9-]+$")
 K1, B = 1.2, 0.75
@@ -146,7 +150,7 @@ def load_queries(stems: set[str], corpus: str = "adr") -> list[Query]:
                 + read_queries(SET_DIR / "held_out.yaml", stems, lambda q: "held-out"))
     if corpus == "conversations":
         return read_queries(CORPORA[corpus] / "queries.yaml", stems, lambda q: "conv-dev" if q.startswith("cd-") else "conv-dev2")
-    return read_queries(CORPORA[corpus] / "queries.yaml", stems, lambda q: "conv-held-out")
+    return read_queries(CORPORA[corpus] / "queries.yaml", stems, lambda q: "conv-dev3")
 
 
 def read_queries(path: Path, stems: set[str], set_of: Any) -> list[Query]:
@@ -295,7 +299,7 @@ def figures(rows: list[Scored], sets: tuple[str, ...]) -> dict[str, Any]:
 
 
 def held_out(q: Query) -> bool:
-    """A query of a held-out set (held_out.yaml; conversations2's cx-*): the goals are judged
+    """A query of a held-out set (held_out.yaml): the goals are judged
     on these alone, and no tuning table or list of misses shows them."""
     return q.set not in DEV_SETS
 
@@ -421,7 +425,7 @@ def print_sensitivity(table: list[dict[str, Any]]) -> None:
 
 def print_goals(checks: dict[str, dict[str, Any]], corpus: str = "adr") -> None:
     if not checks:
-        print(f"\nGOALS enf recall, {corpus}: none (dev sets only; conversations2 holds the conversational held-out set)")
+        print(f"\nGOALS enf recall, {corpus}: none (dev sets only; the conversational held-out set is kept apart)")
         return
     parts = [f"{name} {c['goal']} ({num(c['target'])}): {num(c['value'])} {'PASS' if c['pass'] else 'FAIL'}"
              for name, c in checks.items()]
