@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from enf_git.mcp import tools
 from enf_git.plumbing import asks, search
 from gitfixtures import session_text
 
@@ -169,3 +171,12 @@ def test_a_question_asking_no_kind_of_answer_gets_no_signal(enf, repo_dir: Path)
     out = json.loads(enf("recall", "what", "did", "Declan", "build", "--json"))
     assert "asks" not in out["strength"] and "reason" not in out["strength"]
     assert out["weak"] is False
+
+
+def test_the_mcp_recall_says_why_too(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    van_sessions(enf, repo_dir, given=False)
+    where = tools.Where(repo_dir, None, "", time.time)
+    weak = json.loads(tools.call("recall", {"query": "how much did Declan charge for the bed"}, where).text)
+    assert weak["weak"] is True and weak["reason"] == "the notes mention Declan and bed but give no amount"
+    strong = json.loads(tools.call("recall", {"query": "how much did the van cost"}, where).text)
+    assert strong["weak"] is False and "reason" not in strong
