@@ -18,9 +18,12 @@ Two corpora, each its own fixture:
                               while the weak flag failed on it, so it is a second dev set now
   conversations2 bench/recall/conversations2/: another person's year of chat-derived notes
                  (its README says how and when it was written), one set:
-                   conv-held-out  cx-*: written and committed before any recall run on it and
-                              before the weak-rule change it judges; the conversational goals are
-                              judged on it alone
+                   conv-dev3  cx-*: written as the conversational held-out set, committed before
+                              any recall run on it; the weak rule's signal of meaning (what a
+                              question asks for, and whether the notes give it) was chosen on its
+                              misses, so it is a third conversational dev set now
+  No held-out set of conversational notes is in this script's corpora: a fresh one is written
+  and judged apart from the rule's work.
 
 Query kinds:
 
@@ -55,8 +58,9 @@ Figures, over the answerable queries (every kind but none):
 and the fraction of none-queries flagged weak, and of answerable ones (wrongly) flagged;
 each per kind and per set. Goals, on the held-out set alone: MRR >= BM25 + 0.03,
 recall@5 >= 0.97, >= 80 % of none-queries flagged weak, <= 5 % of answerable ones flagged;
-on the conversational held-out set (conversations2): the same two weak-flag goals (MRR and
-recall@5 against BM25 reported); the conversations corpus has dev sets only, and no goals. The weak
+the conversational corpora have dev sets only, and no goals here (the conversational goals,
+>= 80 % of none-queries flagged and <= 5 % of answerable ones, are judged on a held-out set
+kept apart). The weak
 rule's sensitivity: the flag rates it would have at other values of its constants (search.WEAK_SHARE,
 search.NAME_SHARE, search.APART_WEIGHT, search.LEAD), from the `strength` counts each answer reports, on the dev
 sets only (a tuning table must not show held-out figures).
@@ -89,9 +93,9 @@ REPO_ROOT = common.BENCH_DIR.parent
 KINDS = ("lexical", "paraphrase", "reversal", "status", "abbreviation", "none")
 ANSWERABLE = ("lexical", "paraphrase", "reversal", "status", "abbreviation")
 SETS = {"adr": ("dev", "dev2", "held-out"), "conversations": ("conv-dev", "conv-dev2"),
-        "conversations2": ("conv-held-out",)}
-DEV_SETS = ("dev", "dev2", "conv-dev", "conv-dev2")  # what a tuning table, or a list of misses, may show
-GOAL_SET = {"adr": "held-out", "conversations2": "conv-held-out"}  # the set each corpus's goals are judged on
+        "conversations2": ("conv-dev3",)}
+DEV_SETS = ("dev", "dev2", "conv-dev", "conv-dev2", "conv-dev3")  # what a tuning table, or a list of misses, may show
+GOAL_SET = {"adr": "held-out"}  # the set each corpus's goals are judged on
 WORD = re.compile(r"[\w][\w.'\u2019-]*", re.UNICODE)  # enf_git/plumbing/stem.py `_WORD` (+ its rstrip)
 STEM = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}-[a-z0-9-]+$")
 K1, B = 1.2, 0.75
@@ -146,7 +150,7 @@ def load_queries(stems: set[str], corpus: str = "adr") -> list[Query]:
                 + read_queries(SET_DIR / "held_out.yaml", stems, lambda q: "held-out"))
     if corpus == "conversations":
         return read_queries(CORPORA[corpus] / "queries.yaml", stems, lambda q: "conv-dev" if q.startswith("cd-") else "conv-dev2")
-    return read_queries(CORPORA[corpus] / "queries.yaml", stems, lambda q: "conv-held-out")
+    return read_queries(CORPORA[corpus] / "queries.yaml", stems, lambda q: "conv-dev3")
 
 
 def read_queries(path: Path, stems: set[str], set_of: Any) -> list[Query]:
@@ -295,7 +299,7 @@ def figures(rows: list[Scored], sets: tuple[str, ...]) -> dict[str, Any]:
 
 
 def held_out(q: Query) -> bool:
-    """A query of a held-out set (held_out.yaml; conversations2's cx-*): the goals are judged
+    """A query of a held-out set (held_out.yaml): the goals are judged
     on these alone, and no tuning table or list of misses shows them."""
     return q.set not in DEV_SETS
 
@@ -331,6 +335,7 @@ SHARES = (0.5, 0.55, 0.6, 0.63, 0.65, 0.7, 0.75)
 NAME_SHARES = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
 APART_WEIGHTS = (0.0, 0.3, 0.5, 0.65, 0.8, 1.0)
 LEADS = (1.25, 1.5, 2.0, 3.0, math.inf)
+ANSWER_SHARES = (0.0, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)  # 0.0: no signal of meaning
 
 
 def sensitivity(rows: list[Scored]) -> list[dict[str, Any]]:
@@ -342,24 +347,33 @@ def sensitivity(rows: list[Scored]) -> list[dict[str, Any]]:
         return []
     from enf_git.plumbing import search
 
-    def rates(share: float, name_share: float, apart: float, lead: float) -> dict[str, Any]:
+    def rates(share: float, name_share: float, apart: float, lead: float, answer: float) -> dict[str, Any]:
         def flagged(r: Scored) -> float:
             st = r.answer.strength
             return float(search.is_weak(st["matched"], st["unknown_share"], bool(st.get("unknown_names")),
-                                        st.get("apart_share", 0.0), st.get("lead", 1.0), share, name_share, apart,
-                                        lead))
+                                        st.get("apart_share", 0.0), st.get("lead", 1.0), st.get("gives", 1.0),
+                                        share=share, name_share=name_share, apart_weight=apart, lead_limit=lead,
+                                        answer_share=answer))
         current = (abs(share - search.WEAK_SHARE) < 1e-9 and abs(name_share - search.NAME_SHARE) < 1e-9
-                   and abs(apart - search.APART_WEIGHT) < 1e-9 and lead == search.LEAD)
-        return {"share": round(share, 3), "name_share": round(name_share, 3), "apart_weight": round(apart, 3),
-                "lead": lead, "current": current,
-                "none_flagged": mean(flagged(r) for r in rows if r.query.kind == "none"),
-                "answerable_flagged": mean(flagged(r) for r in rows if r.query.kind != "none")}
+                   and abs(apart - search.APART_WEIGHT) < 1e-9 and lead == search.LEAD
+                   and abs(answer - search.ANSWER_SHARE) < 1e-9)
+        out = {"share": round(share, 3), "name_share": round(name_share, 3), "apart_weight": round(apart, 3),
+               "lead": lead, "answer_share": round(answer, 3), "current": current}
+        for name in sorted({r.query.set for r in rows}, key=DEV_SETS.index):
+            sel = [r for r in rows if r.query.set == name]
+            out[name] = (mean(flagged(r) for r in sel if r.query.kind == "none"),
+                         mean(flagged(r) for r in sel if r.query.kind != "none"))
+        out["none_flagged"] = mean(flagged(r) for r in rows if r.query.kind == "none")
+        out["answerable_flagged"] = mean(flagged(r) for r in rows if r.query.kind != "none")
+        return out
 
-    share, name, apart, lead = search.WEAK_SHARE, search.NAME_SHARE, search.APART_WEIGHT, search.LEAD
-    return ([rates(s, name, apart, lead) for s in SHARES]
-            + [rates(share, n, apart, lead) for n in NAME_SHARES if abs(n - name) > 1e-9]
-            + [rates(share, name, a, lead) for a in APART_WEIGHTS if abs(a - apart) > 1e-9]
-            + [rates(share, name, apart, g) for g in LEADS if g != lead])
+    share, name, apart, lead, answer = (search.WEAK_SHARE, search.NAME_SHARE, search.APART_WEIGHT, search.LEAD,
+                                        search.ANSWER_SHARE)
+    return ([rates(s, name, apart, lead, answer) for s in SHARES]
+            + [rates(share, n, apart, lead, answer) for n in NAME_SHARES if abs(n - name) > 1e-9]
+            + [rates(share, name, a, lead, answer) for a in APART_WEIGHTS if abs(a - apart) > 1e-9]
+            + [rates(share, name, apart, g, answer) for g in LEADS if g != lead]
+            + [rates(share, name, apart, lead, x) for x in ANSWER_SHARES if abs(x - answer) > 1e-9])
 
 
 # --- output -----------------------------------------------------------------------
@@ -400,7 +414,8 @@ def print_failures(system: str, rows: list[Scored]) -> None:
         q = r.query
         ranks = ", ".join(f"{s[11:]}@{r.ranks[s] or '-'}" for s in q.relevant) or "weak not flagged"
         top = ", ".join(s[11:] for s in r.answer.stems[:3]) or "(no hits)"
-        notes = (" [weak]" if r.answer.weak and system == "enf" else "") + (
+        reason = r.answer.strength.get("reason") if r.answer.weak and system == "enf" else ""
+        notes = (f" [weak: {reason}]" if reason else " [weak]" if r.answer.weak and system == "enf" else "") + (
             f" [status {r.answer.status.get(q.relevant[0])}]" if q.kind == "status" and system == "enf" else "")
         print(f"  {q.id:<8} {q.text!r}{notes}\n           relevant: {ranks}\n           top 3: {top}")
 
@@ -410,18 +425,22 @@ def print_sensitivity(table: list[dict[str, Any]]) -> None:
         return
     print("\nweak rule sensitivity, dev sets only (the share of the query's idf the first result lacks above which "
           "it is weak; the unseen share that makes a query with an unseen name weak; what a word held elsewhere "
-          "counts; the first result's lead over the second that keeps it strong (inf: none does); "
-          "* = search.WEAK_SHARE, search.NAME_SHARE, search.APART_WEIGHT, search.LEAD):")
+          "counts; the first result's lead over the second that keeps it strong (inf: none does); the share of "
+          "the best window's weight the best window holding the answer asked for must hold (0: no signal of meaning); "
+          "* = search.WEAK_SHARE, search.NAME_SHARE, search.APART_WEIGHT, search.LEAD, search.ANSWER_SHARE; "
+          "each dev set: none flagged / answerable flagged):")
     for row in table:
         mark = "*" if row["current"] else " "
+        sets = "  ".join(f"{k} {pct(v[0])}/{pct(v[1])}" for k, v in row.items() if k in DEV_SETS)
         print(f"  {mark} share {row['share']:.3f} / name {row['name_share']:.3f} / apart {row['apart_weight']:.2f} "
-              f"/ lead {row['lead']:.2f}: "
-              f"none flagged {pct(row['none_flagged']):>5}, answerable flagged {pct(row['answerable_flagged']):>5}")
+              f"/ lead {row['lead']:.2f} / answer {row['answer_share']:.2f}: "
+              f"none flagged {pct(row['none_flagged']):>5}, answerable flagged {pct(row['answerable_flagged']):>5}"
+              f"  ({sets})")
 
 
 def print_goals(checks: dict[str, dict[str, Any]], corpus: str = "adr") -> None:
     if not checks:
-        print(f"\nGOALS enf recall, {corpus}: none (dev sets only; conversations2 holds the conversational held-out set)")
+        print(f"\nGOALS enf recall, {corpus}: none (dev sets only; the conversational held-out set is kept apart)")
         return
     parts = [f"{name} {c['goal']} ({num(c['target'])}): {num(c['value'])} {'PASS' if c['pass'] else 'FAIL'}"
              for name, c in checks.items()]

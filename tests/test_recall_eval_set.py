@@ -189,9 +189,9 @@ def test_the_conversational_notes_are_well_formed() -> None:
         assert kinds["none"] >= 15 and kinds["lexical"] + kinds["paraphrase"] >= 35, prefix
 
 
-def test_the_second_conversational_corpus_is_a_well_formed_held_out_set() -> None:
-    # conversations2 judges the weak flag on conversational notes: one set (cx-*), the sizes
-    # the goals were set for, every label pointing at a session that parses.
+def test_the_second_conversational_corpus_is_a_well_formed_set() -> None:
+    # conversations2 (conv-dev3) checks the weak flag on conversational notes: one set (cx-*),
+    # the sizes it was written to, every label pointing at a session that parses.
     folder = SET_DIR / "conversations2"
     parsed = {p.stem: _parse(p) for p in sorted((folder / "sessions").glob("*.md"))}
     assert len(parsed) >= 30

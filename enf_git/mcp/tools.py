@@ -139,7 +139,8 @@ def _recall(where: Where, args: Args) -> dict[str, Any]:
     table = where.written_by(ctx, tip)
     withheld = where.gate(ctx, tip).withheld([h.path for h in answer.hits])
     hits = [h for h in answer.hits if h.path not in withheld]
-    return _counted({"query": text, "weak": answer.weak,
+    reason = answer.reason if answer.weak else ""  # "the notes mention Declan and bed but give no amount"
+    return _counted({"query": text, "weak": answer.weak, **({"reason": reason} if reason else {}),
                      "results": [_signed(_hit(h), table.by(h.path) if h.kind != "history" else "") for h in hits]},
                     len({h.path for h in answer.hits} & set(withheld)))
 
@@ -321,7 +322,7 @@ RECALL = Spec(
     "recall", "Recall from memory",
     "Search this project's memory (past sessions, decisions with their reversals, older versions of both) "
     "before re-deriving something or asking the user again. Returns ranked compact hits; `weak` true means "
-    "no strong match. Pass a hit's `target` (and `at`, if it has one) to `show` for the full text.",
+    "no strong match (`reason`, when there is one, says what the notes lack). Pass a hit's `target` (and `at`, if it has one) to `show` for the full text.",
     {"query": string("What to look for, in plain words (e.g. 'postgres migration').", max_length=1000),
      "limit": integer("At most this many hits.", minimum=1, maximum=50, default=8)},
     ("query",), example='{"query": "postgres migration", "limit": 5}')

@@ -79,7 +79,7 @@ from __future__ import annotations
 import math
 import sqlite3
 
-from . import abbrev, stem as analysis
+from . import abbrev, asks, stem as analysis
 
 TYPE_CHECKING = False  # the warm recall path avoids typing/pathlib/dataclasses (~30 ms of imports)
 if TYPE_CHECKING:
@@ -99,6 +99,9 @@ WEAK_SHARE = 0.63  # see the module docstring; bench/recall_quality.py reports t
 NAME_SHARE = 0.3  # the unseen words' share that makes a query with an unseen name weak
 APART_WEIGHT = 0.65  # what a word other records hold, but not the first result, counts of its weight
 LEAD = 1.5  # a first result scoring this many times the second's is not weak by its share (the module docstring)
+# A question asking for an amount, a date, a name... (asks.py) is weak when the best window of
+# the first results holding such a value holds less than this share of what the best window holds.
+ANSWER_SHARE = 0.6
 WEAK_TOP = 3  # results `matched` reports on: the answer is often second or third, rarely further
 _CANDIDATES = 50  # rows FTS5 ranks first, which _score ranks again (history rows may share a file)
 K1, B = 1.2, 0.75  # BM25's (and FTS5's) saturation and length normalisation
@@ -137,10 +140,12 @@ class Hit:
 class Answer:
     """The ranked hits, and how strongly the best of them matches (see the module docstring)."""
 
-    __slots__ = ("hits", "terms", "matched", "unknown", "unknown_share", "unknown_names", "apart_share", "lead")
+    __slots__ = ("hits", "terms", "matched", "unknown", "unknown_share", "unknown_names", "apart_share", "lead",
+                 "asks", "gives", "mentions")
 
     def __init__(self, hits: list[Hit], terms: int, matched: int, unknown: int, unknown_share: float = 0.0,
-                 unknown_names: list[str] | None = None, apart_share: float = 0.0, lead: float = 1.0) -> None:
+                 unknown_names: list[str] | None = None, apart_share: float = 0.0, lead: float = 1.0,
+                 asks: str = "", gives: float = 1.0, mentions: list[str] | None = None) -> None:
         self.hits = hits
         self.terms = terms  # query terms after stopwords
         self.matched = matched  # of them in the first results (the most any of them holds)
@@ -149,25 +154,43 @@ class Answer:
         self.unknown_names = unknown_names or []  # capitalized query words no document holds
         self.apart_share = apart_share  # the share of words other documents hold, but not the first result
         self.lead = lead  # the first result's score over the second's (1.0 without a second)
+        self.asks = asks  # the kind of answer the question asks for (asks.KINDS), "" for none
+        self.gives = gives  # the best window with such an answer: its weight over the best window's
+        self.mentions = mentions or []  # the question's words the best window holds
 
     @property
     def weak(self) -> bool:
-        return is_weak(self.matched, self.unknown_share, bool(self.unknown_names), self.apart_share, self.lead)
+        return is_weak(self.matched, self.unknown_share, bool(self.unknown_names), self.apart_share, self.lead,
+                       self.gives)
+
+    @property
+    def reason(self) -> str:
+        """Why the notes do not answer a question asking for an amount, a date, a name... ("" otherwise)."""
+        if not self.asks or not self.matched or self.gives >= ANSWER_SHARE:
+            return ""
+        about = " and ".join(", ".join(self.mentions).rsplit(", ", 1)) if self.mentions else "its words"
+        return f"the notes mention {about} but give no {asks.KINDS[self.asks]}"
 
     def strength(self) -> dict[str, object]:
-        return {"terms": self.terms, "matched": self.matched, "unknown": self.unknown,
-                "unknown_share": round(self.unknown_share, 4), "unknown_names": self.unknown_names,
-                "apart_share": round(self.apart_share, 4), "lead": round(self.lead, 4)}
+        out: dict[str, object] = {
+            "terms": self.terms, "matched": self.matched, "unknown": self.unknown,
+            "unknown_share": round(self.unknown_share, 4), "unknown_names": self.unknown_names,
+            "apart_share": round(self.apart_share, 4), "lead": round(self.lead, 4)}
+        if self.asks:
+            out.update(asks=self.asks, gives=round(self.gives, 4), reason=self.reason)
+        return out
 
 
 def is_weak(matched: int, unknown_share: float, names: bool = False, apart_share: float = 0.0, lead: float = 1.0,
-            share: float = WEAK_SHARE, name_share: float = NAME_SHARE, apart_weight: float = APART_WEIGHT,
-            lead_limit: float = LEAD) -> bool:
+            gives: float = 1.0, share: float = WEAK_SHARE, name_share: float = NAME_SHARE,
+            apart_weight: float = APART_WEIGHT, lead_limit: float = LEAD, answer_share: float = ANSWER_SHARE) -> bool:
     """No first result holds a query term, or unseen words carry more than `name_share` of the
-    query's idf when one of them is a name, or what the first result lacks carries more than
-    `share` of it (unseen words in full, words apart at `apart_weight`) while the first result
-    scores less than `lead_limit` times the second (see the module docstring)."""
-    if not matched or (names and unknown_share > name_share):
+    query's idf when one of them is a name, or the question asks for a kind of answer (asks.py)
+    and the best window holding one holds less than `answer_share` of the best window's weight
+    (`gives`), or what the first result lacks carries more than `share` of it (unseen words in
+    full, words apart at `apart_weight`) while the first result scores less than `lead_limit`
+    times the second (see the module docstring)."""
+    if not matched or (names and unknown_share > name_share) or gives < answer_share:
         return True
     return unknown_share + apart_weight * apart_share > share and lead < lead_limit
 
@@ -317,7 +340,63 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
     first = groups[0].held() if groups else set()
     apart = sum(idf[t] for t in topic if t not in unseen and t not in first) / total
     lead = groups[0].score / groups[1].score if len(groups) > 1 and groups[1].score > 0 else 1.0
-    return Answer(hits, len(topic), matched, len(unseen - frame), share, names, apart, lead)
+    want = asks.asked(text) if groups else None
+    given, mentions = 1.0, list[str]()
+    if want is not None:
+        given, mentions = _answer_given(db, groups[:WEAK_TOP], want, topic, q, weights, concepts, text)
+    return Answer(hits, len(topic), matched, len(unseen - frame), share, names, apart, lead,
+                  want[0] if want else "", given, mentions)
+
+
+def _answer_given(db: sqlite3.Connection, groups: list[_Group], want: tuple[str, frozenset[str]], topic: list[str],
+                  q: list[str], idf: dict[str, float], concepts: list[tuple[str, ...]],
+                  question: str) -> tuple[float, list[str]]:
+    """(the weight of the best window holding an answer of the kind `want` asks for, over the
+    best window's; the question's words that window holds), over the first results (asks.py).
+
+    A window's weight is the idf of the question's words it holds, or its file's summary,
+    tags and intent hold (a synonym or an abbreviation's other form counts, as in ranking);
+    the words that only ask for the kind ("how much ... cost") are not counted. 1.0 (no
+    signal) when the question has no other words or no window holds any of them.
+    """
+    kind, cue = want
+    about = [t for t in topic if t not in cue]
+    covers = _covers(concepts, set(about))
+    best, given, held_best = 0.0, 0.0, set()
+    for group in groups:
+        row = group.best_history if group.kind == "history" and group.best_history is not None else group.tip
+        if row is None:
+            continue
+        if not row.text:
+            _fetch(db, [row], set(q))
+        frame = _window_held(asks.header(row.text), covers)
+        for window in asks.windows(row.text):
+            held = _window_held(window, covers) | frame
+            weight = sum(idf[t] for t in held)
+            if weight > best:
+                best, held_best = weight, held
+            if weight > given and asks.gives(kind, window, question, row.text):
+                given = weight
+    if best <= 0:
+        return 1.0, []
+    return given / best, _words_of(question, held_best)
+
+
+def _window_held(window: str, covers: dict[tuple[str, ...], tuple[str, ...]]) -> set[str]:
+    """The query terms a window holds, each by itself or by a member of its concept."""
+    terms = set(analysis.analyze(window, parts=True))
+    return {t for c, ts in covers.items() if ts and any(set(m.split()) <= terms for m in c) for t in ts}
+
+
+def _words_of(question: str, terms: set[str]) -> list[str]:
+    """The question's words, as written, whose terms are among `terms` ("Aoife's" for "aoif")."""
+    out: list[str] = []
+    for raw in question.split():
+        word = raw.strip(".,;:!?\"()").replace("\u2019", "'")
+        word = word[:-2] if word.lower().endswith("'s") else word
+        if word and set(analysis.analyze(word)) & terms and word not in out:
+            out.append(word)
+    return out
 
 
 def _decisions_first(db: sqlite3.Connection, groups: list[_Group], q: set[str]) -> list[_Group]:
@@ -792,7 +871,8 @@ def _replacement(db: sqlite3.Connection, hit: Hit, groups: list[_Group], placed:
 def format_hits(answer: Answer, query_text: str) -> str:
     if not answer.hits:
         return f"nothing in memory matches {query_text!r}\nhint: git enf log --oneline lists every session"
-    lines = [f"no strong match for {query_text!r}; closest:"] if answer.weak else []
+    reason = answer.reason if answer.weak else ""
+    lines = [f"no strong match for {query_text!r}{': ' + reason if reason else ''}; closest:"] if answer.weak else []
     for h in answer.hits:
         where = f"{h.path}@{h.rev[:8]}" if h.kind == "history" else h.path
         mark = f"  SUPERSEDED by {h.superseded_by} ({h.superseded_on or '-'})" if h.status == "superseded" else ""
