@@ -227,7 +227,7 @@ def recall(query: tuple[str, ...], limit: int, as_json: bool) -> None:
     """Search memory: decisions, sessions and their history, ranked by relevance."""
     from .. import memory
     from ..memory.context import indexer
-    from ..plumbing import search
+    from ..plumbing import fastconfig, search, store
 
     text = " ".join(query)
     if not search.terms(text):
@@ -235,7 +235,8 @@ def recall(query: tuple[str, ...], limit: int, as_json: bool) -> None:
     ctx = reading()
     tip = memory.require_branch(ctx)
     db = indexer.ensure(ctx.repo, ctx.cache())
-    answer = search.query(db, text, limit)
+    check = fastconfig.truth(store.config_value(ctx.repo, f"enf.{search.ANSWER_CHECK}"), False)
+    answer = search.query(db, text, limit, answer_check=check)
     answers.note_asked(ctx, tip, [h.path for h in answer.hits])
     click.echo(recall_json(search.as_rows(answer.hits), text, answer.weak, answer.strength()) if as_json
                else search.format_hits(answer, text))

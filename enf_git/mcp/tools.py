@@ -126,7 +126,7 @@ class Result(NamedTuple):
 
 def _recall(where: Where, args: Args) -> dict[str, Any]:
     from ..memory.context import indexer
-    from ..plumbing import search
+    from ..plumbing import fastconfig, search
 
     text = args["query"]
     if not search.terms(text):
@@ -134,7 +134,8 @@ def _recall(where: Where, args: Args) -> dict[str, Any]:
                            hint=RECALL.example)
     ctx = where.open()
     tip = require_branch(ctx)
-    answer = search.query(indexer.ensure(ctx.repo, ctx.cache()), text, args["limit"])
+    check = fastconfig.truth(store.config_value(ctx.repo, f"enf.{search.ANSWER_CHECK}"), False)
+    answer = search.query(indexer.ensure(ctx.repo, ctx.cache()), text, args["limit"], answer_check=check)
     answers.note_asked(ctx, tip, [h.path for h in answer.hits])
     table = where.written_by(ctx, tip)
     withheld = where.gate(ctx, tip).withheld([h.path for h in answer.hits])

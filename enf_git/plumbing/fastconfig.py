@@ -54,7 +54,11 @@ def enf_values(paths: list[str]) -> dict[str, str]:
 
 def flag(values: dict[str, str], key: str, default: bool) -> bool:
     """A boolean switch as git reads it; a value git would reject keeps the default."""
-    raw = values.get(key.lower())
+    return truth(values.get(key.lower()), default)
+
+
+def truth(raw: str | None, default: bool) -> bool:
+    """A config value as git reads a boolean; unset, or one git would reject, is `default`."""
     if raw is None:
         return default
     raw = raw.strip().lower()
@@ -63,6 +67,14 @@ def flag(values: dict[str, str], key: str, default: bool) -> bool:
     if raw in _FALSE:
         return False
     return default
+
+
+def switch(git_dir: str, common_dir: str, key: str, default: bool) -> bool:
+    """`enf.<key>` as a boolean: from git's command line (`git -c`) first, then the files."""
+    given = command_line(f"enf.{key}")
+    if given is not None:
+        return truth(given, default)
+    return flag(enf_values(files(git_dir, common_dir)), key, default)
 
 
 def _section(text: str, name: str) -> dict[str, str]:

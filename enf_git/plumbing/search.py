@@ -102,6 +102,10 @@ LEAD = 1.5  # a first result scoring this many times the second's is not weak by
 # A question asking for an amount, a date, a name... (asks.py) is weak when the best window of
 # the first results holding such a value holds less than this share of what the best window holds.
 ANSWER_SHARE = 0.6
+# That check is off unless `git config enf.answerCheck true`: chosen on the dev sets, it
+# flagged 8.4% of the conversational held-out set's answerable questions (3.8% without it),
+# for 38.3% of its unanswerable ones (23.3% without): docs/benchmarks.md, recall_quality.py.
+ANSWER_CHECK = "answerCheck"
 WEAK_TOP = 3  # results `matched` reports on: the answer is often second or third, rarely further
 _CANDIDATES = 50  # rows FTS5 ranks first, which _score ranks again (history rows may share a file)
 K1, B = 1.2, 0.75  # BM25's (and FTS5's) saturation and length normalisation
@@ -300,7 +304,7 @@ def terms(query: str) -> list[str]:
 
 # --- ranking ------------------------------------------------------------------------
 
-def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
+def query(db: sqlite3.Connection, text: str, limit: int = 10, answer_check: bool = False) -> Answer:
     q = list(dict.fromkeys(analysis.analyze(text)))  # unique, in the query's order
     if not q:
         return Answer([], 0, 0, 0)
@@ -340,7 +344,7 @@ def query(db: sqlite3.Connection, text: str, limit: int = 10) -> Answer:
     first = groups[0].held() if groups else set()
     apart = sum(idf[t] for t in topic if t not in unseen and t not in first) / total
     lead = groups[0].score / groups[1].score if len(groups) > 1 and groups[1].score > 0 else 1.0
-    want = asks.asked(text) if groups else None
+    want = asks.asked(text) if groups and answer_check else None
     given, mentions = 1.0, list[str]()
     if want is not None:
         given, mentions = _answer_given(db, groups[:WEAK_TOP], want, topic, q, weights, concepts, text)
