@@ -27,6 +27,10 @@ class (identity both ways). Runs on every tool call: standard library only (fast
 from .. import fastjson
 
 SILENCE, CONTEXT, DENY = "silence", "context", "deny"
+TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
+# How the gate's denial and reminder read (claude/gate.py): where an adapter says how its
+# client writes the session file.
+GATE_MARKS = ("No session file exists for THIS session", "has no session file yet")
 
 
 class Answer:
@@ -52,6 +56,18 @@ class Answer:
             return cls(event, DENY, str(fields.get("permissionDecisionReason") or ""))
         text = fields.get("additionalContext")
         return cls(event, CONTEXT, text) if isinstance(text, str) and text else cls(event, SILENCE)
+
+    def tell(self, how: str) -> bool:
+        """Add a client's `how` (to write the session file) where the model needs it: after
+        the gate's denial or reminder, and to SessionStart's context. False: nothing added."""
+        gated = any(m in self.text for m in GATE_MARKS)
+        if self.kind == DENY and gated:
+            self.text = f"{self.text} {how}"
+        elif self.kind == CONTEXT and (gated or self.event == "SessionStart"):
+            self.text = f"{self.text}\n\n{how}"
+        else:
+            return False
+        return True
 
     def hook_specific(self) -> str:
         """The `hookSpecificOutput` form (Claude Code's, and Codex's, which reads the same)."""
