@@ -98,6 +98,26 @@ class Adapter:
         return reply
 
 
+class Mapped(Adapter):
+    """A client whose replies need more than Claude Code's: the core's reply is read once
+    (silence passes as it is) and `render`ed. The default render is Claude Code's shape
+    with the client's `how` (to write the session file) added where Answer.tell puts it."""
+
+    how = ""
+    folds_failure = False  # the client's PostToolUse is also the failure, marked by the `error` its adapter set
+
+    def core_event(self, event: str, payload: "dict[str, object]") -> str:
+        return "PostToolUseFailure" if self.folds_failure and event == "PostToolUse" and "error" in payload else event
+
+    def answer(self, event: str, reply: str) -> str:
+        if not reply:
+            return reply
+        return self.render(Answer.of(event, reply), reply)
+
+    def render(self, found: Answer, reply: str) -> str:
+        return found.hook_specific() if found.tell(self.how) else reply
+
+
 CLAUDE = Adapter()
 # Imported by name only when a hook names its client (`--assistant=codex`): the other
 # adapters' modules stay off Claude Code's per-call path.

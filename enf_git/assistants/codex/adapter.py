@@ -24,7 +24,7 @@ load only for a command that names the memory folder or applies a patch.
 """
 
 from ... import paths
-from ..events import TOOL_EVENTS, Adapter, Answer
+from ..events import TOOL_EVENTS, Mapped
 
 KEY_LENGTH = 8
 HEX = "0123456789abcdef"
@@ -51,8 +51,9 @@ def neutral_id(session_id: str) -> str:
     return session_id if key == session_id else f"{key}-{session_id}"
 
 
-class CodexAdapter(Adapter):
+class CodexAdapter(Mapped):
     name = "codex"
+    how = HOW_TO_WRITE
 
     def event(self, event: str, payload: "dict[str, object]") -> "dict[str, object] | None":
         sid = payload.get("session_id")
@@ -62,12 +63,6 @@ class CodexAdapter(Adapter):
             tool, tool_input = neutral_tool(payload.get("tool_name"), payload.get("tool_input"), payload.get("cwd"))
             payload["tool_name"], payload["tool_input"] = tool, tool_input
         return payload
-
-    def answer(self, event: str, reply: str) -> str:
-        if not reply:
-            return reply
-        found = Answer.of(event, reply)
-        return found.hook_specific() if found.tell(HOW_TO_WRITE) else reply
 
 
 def neutral_tool(tool: object, tool_input: object, cwd: object) -> "tuple[str, dict[str, object]]":

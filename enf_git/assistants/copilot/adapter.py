@@ -20,7 +20,7 @@ transcript_path, error). What differs from Claude Code:
 """
 
 from ... import fastjson
-from ..events import DENY, TOOL_EVENTS, Adapter, Answer
+from ..events import DENY, TOOL_EVENTS, Answer, Mapped
 from ..sessionkey import neutral
 
 TOOLS = {"view": "Read", "glob": "Glob", "grep": "Grep", "web_fetch": "WebFetch", "task": "Task",
@@ -30,8 +30,10 @@ HOW_TO_WRITE = ("Under Copilot CLI, create that file with the create tool (or wi
                 "effect is writing that file); anything else is denied until it exists.")
 
 
-class CopilotAdapter(Adapter):
+class CopilotAdapter(Mapped):
     name = "copilot"
+    how = HOW_TO_WRITE
+    folds_failure = True
 
     def event(self, event: str, payload: "dict[str, object]") -> "dict[str, object] | None":
         payload["session_id"] = neutral(payload.get("session_id") or payload.get("sessionId"))
@@ -45,16 +47,10 @@ class CopilotAdapter(Adapter):
                 payload["error"] = str(text or kind)
         return payload
 
-    def core_event(self, event: str, payload: "dict[str, object]") -> str:
-        return "PostToolUseFailure" if event == "PostToolUse" and "error" in payload else event
-
-    def answer(self, event: str, reply: str) -> str:
-        if not reply:
-            return reply
-        found = Answer.of(event, reply)
+    def render(self, found: Answer, reply: str) -> str:
         if found.kind != DENY:
             return reply  # context: Claude's shape, which Copilot CLI reads where it reads any
-        found.tell(HOW_TO_WRITE)
+        found.tell(self.how)
         data = fastjson.loads(found.hook_specific())
         data["permissionDecision"], data["permissionDecisionReason"] = "deny", found.text
         return fastjson.dumps(data)

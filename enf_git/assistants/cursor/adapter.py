@@ -27,7 +27,7 @@ field for (pointers on a prompt, the gate's reminder after a tool) is dropped.
 """
 
 from ... import fastjson
-from ..events import CONTEXT, DENY, TOOL_EVENTS, Adapter, Answer
+from ..events import CONTEXT, DENY, TOOL_EVENTS, Answer, Mapped
 from ..sessionkey import neutral
 
 HOW_TO_WRITE = ("Under Cursor, create that file with your file-editing tool (edits are not held back); shell "
@@ -35,8 +35,9 @@ HOW_TO_WRITE = ("Under Cursor, create that file with your file-editing tool (edi
 BEFORE = ("beforeShellExecution", "beforeMCPExecution", "beforeReadFile")
 
 
-class CursorAdapter(Adapter):
+class CursorAdapter(Mapped):
     name = "cursor"
+    how = HOW_TO_WRITE
 
     def event(self, event: str, payload: "dict[str, object]") -> "dict[str, object] | None":
         payload["session_id"] = neutral(payload.get("conversation_id") or payload.get("session_id"))
@@ -51,15 +52,12 @@ class CursorAdapter(Adapter):
             payload["tool_name"], payload["tool_input"] = tool, tool_input
         return payload
 
-    def answer(self, event: str, reply: str) -> str:
-        if not reply:
-            return reply
-        found = Answer.of(event, reply)
+    def render(self, found: Answer, reply: str) -> str:
         user_message = "enf-git: " + found.text.split(".")[0] + "."  # the gate's first sentence, as written
-        found.tell(HOW_TO_WRITE)
+        found.tell(self.how)
         if found.kind == DENY:
             return fastjson.dumps({"permission": "deny", "user_message": user_message, "agent_message": found.text})
-        if found.kind == CONTEXT and event == "SessionStart":
+        if found.kind == CONTEXT and found.event == "SessionStart":
             return fastjson.dumps({"additional_context": found.text})
         return ""  # Cursor has no field for context on this event
 

@@ -28,7 +28,7 @@ command that names the memory folder.
 """
 
 from ... import fastjson, paths
-from ..events import CONTEXT, DENY, TOOL_EVENTS, Adapter, Answer
+from ..events import CONTEXT, DENY, TOOL_EVENTS, Answer, Mapped
 
 GEMINI_EVENTS = {"SessionStart": "SessionStart", "UserPromptSubmit": "BeforeAgent", "PreToolUse": "BeforeTool",
                  "PostToolUse": "AfterTool", "PostToolUseFailure": "AfterTool", "Stop": "AfterAgent",
@@ -47,8 +47,10 @@ HOW_TO_WRITE = (  # no `<` in it: Gemini shows hook context HTML-escaped (`<<'EO
 )
 
 
-class GeminiAdapter(Adapter):
+class GeminiAdapter(Mapped):
     name = "gemini"
+    how = HOW_TO_WRITE
+    folds_failure = True
 
     def event(self, event: str, payload: "dict[str, object]") -> "dict[str, object] | None":
         sid = payload.get("session_id")
@@ -68,18 +70,12 @@ class GeminiAdapter(Adapter):
                 payload["error"] = error
         return payload
 
-    def core_event(self, event: str, payload: "dict[str, object]") -> str:
-        return "PostToolUseFailure" if event == "PostToolUse" and "error" in payload else event
-
-    def answer(self, event: str, reply: str) -> str:
-        if not reply:
-            return reply
-        found = Answer.of(event, reply)
-        found.tell(HOW_TO_WRITE)
+    def render(self, found: Answer, reply: str) -> str:
+        found.tell(self.how)
         if found.kind == DENY:
             return fastjson.dumps({"decision": "deny", "reason": found.text})
         if found.kind == CONTEXT:
-            return fastjson.dumps({"hookSpecificOutput": {"hookEventName": GEMINI_EVENTS.get(event, event),
+            return fastjson.dumps({"hookSpecificOutput": {"hookEventName": GEMINI_EVENTS.get(found.event, found.event),
                                                           "additionalContext": found.text}})
         return ""
 

@@ -15,15 +15,16 @@ so replies pass through. What differs:
 - The gate's reminder and SessionStart's instructions say how to write under Qwen.
 """
 
-from ..events import TOOL_EVENTS, Adapter, Answer
+from ..events import TOOL_EVENTS, Mapped
 from ..sessionkey import neutral
 
 HOW_TO_WRITE = ("Under Qwen Code, create that file with write_file (or with one run_shell_command whose only "
                 "effect is writing that file); anything else is denied until it exists.")
 
 
-class QwenAdapter(Adapter):
+class QwenAdapter(Mapped):
     name = "qwen"
+    how = HOW_TO_WRITE
 
     def event(self, event: str, payload: "dict[str, object]") -> "dict[str, object] | None":
         payload["session_id"] = neutral(payload.get("session_id"))
@@ -38,12 +39,6 @@ class QwenAdapter(Adapter):
             tool, tool_input = neutral_tool(name, payload.get("tool_input"), payload.get("mcp_context"))
             payload["tool_name"], payload["tool_input"] = tool, tool_input
         return payload
-
-    def answer(self, event: str, reply: str) -> str:
-        if not reply:
-            return reply
-        found = Answer.of(event, reply)
-        return found.hook_specific() if found.tell(HOW_TO_WRITE) else reply
 
 
 ADAPTER = QwenAdapter()
