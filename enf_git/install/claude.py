@@ -315,7 +315,8 @@ def _load_record(record: Path, top: Path | None = None, home: Path | None = None
     return copied.rebase(data, top, home, record.parent.parent) if top is not None and home is not None else data
 
 
-def _save_record(record: Path, data: dict[str, Any]) -> None:
+def save_record(record: Path, data: dict[str, Any]) -> None:
+    """An install record (ours, never committed) written whole; an empty one is removed."""
     if not data:
         record.unlink(missing_ok=True)
         return
@@ -336,7 +337,7 @@ def _remember(record: Path, settings: Path, created: tuple[Path, ...], before: s
     entry["commands"] = {**wrote, **{str(p): slash.digest(p.read_bytes()) for p in placed.ours}}
     foreign = (set(entry.get("foreign", [])) - {str(p) for p in placed.ours}) | {str(p) for p in placed.foreign}
     entry["foreign"] = sorted(foreign)
-    _save_record(record, data)
+    save_record(record, data)
 
 
 def recorded_settings(record: Path, top: Path, home: Path) -> set[Path]:
@@ -382,7 +383,7 @@ def uninstall(scope: str, top: Path, home: Path, record: Path | None = None) -> 
         if folder.is_dir() and not folder.is_symlink():
             _rmdir_if_empty(folder, out)
     if record is not None:
-        _save_record(record, data)
+        save_record(record, data)
     return out
 
 
