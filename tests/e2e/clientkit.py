@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from projects import child_env
+from projects import BIN, child_env
 
 KEY_IN_CONTEXT = re.compile(r"This session: id ([0-9a-f]{8})")
 DECISION = ("- [10:05] Y: In the context of the job queue, facing bursty uploads, decided Redis Streams over "
@@ -46,6 +46,12 @@ def required(path: str | None, missing: str) -> str:
             pytest.fail(missing)
         pytest.skip(missing)
     return path
+
+
+def git_enf(project: Path, home: Path, *args: str, **env: str) -> str:
+    """`git-enf ARGS` in `project` with a scratch HOME (and the client's own variables in `env`): its output."""
+    return subprocess.run([str(BIN / "git-enf"), *args], cwd=project, env={**child_env(), "HOME": str(home), **env},
+                          check=True, capture_output=True, text=True).stdout
 
 
 def session_file(body: dict[str, Any], client: str, summary: str = "", extra: str = "") -> str:

@@ -126,11 +126,8 @@ class CodexStandIn(Served):
         return found
 
     def _answer(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Reply:
-        with self._lock:
-            turn: Turn = self._script.pop(0) if self._script else Text(self._fallback_text)
-            record = Request(path=path, headers=headers, body=body)
-            self.requests.append(record)
-        reply = turn(body) if callable(turn) else turn
+        record = Request(path=path, headers=headers, body=body)
+        reply: Reply = self._play(record, body, Text(self._fallback_text))
         record.reply = reply
         return reply
 

@@ -67,10 +67,8 @@ class GeminiStandIn(Served):
         self.handler = _Handler
 
     def answer(self, path: str, body: dict[str, Any]) -> Reply:
-        with self._lock:
-            turn: Turn = self._script.pop(0) if self._script else Text("OK.")
-            self.requests.append(Request(path, body))
-        return turn(body) if callable(turn) else turn
+        reply: Reply = self._play(Request(path, body), body, Text("OK."))
+        return reply
 
     @property
     def url(self) -> str:

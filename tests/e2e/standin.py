@@ -181,18 +181,8 @@ class StandIn(Served):
 
     def _answer(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Reply:
         main = self._is_main(body)
-        with self._lock:
-            if not main:
-                reply: Reply = Text(self._side_text)
-                turn: Turn = reply
-            elif self._script:
-                turn = self._script.pop(0)
-            else:
-                turn = Text(self._fallback_text)
-            record = Request(path=path, headers=headers, body=body, main=main)
-            self.requests.append(record)
-        # Call dynamic turns outside the lock so they may inspect the stand-in.
-        reply = turn(body) if callable(turn) else turn
+        record = Request(path=path, headers=headers, body=body, main=main)
+        reply: Reply = self._play(record, body, Text(self._fallback_text if main else self._side_text), main)
         record.reply = reply
         return reply
 

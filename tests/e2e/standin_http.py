@@ -55,6 +55,15 @@ class Served:
         with self._lock:
             return len(self._script)
 
+    def _play(self, record: Any, body: dict[str, Any], fallback: Any, scripted: bool = True) -> Any:
+        """Keep `record` and answer the request: the script's next turn, or `fallback` when the
+        script has run out or the request consumes no turn (not `scripted`). A dynamic turn
+        is called outside the lock, so it may inspect the stand-in."""
+        with self._lock:
+            turn = self._script.pop(0) if scripted and self._script else fallback
+            self.requests.append(record)
+        return turn(body) if callable(turn) else turn
+
     @property
     def root(self) -> str:
         """`http://127.0.0.1:PORT`, where the server listens."""

@@ -7,7 +7,6 @@ repository under the real Claude Code client, which sees what the Codex session 
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,10 +14,10 @@ from typing import Any
 import pytest
 
 from clientkit import DECISION, KEY_IN_CONTEXT, assert_pointer, index_now, required, seed_earlier_sessions, today
-from clientkit import session_file
+from clientkit import git_enf, session_file
 from codex_harness import CodexRun, find_codex, run_codex
 from codex_standin import Call, CodexStandIn, Custom, Text
-from projects import BIN, child_env, git, init_project
+from projects import child_env, git, init_project
 from projects import run as run_claude_client
 from standin import StandIn
 from standin import Text as ClaudeText
@@ -56,9 +55,7 @@ def repo(project: Path, claude_home: Path, codex_home: Path) -> Path:
 
 
 def enf_codex(project: Path, home: Path, codex_home: Path, *args: str) -> str:
-    env = {**child_env(), "HOME": str(home), "CODEX_HOME": str(codex_home)}
-    return subprocess.run([str(BIN / "git-enf"), *args], cwd=project, env=env, check=True, capture_output=True,
-                          text=True).stdout
+    return git_enf(project, home, *args, CODEX_HOME=str(codex_home))
 
 
 def run(prompt: str, repo: Path, home: Path, codex_home: Path, api: CodexStandIn, codex: str) -> CodexRun:

@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-from clientkit import assert_pointer, find_npm_cli, index_now, required, seed_earlier_sessions, session_file, today
+from clientkit import assert_pointer, find_npm_cli, git_enf, index_now, required, seed_earlier_sessions, session_file
+from clientkit import today
 from gemini_standin import Call, GeminiStandIn, Text
-from projects import BIN, child_env, git, init_project
+from projects import child_env, git, init_project
 from projects import run as run_claude_client
 from standin import StandIn
 from standin import Text as ClaudeText
@@ -59,8 +60,7 @@ def repo(project: Path, claude_home: Path) -> Path:
 
 
 def enf(project: Path, home: Path, *args: str) -> str:
-    return subprocess.run([str(BIN / "git-enf"), *args], cwd=project, env={**child_env(), "HOME": str(home)},
-                          check=True, capture_output=True, text=True).stdout
+    return git_enf(project, home, *args)
 
 
 def run(prompt: str, repo: Path, home: Path, api: GeminiStandIn, gemini: str, timeout: float = 180) -> dict[str, Any]:
