@@ -15,15 +15,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hooks_latency as hl  # noqa: E402 - the same fixture, pairing and report
+from adapter_fixture import fixture_repo, own_session  # noqa: E402
 
 SIDS = {"cursor": "5c0e7a51-92d4-4c1e-8f0b-3d6a1e2b9c44", "copilot": "9b1f3c2e-4d5a-4e6f-8a7b-1c2d3e4f5a6b",
         "qwen": "7e3d2c1b-0a9f-4e8d-b7c6-5a4b3c2d1e0f"}  # UUIDv4s: the key is their first 8
@@ -57,21 +55,11 @@ def main() -> None:
     args = parser.parse_args()
     python = hl.venv_python(args.venv)
     print(f"load average before: {os.getloadavg()}, cpus: {os.cpu_count()}")
-    tmp = Path(tempfile.mkdtemp(prefix="enf-bench-adapters-"))
-    missed: list[str] = []
-    try:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "CLAUDE", "ANTHROPIC", "CODEX"))}
-        env.update(HOME=str(tmp / "home"), GIT_AUTHOR_NAME="Bench", GIT_AUTHOR_EMAIL="bench@example.com",
-                   GIT_COMMITTER_NAME="Bench", GIT_COMMITTER_EMAIL="bench@example.com", GIT_CONFIG_NOSYSTEM="1")
-        top = tmp / "repo"
-        subprocess.run(["git", "init", "-q", str(top)], check=True, env=env)
-        subprocess.run([python, "-c", hl.FIXTURE, str(top), str(args.sessions), hl.SID], check=True, env=env)
-        today = time.strftime("%Y-%m-%d")
+    with fixture_repo(python, args.sessions, "enf-bench-adapters-") as (top, env):
         rows: dict[str, tuple[list[str], bytes]] = {"python -c pass": ([python, "-c", "pass"], b"")}
         goals: dict[str, float] = {}
         for name, sid in SIDS.items():
-            own = top / ".claude-sessions" / "sessions" / f"{today}-{name}-bench.md"
-            own.write_text(f"---\nsession_id: {sid[:8]}\ndate: {today}\nstatus: active\n---\n## Intent\nx\n")
+            own_session(top, f"{name}-bench", sid[:8])
             cmd = hl.registered(python) + [f"--assistant={name}"]
             shell, prompt = payloads(name, top)
             got = subprocess.run(cmd + ["pre-tool-use"], input=shell, capture_output=True, env=env).stdout
@@ -84,8 +72,6 @@ def main() -> None:
         missed = hl.report(f"per-call hooks under the documented-contract adapters, {args.rounds} rounds",
                            measured, goals)
         print(f"load average after: {os.getloadavg()}")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     if missed:
         print(f"\nmissed: {', '.join(missed)}")
 

@@ -22,15 +22,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hooks_latency as hl  # noqa: E402 - the same fixture, pairing and report
+from adapter_fixture import fixture_repo, own_session  # noqa: E402
 
 from enf_git.assistants.codex.adapter import session_key  # noqa: E402
 
@@ -70,18 +68,9 @@ def main() -> None:
     ASSISTANT = args.assistant
     python = hl.venv_python(args.venv)
     print(f"load average before: {os.getloadavg()}, cpus: {os.cpu_count()}")
-    tmp = Path(tempfile.mkdtemp(prefix="enf-bench-codex-"))
-    try:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "CLAUDE", "ANTHROPIC", "CODEX"))}
-        env.update(HOME=str(tmp / "home"), GIT_AUTHOR_NAME="Bench", GIT_AUTHOR_EMAIL="bench@example.com",
-                   GIT_COMMITTER_NAME="Bench", GIT_COMMITTER_EMAIL="bench@example.com", GIT_CONFIG_NOSYSTEM="1")
-        top = tmp / "repo"
-        subprocess.run(["git", "init", "-q", str(top)], check=True, env=env)
-        subprocess.run([python, "-c", hl.FIXTURE, str(top), str(args.sessions), hl.SID], check=True, env=env)
-        today = time.strftime("%Y-%m-%d")
-        own = top / ".claude-sessions" / "sessions" / f"{today}-codex-bench.md"
+    with fixture_repo(python, args.sessions, "enf-bench-codex-") as (top, env):
         key = session_key(CODEX_SID) if ASSISTANT == "codex" else GEMINI_SID[:8]
-        own.write_text(f"---\nsession_id: {key}\ndate: {today}\nstatus: active\n---\n## Intent\nx\n")
+        own = own_session(top, "codex-bench", key)
         codex = hl.registered(python) + [f"--assistant={ASSISTANT}"]
         claude = hl.registered(python)
         shell = SHELL[ASSISTANT]
@@ -116,8 +105,6 @@ def main() -> None:
         print()
         hl.report(f"SessionStart on {args.sessions} sessions, {heavy_rounds} rounds", heavy, {})
         print(f"load average after: {os.getloadavg()}")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     if missed:
         print(f"\nmissed: {', '.join(missed)}")
 

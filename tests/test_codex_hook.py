@@ -10,31 +10,23 @@ from pathlib import Path
 
 import pytest
 
-from enf_git import hook, memory
+from adapterkit import SESSIONS, TODAY, V7, V7_KEY, Reply, heredoc, run, write_own
+from adapterkit import hook_specific_reason as reason
+from adapterkit import project_fixture  # noqa: F401  (the `project` fixture)
 from enf_git.assistants.codex import adapter
 from enf_git.assistants.claude import gate
 from enf_git.pure import applypatch, shellwrite
 from gitfixtures import session_text
 
 # Two Codex sessions started within the same minute: UUIDv7 ids sharing their first 8 hex digits.
-SID = "01a25210-4049-7d23-83e8-7cf4269a2bc3"
+SID = V7
 TWIN = "01a25210-5511-7a00-9e11-0b1c2d3e4f50"
-KEY = "269a2bc3"
-TODAY = gate.days()[0]
-SESSIONS = ".claude-sessions/sessions"
+KEY = V7_KEY
 
 
-@pytest.fixture
-def project(repo_dir: Path) -> Path:
-    memory.init(memory.Context.open(repo_dir))
-    return repo_dir
-
-
-def call(event: str, project: Path, sid: str = SID, **fields: object) -> dict[str, object] | None:
-    payload = {"session_id": sid, "cwd": str(project), "hook_event_name": event, "turn_id": "t",
-               "model": "gpt-5.5", "permission_mode": "bypassPermissions", **fields}
-    out = hook.run(event, json.dumps(payload).encode(), "codex")
-    return json.loads(out) if out else None
+def call(event: str, project: Path, sid: str = SID, **fields: object) -> Reply:
+    return run("codex", event, {"session_id": sid, "cwd": str(project), "hook_event_name": event, "turn_id": "t",
+                                "model": "gpt-5.5", "permission_mode": "bypassPermissions", **fields})
 
 
 def shell(project: Path, command: str, sid: str = SID) -> dict[str, object] | None:
@@ -45,17 +37,8 @@ def patch(project: Path, text: str) -> dict[str, object] | None:
     return call("PreToolUse", project, tool_name="apply_patch", tool_input={"command": text})
 
 
-def reason(reply: dict[str, object] | None) -> str | None:
-    """The denial's reason, None when the call goes through."""
-    if reply is None:
-        return None
-    fields = reply["hookSpecificOutput"]
-    assert isinstance(fields, dict) and fields["permissionDecision"] == "deny"
-    return str(fields["permissionDecisionReason"])
-
-
 def session_file(key: str = KEY, slug: str = "codex-work") -> str:
-    return f"cat > {SESSIONS}/{TODAY}-{slug}.md <<'EOF'\n{session_text(session_id=key, date=TODAY)}EOF"
+    return heredoc(f"{SESSIONS}/{TODAY}-{slug}.md", key)
 
 
 def test_the_key_is_the_random_end_of_the_uuid_not_its_timestamp() -> None:
@@ -74,7 +57,7 @@ def test_shell_denied_until_the_file_exists_and_the_reason_says_how_under_codex(
 def test_a_heredoc_that_only_writes_the_session_file_creates_it_then_everything_passes(project: Path) -> None:
     command = session_file()
     assert reason(shell(project, command)) is None
-    (project / SESSIONS / f"{TODAY}-codex-work.md").write_text(session_text(session_id=KEY, date=TODAY))
+    write_own(project, KEY, "codex-work")
     assert reason(shell(project, "ls")) is None
 
 
@@ -131,10 +114,10 @@ def test_older_codex_tool_shapes_map_to_the_shell() -> None:
 
 
 def test_post_tool_use_logs_the_call_under_the_neutral_names(project: Path) -> None:
-    (project / SESSIONS / f"{TODAY}-codex-work.md").write_text(session_text(session_id=KEY, date=TODAY))
+    write_own(project, KEY, "codex-work")
     call("PostToolUse", project, tool_name="Bash", tool_input={"command": "pytest -q"}, tool_response="ok")
-    logged = "".join(p.read_text() for p in (project / ".claude-sessions" / "raw").glob("*.jsonl"))
-    assert "pytest -q" in logged and '"tool": "Bash"' in logged.replace('":"', '": "')
+    raw = "".join(p.read_text() for p in (project / ".claude-sessions" / "raw").glob("*.jsonl"))
+    assert "pytest -q" in raw and '"tool": "Bash"' in raw.replace('":"', '": "')
 
 
 @pytest.mark.parametrize(("command", "target"), [

@@ -12,35 +12,26 @@ from pathlib import Path
 
 import pytest
 
-from enf_git import hook, memory
+from adapterkit import SESSIONS, TODAY, V7, V7_KEY, Reply, heredoc, key_of, logged, logged_kinds, run
+from adapterkit import project_fixture  # noqa: F401  (the `project` fixture)
+from adapterkit import write_own as write_session
+from enf_git import hook
 from enf_git.assistants.gemini import adapter
-from enf_git.assistants.claude import gate
-from gitfixtures import session_text
 
 SID = "2e2f127b-0722-4b36-9cbf-495e377a3eab"  # Gemini's ids are UUIDv4: the first 8 are random
 KEY = SID[:8]
-TODAY = gate.days()[0]
-SESSIONS = ".claude-sessions/sessions"
 
 
-@pytest.fixture
-def project(repo_dir: Path) -> Path:
-    memory.init(memory.Context.open(repo_dir))
-    return repo_dir
+def call(event: str, project: Path, sid: str = SID, **fields: object) -> Reply:
+    return run("gemini", event, {"session_id": sid, "cwd": str(project), "hook_event_name": event,
+                                 "timestamp": "2026-12-07T20:53:11Z", "transcript_path": "/dev/null", **fields})
 
 
-def call(event: str, project: Path, sid: str = SID, **fields: object) -> dict[str, object] | None:
-    payload = {"session_id": sid, "cwd": str(project), "hook_event_name": event, "timestamp": "2026-12-07T20:53:11Z",
-               "transcript_path": "/dev/null", **fields}
-    out = hook.run(event, json.dumps(payload).encode(), "gemini")
-    return json.loads(out) if out else None
-
-
-def tool(project: Path, name: str, args: dict[str, object], sid: str = SID) -> dict[str, object] | None:
+def tool(project: Path, name: str, args: dict[str, object], sid: str = SID) -> Reply:
     return call("PreToolUse", project, sid, tool_name=name, tool_input=args)
 
 
-def reason(reply: dict[str, object] | None) -> str | None:
+def reason(reply: Reply) -> str | None:
     """The denial's reason in Gemini's shape, None when the call goes through."""
     if reply is None:
         return None
@@ -49,7 +40,7 @@ def reason(reply: dict[str, object] | None) -> str | None:
 
 
 def write_own(project: Path) -> None:
-    (project / SESSIONS / f"{TODAY}-gemini-work.md").write_text(session_text(session_id=KEY, date=TODAY))
+    write_session(project, KEY, "gemini-work")
 
 
 def test_a_shell_call_is_denied_in_geminis_shape_saying_how_to_write_under_gemini(project: Path) -> None:
@@ -68,8 +59,7 @@ def test_write_file_of_this_sessions_file_is_the_creation_path_and_opens_the_gat
 
 
 def test_a_shell_command_that_only_writes_the_file_passes_and_a_chained_one_does_not(project: Path) -> None:
-    text = session_text(session_id=KEY, date=TODAY)
-    only = f"cat > {SESSIONS}/{TODAY}-gemini-work.md <<'EOF'\n{text}EOF"
+    only = heredoc(f"{SESSIONS}/{TODAY}-gemini-work.md", KEY)
     assert reason(tool(project, "run_shell_command", {"command": only})) is None
     chained = f"echo x > {SESSIONS}/{TODAY}-sneak.md && echo pwned > app.py"
     assert reason(tool(project, "run_shell_command", {"command": chained})) is not None
@@ -102,11 +92,9 @@ def test_a_failed_tool_is_logged_as_a_failure_and_a_good_one_as_a_call(project: 
          tool_response={"llmContent": "", "returnDisplay": "", "error": "Command exited with code 1"})
     call("PostToolUse", project, tool_name="read_file", tool_input={"file_path": "app.py"},
          tool_response={"llmContent": "x", "returnDisplay": "x"})
-    log = "".join(p.read_text() for p in (project / ".claude-sessions").rglob("*.jsonl"))
-    lines = [json.loads(line) for line in log.splitlines() if line.strip()]
-    kinds = [(e.get("event"), e.get("tool")) for e in lines]
+    kinds = logged_kinds(project)
     assert ("tool-failure", "Bash") in kinds and ("tool", "Read") in kinds, kinds
-    assert any("Command exited with code 1" in json.dumps(e) for e in lines)
+    assert any("Command exited with code 1" in json.dumps(e) for e in logged(project))
 
 
 @pytest.mark.parametrize(("name", "mcp", "expected"), [
@@ -125,10 +113,8 @@ def test_enf_gits_own_memory_read_passes_the_gate_by_its_gemini_name(project: Pa
 
 
 def test_a_uuid7_id_would_get_a_key_from_its_random_end() -> None:
-    payload: dict[str, object] = {"session_id": "01a25210-4049-7d23-83e8-7cf4269a2bc3"}
-    out = adapter.ADAPTER.event("SessionStart", payload)
-    assert out is not None and gate.id8(str(out["session_id"])) == "269a2bc3"
-    assert gate.id8(str(adapter.ADAPTER.event("SessionStart", {"session_id": SID})["session_id"])) == KEY  # type: ignore[index]
+    assert key_of(adapter.ADAPTER, {"session_id": V7}, "SessionStart") == V7_KEY
+    assert key_of(adapter.ADAPTER, {"session_id": SID}, "SessionStart") == KEY
 
 
 def test_silence_stays_silence_and_broken_input_is_silent(project: Path) -> None:

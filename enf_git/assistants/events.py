@@ -27,6 +27,10 @@ class (identity both ways). Runs on every tool call: standard library only (fast
 from .. import fastjson
 
 SILENCE, CONTEXT, DENY = "silence", "context", "deny"
+TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
+# How the gate's denial and reminder read (claude/gate.py): where an adapter says how its
+# client writes the session file.
+GATE_MARKS = ("No session file exists for THIS session", "has no session file yet")
 
 
 class Answer:
@@ -52,6 +56,18 @@ class Answer:
             return cls(event, DENY, str(fields.get("permissionDecisionReason") or ""))
         text = fields.get("additionalContext")
         return cls(event, CONTEXT, text) if isinstance(text, str) and text else cls(event, SILENCE)
+
+    def tell(self, how: str) -> bool:
+        """Add a client's `how` (to write the session file) where the model needs it: after
+        the gate's denial or reminder, and to SessionStart's context. False: nothing added."""
+        gated = any(m in self.text for m in GATE_MARKS)
+        if self.kind == DENY and gated:
+            self.text = f"{self.text} {how}"
+        elif self.kind == CONTEXT and (gated or self.event == "SessionStart"):
+            self.text = f"{self.text}\n\n{how}"
+        else:
+            return False
+        return True
 
     def hook_specific(self) -> str:
         """The `hookSpecificOutput` form (Claude Code's, and Codex's, which reads the same)."""
@@ -80,6 +96,26 @@ class Adapter:
 
     def answer(self, event: str, reply: str) -> str:
         return reply
+
+
+class Mapped(Adapter):
+    """A client whose replies need more than Claude Code's: the core's reply is read once
+    (silence passes as it is) and `render`ed. The default render is Claude Code's shape
+    with the client's `how` (to write the session file) added where Answer.tell puts it."""
+
+    how = ""
+    folds_failure = False  # the client's PostToolUse is also the failure, marked by the `error` its adapter set
+
+    def core_event(self, event: str, payload: "dict[str, object]") -> str:
+        return "PostToolUseFailure" if self.folds_failure and event == "PostToolUse" and "error" in payload else event
+
+    def answer(self, event: str, reply: str) -> str:
+        if not reply:
+            return reply
+        return self.render(Answer.of(event, reply), reply)
+
+    def render(self, found: Answer, reply: str) -> str:
+        return found.hook_specific() if found.tell(self.how) else reply
 
 
 CLAUDE = Adapter()

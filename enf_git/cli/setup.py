@@ -15,7 +15,7 @@ from .base import CONTEXT, workspace
 from .text import plural
 
 if TYPE_CHECKING:
-    from ..install.codex import Done
+    from ..install.hookfile import Done
     from ..install.gemini import Client
 
 ASSISTANTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen")

@@ -18,6 +18,7 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,13 +108,20 @@ def is_ours(entry: object) -> bool:
 
 def merged(settings: dict[str, Any], program: str) -> dict[str, Any]:
     """`settings` with our hooks (re)placed and everything else untouched."""
-    out = removed(settings)
+    return add_groups(removed(settings), EVENTS,
+                      lambda arg, timeout: {"type": "command", "command": f"{program} {arg}", "timeout": timeout})
+
+
+def add_groups(out: dict[str, Any], events: Iterable[tuple[str, str | None, int, str]],
+               entry: Callable[[str, int], dict[str, Any]], what: str = "settings") -> dict[str, Any]:
+    """Our entries into `out` in Claude Code's grouped shape, which Codex, Gemini CLI and Qwen
+    Code read too: per event a group (its matcher, if any) holding `entry(arg, timeout)`."""
     hooks = out.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise EnfError("the settings file's \"hooks\" is not an object", hint="fix it by hand, then rerun git enf init")
-    for event, matcher, timeout, arg in EVENTS:
+        raise EnfError(f"the {what} file's \"hooks\" is not an object", hint="fix it by hand, then rerun git enf init")
+    for event, matcher, timeout, arg in events:
         group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-        group["hooks"] = [{"type": "command", "command": f"{program} {arg}", "timeout": timeout}]
+        group["hooks"] = [entry(arg, timeout)]
         hooks.setdefault(event, []).append(group)
     return out
 
@@ -307,7 +315,8 @@ def _load_record(record: Path, top: Path | None = None, home: Path | None = None
     return copied.rebase(data, top, home, record.parent.parent) if top is not None and home is not None else data
 
 
-def _save_record(record: Path, data: dict[str, Any]) -> None:
+def save_record(record: Path, data: dict[str, Any]) -> None:
+    """An install record (ours, never committed) written whole; an empty one is removed."""
     if not data:
         record.unlink(missing_ok=True)
         return
@@ -328,7 +337,7 @@ def _remember(record: Path, settings: Path, created: tuple[Path, ...], before: s
     entry["commands"] = {**wrote, **{str(p): slash.digest(p.read_bytes()) for p in placed.ours}}
     foreign = (set(entry.get("foreign", [])) - {str(p) for p in placed.ours}) | {str(p) for p in placed.foreign}
     entry["foreign"] = sorted(foreign)
-    _save_record(record, data)
+    save_record(record, data)
 
 
 def recorded_settings(record: Path, top: Path, home: Path) -> set[Path]:
@@ -374,7 +383,7 @@ def uninstall(scope: str, top: Path, home: Path, record: Path | None = None) -> 
         if folder.is_dir() and not folder.is_symlink():
             _rmdir_if_empty(folder, out)
     if record is not None:
-        _save_record(record, data)
+        save_record(record, data)
     return out
 
 

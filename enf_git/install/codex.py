@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import EnfError
 from ..plumbing import atomic
-from . import claude, mcp
+from . import claude, hookfile, mcp
+from .hookfile import Done
 
 SCOPES = ("user", "project")
 ASSISTANT = "--assistant=codex"
@@ -54,18 +54,9 @@ TRUST_NOTE = ("Codex runs these hooks only once you trust them: start `codex` in
               "trust the enf-git entries (automation: codex exec --dangerously-bypass-hook-trust)")
 
 
-@dataclass
-class Done:
-    """What install or uninstall did, as lines for the user."""
-
-    lines: list[str] = field(default_factory=list)
-    changed: bool = False
-
-
 def codex_home(env: "dict[str, str] | os._Environ[str]", home: Path) -> Path:
     """`$CODEX_HOME`, else `~/.codex`, as Codex resolves it."""
-    value = env.get("CODEX_HOME")
-    return Path(value) if value else home / ".codex"
+    return hookfile.client_home(env, "CODEX_HOME", home, ".codex")
 
 
 def hooks_path(scope: str, top: Path, codex: Path) -> Path:
@@ -86,29 +77,17 @@ def skill_path(scope: str, top: Path, codex: Path) -> Path:
 
 def merged(data: dict[str, Any], program: str) -> dict[str, Any]:
     """`data` (a hooks.json) with our entries (re)placed and everything else untouched."""
-    out = claude.removed(data)
-    hooks = out.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise EnfError("the hooks file's \"hooks\" is not an object", hint="fix it by hand, then rerun git enf init")
-    for event, matcher, timeout, arg in EVENTS:
-        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-        group["hooks"] = [{"type": "command", "command": f"{program} {ASSISTANT} {arg}", "timeout": timeout}]
-        hooks.setdefault(event, []).append(group)
-    return out
+    return claude.add_groups(claude.removed(data), EVENTS, lambda arg, timeout: {
+        "type": "command", "command": f"{program} {ASSISTANT} {arg}", "timeout": timeout}, what="hooks")
 
 
 def install(scope: str, top: Path, codex: Path) -> Done:
     """Our hooks in the scope's hooks.json, and the skill beside them."""
     path = hooks_path(scope, top, codex)
     program = claude.hook_program("project" if scope == "project" else "user")
-    done = Done()
-    done.changed = claude.write_settings(path, merged(claude.read_settings(path), program))
-    verb = "registered" if done.changed else "already registered"
-    done.lines.append(f"Codex hooks {verb} in {path} (scope {scope}), calling: {program} {ASSISTANT} EVENT")
-    skill = skill_path(scope, top, codex)
-    if claude.copy_skill(skill.parent):
-        done.changed = True
-        done.lines.append(f"Codex skill written to {skill}")
+    done = hookfile.write_hooks(path, merged(claude.read_settings(path), program), "Codex", scope,
+                                f"{program} {ASSISTANT}")
+    hookfile.install_skill(skill_path(scope, top, codex), "Codex", done)
     done.lines.append(f"  {TRUST_NOTE}")
     if scope == "project":
         done.lines.append("  project scope: Codex loads .codex/hooks.json only in a project you trust "
@@ -119,49 +98,14 @@ def install(scope: str, top: Path, codex: Path) -> Done:
 def uninstall(scope: str, top: Path, codex: Path) -> Done:
     """Our hook entries and our skill, nothing else; files we leave empty go too."""
     path = hooks_path(scope, top, codex)
-    done = Done()
-    if path.is_file():
-        before = claude.read_settings(path)
-        after = claude.removed(before)
-        if after != before:
-            if after:
-                claude.write_settings(path, after)
-            else:
-                path.unlink()
-            done.changed = True
-            done.lines.append(f"removed enf-git's Codex hooks from {path}")
-    skill = skill_path(scope, top, codex)
-    removed, kept = claude.remove_skill_parts(skill.parent)
-    if removed:
-        _rmdir_if_empty(skill.parent)
-        done.changed = True
-        done.lines.append(f"removed the Codex skill {skill}")
-    done.lines += [f"kept {part}: it differs from enf-git's skill (your edits?); delete it by hand" for part in kept]
+    done = hookfile.take_out(path, claude.removed, hookfile.nothing_left, f"removed enf-git's Codex hooks from {path}")
+    hookfile.uninstall_skill(skill_path(scope, top, codex), "Codex", done)
     return done
 
 
 def registered(scope: str, top: Path, codex: Path) -> list[str]:
     """The commands of our entries in the scope's hooks.json (none: not registered)."""
-    path = hooks_path(scope, top, codex)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    found = []
-    for groups in (hooks or {}).values() if isinstance(hooks, dict) else ():
-        for group in groups if isinstance(groups, list) else ():
-            for entry in group.get("hooks", []) if isinstance(group, dict) else ():
-                if claude.is_ours(entry):
-                    found.append(str(entry["command"]))
-    return found
-
-
-def _rmdir_if_empty(folder: Path) -> None:
-    try:
-        folder.rmdir()
-    except OSError:
-        pass
+    return hookfile.registered_grouped(hooks_path(scope, top, codex))
 
 
 # --- MCP in config.toml -------------------------------------------------------------------

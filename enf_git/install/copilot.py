@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EnfError
-from . import claude, mcpfile
-from .codex import Done
+from . import claude, hookfile, mcpfile
+from .hookfile import Done
 
 SCOPES = ("user", "project")
 FLAG = "--assistant=copilot"
@@ -42,8 +42,7 @@ EVENTS = (
 
 def copilot_home(env: "dict[str, str] | os._Environ[str]", home: Path) -> Path:
     """`$COPILOT_HOME`, else `~/.copilot`, as Copilot CLI resolves it."""
-    given = env.get("COPILOT_HOME")
-    return Path(given) if given else home / ".copilot"
+    return hookfile.client_home(env, "COPILOT_HOME", home, ".copilot")
 
 
 def hooks_path(scope: str, top: Path, copilot: Path) -> Path:
@@ -67,21 +66,11 @@ def _ours(entry: object) -> bool:
 
 
 def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
-    hooks = data.get("hooks")
-    if not isinstance(hooks, dict):
-        return data
-    kept = {e: [x for x in v if not _ours(x)] if isinstance(v, list) else v for e, v in hooks.items()}
-    return {**data, "hooks": {e: v for e, v in kept.items() if v != []}}
+    return hookfile.flat_removed(data, _ours, keep_empty=False)
 
 
 def registered(scope: str, top: Path, copilot: Path) -> list[str]:
-    try:
-        data = claude.read_settings(hooks_path(scope, top, copilot))
-    except EnfError:
-        return []
-    hooks = data.get("hooks")
-    return [str(e["bash"]) for entries in (hooks.values() if isinstance(hooks, dict) else ())
-            for e in (entries if isinstance(entries, list) else ()) if _ours(e)]
+    return hookfile.registered_flat(hooks_path(scope, top, copilot), "bash", _ours)
 
 
 def install(scope: str, top: Path, copilot: Path) -> Done:
@@ -91,29 +80,16 @@ def install(scope: str, top: Path, copilot: Path) -> Done:
     new = content(program)
     for event, entries in (data.get("hooks") or {}).items():
         new["hooks"].setdefault(event, [])[:0] = entries if isinstance(entries, list) else []
-    done = Done(changed=claude.write_settings(path, {**data, **new}))
-    verb = "registered" if done.changed else "already registered"
-    done.lines.append(f"Copilot CLI hooks {verb} in {path} (scope {scope}), calling: {program} {FLAG} EVENT")
+    done = hookfile.write_hooks(path, {**data, **new}, TITLE, scope, f"{program} {FLAG}")
     done.lines.append("  (from Copilot CLI's documented contract, not tested against the real client)")
     return done
 
 
 def uninstall(scope: str, top: Path, copilot: Path) -> Done:
     path = hooks_path(scope, top, copilot)
-    done = Done()
-    if path.is_file():
-        before = claude.read_settings(path)
-        after = _without_ours(before)
-        if after != before:
-            if after.get("hooks") or set(after) - {"version", "hooks"}:
-                claude.write_settings(path, after)
-            else:
-                path.unlink()
-            done.changed = True
-            done.lines.append(f"removed enf-git's Copilot CLI hooks from {path}")
-    mcp_done = mcpfile.uninstall(mcp_path(scope, top, copilot))
-    done.lines += mcp_done.lines
-    done.changed = done.changed or mcp_done.changed
+    done = hookfile.take_out(path, _without_ours, hookfile.only_version_left,
+                             f"removed enf-git's Copilot CLI hooks from {path}")
+    done.add(mcpfile.uninstall(mcp_path(scope, top, copilot)))
     if scope == "project":
         mcpfile.prune(path.parent, top)  # .github/hooks/, and .github/ if nothing else is there
     return done

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EnfError
-from . import claude, mcpfile
-from .codex import Done
+from . import claude, hookfile, mcpfile
+from .hookfile import Done
 
 SCOPES = ("user", "project")
 FLAG = "--assistant=cursor"
@@ -63,59 +63,26 @@ def merged(data: dict[str, Any], program: str) -> dict[str, Any]:
 
 
 def removed(data: dict[str, Any]) -> dict[str, Any]:
-    """`data` without our entries, and without events or a `hooks` we left empty."""
-    out: dict[str, Any] = {**data}
-    hooks = out.get("hooks")
-    if not isinstance(hooks, dict):
-        return out
-    kept: dict[str, Any] = {}
-    for event, entries in hooks.items():
-        if not isinstance(entries, list):
-            kept[event] = entries
-            continue
-        left = [e for e in entries if not claude.is_ours(e)]
-        if left or not entries:
-            kept[event] = left
-    out["hooks"] = kept
-    return out
+    """`data` without our entries, and without the events we emptied (one the user left empty stays)."""
+    return hookfile.flat_removed(data, claude.is_ours, keep_empty=True)
 
 
 def registered(scope: str, top: Path, home: Path) -> list[str]:
-    try:
-        data = claude.read_settings(folder(scope, top, home) / "hooks.json")
-    except EnfError:
-        return []
-    hooks = data.get("hooks")
-    return [str(e["command"]) for entries in (hooks.values() if isinstance(hooks, dict) else ())
-            for e in (entries if isinstance(entries, list) else ()) if claude.is_ours(e)]
+    return hookfile.registered_flat(folder(scope, top, home) / "hooks.json", "command", claude.is_ours)
 
 
 def install(scope: str, top: Path, home: Path) -> Done:
     path = folder(scope, top, home) / "hooks.json"
     program = claude.hook_program(scope)
-    done = Done(changed=claude.write_settings(path, merged(claude.read_settings(path), program)))
-    verb = "registered" if done.changed else "already registered"
-    done.lines.append(f"Cursor hooks {verb} in {path} (scope {scope}), calling: {program} {FLAG} EVENT")
+    done = hookfile.write_hooks(path, merged(claude.read_settings(path), program), TITLE, scope, f"{program} {FLAG}")
     done.lines.append("  (from Cursor's documented contract, not tested against the real client)")
     return done
 
 
 def uninstall(scope: str, top: Path, home: Path) -> Done:
     path = folder(scope, top, home) / "hooks.json"
-    done = Done()
-    if path.is_file():
-        before = claude.read_settings(path)
-        after = removed(before)
-        if after != before:
-            if after.get("hooks") or set(after) - {"version", "hooks"}:
-                claude.write_settings(path, after)
-            else:
-                path.unlink()  # only what we wrote was in it
-            done.changed = True
-            done.lines.append(f"removed enf-git's Cursor hooks from {path}")
-    mcp_done = mcpfile.uninstall(folder(scope, top, home) / "mcp.json")
-    done.lines += mcp_done.lines
-    done.changed = done.changed or mcp_done.changed
+    done = hookfile.take_out(path, removed, hookfile.only_version_left, f"removed enf-git's Cursor hooks from {path}")
+    done.add(mcpfile.uninstall(folder(scope, top, home) / "mcp.json"))
     mcpfile.prune(folder(scope, top, home), home if scope == "user" else top)
     return done
 

@@ -22,14 +22,13 @@ Our entries are recognized as claude.py recognizes its own, so re-running is ide
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import EnfError
-from . import claude, mcp
-from .codex import Done
+from . import claude, hookfile, mcpfile
+from .hookfile import Done
 
 SCOPES = ("user", "project")
 
@@ -86,15 +85,8 @@ def skill_path(client: Client, scope: str, top: Path, home: Path) -> Path:
 
 def merged(client: Client, data: dict[str, Any], program: str) -> dict[str, Any]:
     """`data` (a settings.json) with our hook entries (re)placed, everything else untouched."""
-    out = claude.removed(data)
-    hooks = out.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise EnfError("the settings file's \"hooks\" is not an object", hint="fix it by hand, then rerun git enf init")
-    for event, matcher, timeout, arg in client.events:
-        group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
-        group["hooks"] = [{"type": "command", "name": f"enf-git-{arg}", "command": f"{program} {client.flag} {arg}",
-                           "timeout": timeout}]
-        hooks.setdefault(event, []).append(group)
+    out = claude.add_groups(claude.removed(data), client.events, lambda arg, timeout: {
+        "type": "command", "name": f"enf-git-{arg}", "command": f"{program} {client.flag} {arg}", "timeout": timeout})
     # Keys where they were (removed() drops a "hooks" it emptied): a rerun writes the same file.
     return {k: out[k] for k in [*data, *out] if k in out}
 
@@ -102,14 +94,9 @@ def merged(client: Client, data: dict[str, Any], program: str) -> dict[str, Any]
 def install(client: Client, scope: str, top: Path, home: Path) -> Done:
     path = settings_path(client, scope, top, home)
     program = claude.hook_program(scope)
-    done = Done()
-    done.changed = claude.write_settings(path, merged(client, claude.read_settings(path), program))
-    verb = "registered" if done.changed else "already registered"
-    done.lines.append(f"{client.title} hooks {verb} in {path} (scope {scope}), calling: {program} {client.flag} EVENT")
-    skill = skill_path(client, scope, top, home)
-    if claude.copy_skill(skill.parent):
-        done.changed = True
-        done.lines.append(f"{client.title} skill written to {skill}")
+    done = hookfile.write_hooks(path, merged(client, claude.read_settings(path), program), client.title, scope,
+                                f"{program} {client.flag}")
+    hookfile.install_skill(skill_path(client, scope, top, home), client.title, done)
     if scope == "project":
         done.lines.append(f"  project scope: {client.title} reads {client.folder}/settings.json only in a trusted "
                           "folder, and calls enf-hook from PATH")
@@ -119,77 +106,20 @@ def install(client: Client, scope: str, top: Path, home: Path) -> Done:
 def uninstall(client: Client, scope: str, top: Path, home: Path) -> Done:
     """Our hook entries, our MCP server and our skill, nothing else; a file left empty goes too."""
     path = settings_path(client, scope, top, home)
-    done = Done()
-    if path.is_file():
-        before = claude.read_settings(path)
-        after = _without_server(claude.removed(before))
-        if after != before:
-            if after:
-                claude.write_settings(path, after)
-            else:
-                path.unlink()
-            done.changed = True
-            done.lines.append(f"removed enf-git's {client.title} hooks and MCP server from {path}")
+    done = hookfile.take_out(path, lambda data: mcpfile.without_server(claude.removed(data)), hookfile.nothing_left,
+                             f"removed enf-git's {client.title} hooks and MCP server from {path}")
     skill = skill_path(client, scope, top, home)
-    removed, kept = claude.remove_skill_parts(skill.parent)
-    if removed:
-        _rmdir_if_empty(skill.parent)
-        done.changed = True
-        done.lines.append(f"removed the {client.title} skill {skill}")
-    done.lines += [f"kept {part}: it differs from enf-git's skill (your edits?); delete it by hand" for part in kept]
+    hookfile.uninstall_skill(skill, client.title, done)
     if client.name != "gemini":  # Gemini's folder predates this: its uninstall stays as measured
-        from .mcpfile import prune
-
-        prune(skill.parent.parent, path.parent.parent)
+        mcpfile.prune(skill.parent.parent, path.parent.parent)
     return done
 
 
 def registered(client: Client, scope: str, top: Path, home: Path) -> list[str]:
     """The commands of our hook entries in the scope's settings.json (none: not registered)."""
-    try:
-        data = json.loads(settings_path(client, scope, top, home).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    found = []
-    for groups in hooks.values() if isinstance(hooks, dict) else ():
-        for group in groups if isinstance(groups, list) else ():
-            for entry in group.get("hooks", []) if isinstance(group, dict) else ():
-                if claude.is_ours(entry):
-                    found.append(str(entry["command"]))
-    return found
+    return hookfile.registered_grouped(settings_path(client, scope, top, home))
 
 
 def install_mcp(client: Client, scope: str, top: Path, home: Path) -> Done:
     """`mcpServers.enf` in the scope's settings.json (Gemini's shape: command and args)."""
-    path = settings_path(client, scope, top, home)
-    data = claude.read_settings(path)
-    servers = data.setdefault("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise EnfError(f"{path}: \"mcpServers\" is not an object", hint="fix it by hand, then rerun")
-    current = servers.get(mcp.SERVER)
-    if current is not None and not mcp.is_ours(current):
-        raise EnfError(f"{path} already defines an MCP server named {mcp.SERVER!r} that enf-git did not write; "
-                       "left it untouched", hint=f"rename or remove that mcpServers.{mcp.SERVER} entry, then rerun")
-    entry = {k: v for k, v in mcp.entry(scope).items() if k in ("command", "args")}
-    servers[mcp.SERVER] = entry
-    done = Done(changed=claude.write_settings(path, data))
-    verb = "registered" if done.changed else "already registered"
-    done.lines.append(f"MCP server {mcp.SERVER!r} {verb} in {path} for {client.title}")
-    return done
-
-
-def _without_server(data: dict[str, Any]) -> dict[str, Any]:
-    servers = data.get("mcpServers")
-    if isinstance(servers, dict) and mcp.is_ours(servers.get(mcp.SERVER)):
-        del servers[mcp.SERVER]
-        if not servers:
-            del data["mcpServers"]
-    return data
-
-
-def _rmdir_if_empty(folder: Path) -> None:
-    try:
-        folder.rmdir()
-    except OSError:
-        pass
+    return mcpfile.install(settings_path(client, scope, top, home), client.title, mcpfile.command_args(scope))

@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EnfError
-from ..plumbing import atomic
 from . import copied
-from .claude import read_settings, write_settings
+from .claude import read_settings, save_record, write_settings
 
 FILE = ".mcp.json"
 SERVER = "enf"  # tools reach the model as mcp__enf__recall, ...
@@ -132,14 +131,6 @@ def _load(record: Path | None, top: Path) -> dict[str, Any]:
     return copied.rebase(data, top, top, record.parent.parent) if isinstance(data, dict) else {}
 
 
-def _save(record: Path, data: dict[str, Any]) -> None:
-    if not data:
-        record.unlink(missing_ok=True)
-        return
-    record.parent.mkdir(parents=True, exist_ok=True)
-    atomic.write(record, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
-
-
 def _recorded(record: Path | None, path: Path) -> dict[str, Any]:
     found = _load(record, path.parent).get(str(path))
     return found if isinstance(found, dict) else {}
@@ -151,11 +142,11 @@ def _remember(record: Path, path: Path, scope: str, created: bool) -> None:
     before = data.get(str(path))
     before = before if isinstance(before, dict) else {}
     data[str(path)] = {"created": bool(before.get("created", created)), "scope": scope}
-    _save(record, data)
+    save_record(record, data)
 
 
 def _forget(record: Path | None, path: Path) -> None:
     if record is not None:
         data = _load(record, path.parent)
         if data.pop(str(path), None) is not None:
-            _save(record, data)
+            save_record(record, data)

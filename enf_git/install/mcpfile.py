@@ -1,5 +1,5 @@
 """`mcpServers.enf` in a client's JSON file (Cursor's mcp.json, Copilot CLI's
-mcp-config.json): added, refused when the user wrote a server of that name, and
+mcp-config.json, Gemini CLI's and Qwen Code's settings.json): added, refused when the user wrote a server of that name, and
 removed with nothing else; a file left empty goes too."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import EnfError
 from . import claude, mcp
-from .codex import Done
+from .hookfile import Done
 
 
 def install(path: Path, title: str, entry: dict[str, Any]) -> Done:
@@ -35,14 +35,22 @@ def uninstall(path: Path) -> Done:
     servers = data.get("mcpServers")
     if not isinstance(servers, dict) or not mcp.is_ours(servers.get(mcp.SERVER)):
         return Done()
-    del servers[mcp.SERVER]
-    if not servers:
-        del data["mcpServers"]
+    without_server(data)
     if data:
         claude.write_settings(path, data)
     else:
         path.unlink()
     return Done([f"removed the MCP server {mcp.SERVER!r} from {path}"], True)
+
+
+def without_server(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` itself, without our `mcpServers.enf` (and without a `mcpServers` that leaves empty)."""
+    servers = data.get("mcpServers")
+    if isinstance(servers, dict) and mcp.is_ours(servers.get(mcp.SERVER)):
+        del servers[mcp.SERVER]
+        if not servers:
+            del data["mcpServers"]
+    return data
 
 
 def command_args(scope: str) -> dict[str, Any]:

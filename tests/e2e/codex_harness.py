@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from clientkit import find_npm_cli
+from harness import communicate
 
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL", "TMPDIR", "TZ")
 DEFAULT_TIMEOUT = 120.0
@@ -25,11 +26,7 @@ MODEL = "gpt-5.5"  # a model Codex has metadata for: it offers apply_patch as a 
 
 def find_codex() -> str | None:
     """`codex` on PATH (npm `@openai/codex`), else under $CODEX_NPM_PREFIX/bin."""
-    found = shutil.which("codex")
-    prefix = os.environ.get("CODEX_NPM_PREFIX")
-    if found is None and prefix and os.access(Path(prefix) / "bin" / "codex", os.X_OK):
-        found = str(Path(prefix) / "bin" / "codex")
-    return found
+    return find_npm_cli("codex", "CODEX_NPM_PREFIX")
 
 
 def codex_env(home: Path, codex_home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -72,11 +69,6 @@ def run_codex(prompt: str, cwd: Path, home: Path, codex_home: Path, base_url: st
     start = time.monotonic()
     proc = subprocess.Popen(args, cwd=str(cwd), env=codex_env(home, codex_home, extra_env), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        stdout, stderr = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-        raise subprocess.TimeoutExpired(exc.cmd, timeout, output=stdout, stderr=stderr) from None
+    stdout, stderr = communicate(proc, timeout)
     events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
     return CodexRun(args, proc.returncode, events, stdout, stderr, time.monotonic() - start)

@@ -1,6 +1,6 @@
 """A scripted stand-in for the OpenAI Responses API, for driving the real Codex CLI offline.
 
-Stdlib only (http.server + threading), like standin.py for Claude Code. It listens on an
+Stdlib only (standin_http.py's server), like standin.py for Claude Code. It listens on an
 ephemeral 127.0.0.1 port, answers ``POST …/responses`` with an SSE stream and records every
 request body, so tests can assert on what "the model" was sent. Codex is pointed at it as a
 model provider (``-c model_providers.standin.base_url=http://127.0.0.1:PORT/v1``,
@@ -23,12 +23,14 @@ Every POST to ``/responses`` consumes a script turn; an empty script answers ``f
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from standin_http import Handler, Served, collect_strings
+
+SKIP = ("id", "call_id", "type", "encrypted_content")  # opaque fields, noise to substring asserts
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,8 @@ class Request:
     def text(self) -> str:
         """Every string in the instructions and the input items, joined; for substring asserts."""
         parts: list[str] = []
-        _collect_strings(self.body.get("instructions"), parts)
-        _collect_strings(self.items, parts)
+        collect_strings(self.body.get("instructions"), parts, SKIP)
+        collect_strings(self.items, parts, SKIP)
         return "\n".join(parts)
 
     def outputs(self) -> dict[str, str]:
@@ -88,7 +90,7 @@ class Request:
         for item in self.items:
             if item.get("type") in ("function_call_output", "custom_tool_call_output"):
                 parts: list[str] = []
-                _collect_strings(item.get("output"), parts)
+                collect_strings(item.get("output"), parts, SKIP)
                 found[str(item.get("call_id"))] = "\n".join(parts)
         return found
 
@@ -101,37 +103,15 @@ class Request:
         return names
 
 
-def _collect_strings(node: Any, out: list[str]) -> None:
-    if isinstance(node, str):
-        out.append(node)
-    elif isinstance(node, list):
-        for item in node:
-            _collect_strings(item, out)
-    elif isinstance(node, dict):
-        for key, value in node.items():
-            if key not in ("id", "call_id", "type", "encrypted_content"):
-                _collect_strings(value, out)
-
-
-class CodexStandIn:
+class CodexStandIn(Served):
     """Scripted Responses API server; a context manager, like standin.StandIn."""
 
+    requests: list[Request]
+
     def __init__(self, script: Iterable[Turn] = (), *, fallback_text: str = "OK.") -> None:
-        self._script: list[Turn] = list(script)
+        super().__init__(script)
         self._fallback_text = fallback_text
-        self._lock = threading.Lock()
-        self.requests: list[Request] = []
-        self.other_requests: list[tuple[str, str]] = []
-        self._server: ThreadingHTTPServer | None = None
-
-    def add(self, *turns: Turn) -> None:
-        with self._lock:
-            self._script.extend(turns)
-
-    @property
-    def remaining(self) -> int:
-        with self._lock:
-            return len(self._script)
+        self.handler = _Handler
 
     @property
     def main_requests(self) -> list[Request]:
@@ -146,58 +126,19 @@ class CodexStandIn:
         return found
 
     def _answer(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Reply:
-        with self._lock:
-            turn: Turn = self._script.pop(0) if self._script else Text(self._fallback_text)
-            record = Request(path=path, headers=headers, body=body)
-            self.requests.append(record)
-        reply = turn(body) if callable(turn) else turn
+        record = Request(path=path, headers=headers, body=body)
+        reply: Reply = self._play(record, body, Text(self._fallback_text))
         record.reply = reply
         return reply
 
     @property
     def url(self) -> str:
         """The provider's base_url (Codex appends /responses)."""
-        if self._server is None:
-            raise RuntimeError("stand-in not started")
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def start(self) -> CodexStandIn:
-        owner = self
-
-        class Handler(_Handler):
-            standin = owner
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> CodexStandIn:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        return f"{self.root}/v1"
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(Handler):
     standin: CodexStandIn
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def _send(self, status: int, data: bytes, kind: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def do_GET(self) -> None:  # e.g. /v1/models: an empty list keeps the client on its own defaults
         self.standin.other_requests.append(("GET", self.path))

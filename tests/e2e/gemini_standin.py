@@ -1,5 +1,5 @@
 """A scripted stand-in for the Gemini API (generateContent), for driving the real Gemini
-CLI offline. Stdlib only, like codex_standin.py.
+CLI offline. Stdlib only (standin_http.py's server), like codex_standin.py.
 
 Measured on Gemini CLI 0.61 (docs/gemini.md), pointed here with GOOGLE_GEMINI_BASE_URL
 and `security.auth.selectedType: "gemini-api-key"` in its settings:
@@ -16,11 +16,11 @@ The answer is one SSE ``data:`` chunk with a ``candidates[0].content``.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from standin_http import Handler, Served
 
 
 @dataclass(frozen=True)
@@ -59,63 +59,27 @@ class Request:
         return found
 
 
-class GeminiStandIn:
-    def __init__(self, script: Iterable[Turn] = ()) -> None:
-        self._script: list[Turn] = list(script)
-        self._lock = threading.Lock()
-        self.requests: list[Request] = []
-        self._server: ThreadingHTTPServer | None = None
+class GeminiStandIn(Served):
+    requests: list[Request]
 
-    def add(self, *turns: Turn) -> None:
-        with self._lock:
-            self._script.extend(turns)
+    def __init__(self, script: Iterable[Turn] = ()) -> None:
+        super().__init__(script)
+        self.handler = _Handler
 
     def answer(self, path: str, body: dict[str, Any]) -> Reply:
-        with self._lock:
-            turn: Turn = self._script.pop(0) if self._script else Text("OK.")
-            self.requests.append(Request(path, body))
-        return turn(body) if callable(turn) else turn
+        reply: Reply = self._play(Request(path, body), body, Text("OK."))
+        return reply
 
     @property
     def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("stand-in not started")
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def __enter__(self) -> GeminiStandIn:
-        owner = self
-
-        class Handler(_Handler):
-            standin = owner
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        return self.root
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(Handler):
     standin: GeminiStandIn
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def _send(self, data: bytes, kind: str, status: int = 200) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def do_GET(self) -> None:
-        self._send(b"{}", "application/json", 404)
+        self._send(404, b"{}", "application/json")
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -123,7 +87,7 @@ class _Handler(BaseHTTPRequestHandler):
         if ":streamGenerateContent" not in self.path:
             parts: list[dict[str, Any]] = [{"text": "{}"}]
             if ":countTokens" in self.path:
-                self._send(b'{"totalTokens": 10}', "application/json")
+                self._send(200, b'{"totalTokens": 10}', "application/json")
                 return
         else:
             reply = self.standin.answer(self.path, body)
@@ -132,6 +96,6 @@ class _Handler(BaseHTTPRequestHandler):
         chunk = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
                  "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}}
         if "alt=sse" in self.path:
-            self._send(f"data: {json.dumps(chunk)}\r\n\r\n".encode(), "text/event-stream")
+            self._send(200, f"data: {json.dumps(chunk)}\r\n\r\n".encode(), "text/event-stream")
         else:
-            self._send(json.dumps(chunk).encode(), "application/json")
+            self._send(200, json.dumps(chunk).encode(), "application/json")

@@ -150,12 +150,7 @@ def run_claude(
         text=True,
         start_new_session=True,
     )
-    try:
-        stdout, stderr = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-        raise subprocess.TimeoutExpired(exc.cmd, timeout, output=stdout, stderr=stderr) from None
+    stdout, stderr = communicate(proc, timeout)
     duration = time.monotonic() - start
     return ClaudeRun(
         args=args,
@@ -165,6 +160,18 @@ def run_claude(
         stderr=stderr,
         duration=duration,
     )
+
+
+def communicate(proc: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
+    """A client's stdout and stderr. Past `timeout`, its process group is killed (the hook
+    processes it spawned too: it runs in a session of its own) and TimeoutExpired raised
+    with what it wrote."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        raise subprocess.TimeoutExpired(exc.cmd, timeout, output=stdout, stderr=stderr) from None
 
 
 def parse_stream_json(stdout: str) -> list[dict[str, Any]]:

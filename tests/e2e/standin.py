@@ -1,7 +1,7 @@
 """A scripted stand-in for the Anthropic Messages API, for driving the real Claude Code
 client offline.
 
-Stdlib only (http.server + threading). It listens on an ephemeral 127.0.0.1 port, answers
+Stdlib only (standin_http.py's server). It listens on an ephemeral 127.0.0.1 port, answers
 ``POST /v1/messages`` (any query string; the client sends ``?beta=true``) with an SSE stream,
 and records every request body so tests can assert on what "the model" was sent.
 
@@ -22,12 +22,15 @@ Where hook output shows up in a request body (measured on Claude Code 2.1.332):
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from standin_http import Handler, Served, collect_strings
+
+# Opaque fields that only add noise to substring searches.
+SKIP = ("signature", "cache_control", "id", "tool_use_id", "type")
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,8 @@ class Request:
     def text(self) -> str:
         """Every string in the system blocks and messages, joined; for substring asserts."""
         parts: list[str] = []
-        _collect_strings(self.body.get("system"), parts)
-        _collect_strings(self.body.get("messages"), parts)
+        collect_strings(self.body.get("system"), parts, SKIP)
+        collect_strings(self.body.get("messages"), parts, SKIP)
         return "\n".join(parts)
 
     def tool_results(self) -> list[dict[str, Any]]:
@@ -92,22 +95,9 @@ class Request:
         for msg in reversed(self.messages):
             if msg.get("role") == "user":
                 parts: list[str] = []
-                _collect_strings(msg.get("content"), parts)
+                collect_strings(msg.get("content"), parts, SKIP)
                 return "\n".join(parts)
         return ""
-
-
-def _collect_strings(node: Any, out: list[str]) -> None:
-    if isinstance(node, str):
-        out.append(node)
-    elif isinstance(node, list):
-        for item in node:
-            _collect_strings(item, out)
-    elif isinstance(node, dict):
-        for key, value in node.items():
-            # Skip opaque fields that only add noise to substring searches.
-            if key not in ("signature", "cache_control", "id", "tool_use_id", "type"):
-                _collect_strings(value, out)
 
 
 def is_compaction_request(body: dict[str, Any]) -> bool:
@@ -140,7 +130,7 @@ def _last_user_str(body: dict[str, Any]) -> str:
     for msg in reversed(body.get("messages") or []):
         if msg.get("role") == "user":
             parts: list[str] = []
-            _collect_strings(msg.get("content"), parts)
+            collect_strings(msg.get("content"), parts, SKIP)
             return "\n".join(parts)
     return ""
 
@@ -151,7 +141,7 @@ COMPACT_SUMMARY = (
 )
 
 
-class StandIn:
+class StandIn(Served):
     """Scripted Messages API server. Use as a context manager or call start()/stop().
 
     Example::
@@ -161,6 +151,8 @@ class StandIn:
             api.main_requests[1].tool_results()  # the Bash result the model was sent
     """
 
+    requests: list[Request]
+
     def __init__(
         self,
         script: Iterable[Turn] = (),
@@ -169,27 +161,13 @@ class StandIn:
         side_text: str = COMPACT_SUMMARY,
         is_main: Callable[[dict[str, Any]], bool] = is_main_request,
     ) -> None:
-        self._script: list[Turn] = list(script)
+        super().__init__(script)
         self._fallback_text = fallback_text
         self._side_text = side_text
         self._is_main = is_main
-        self._lock = threading.Lock()
-        self.requests: list[Request] = []
-        self.other_requests: list[tuple[str, str]] = []  # (method, path) of non-POST calls
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self.handler = _Handler
 
     # -- script -------------------------------------------------------------------------
-
-    def add(self, *turns: Turn) -> None:
-        """Append turns to the script (e.g. between two client runs)."""
-        with self._lock:
-            self._script.extend(turns)
-
-    @property
-    def remaining(self) -> int:
-        with self._lock:
-            return len(self._script)
 
     @property
     def main_requests(self) -> list[Request]:
@@ -203,84 +181,33 @@ class StandIn:
 
     def _answer(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> Reply:
         main = self._is_main(body)
-        with self._lock:
-            if not main:
-                reply: Reply = Text(self._side_text)
-                turn: Turn = reply
-            elif self._script:
-                turn = self._script.pop(0)
-            else:
-                turn = Text(self._fallback_text)
-            record = Request(path=path, headers=headers, body=body, main=main)
-            self.requests.append(record)
-        # Call dynamic turns outside the lock so they may inspect the stand-in.
-        reply = turn(body) if callable(turn) else turn
+        record = Request(path=path, headers=headers, body=body, main=main)
+        reply: Reply = self._play(record, body, Text(self._fallback_text if main else self._side_text), main)
         record.reply = reply
         return reply
 
-    # -- server -------------------------------------------------------------------------
-
     @property
     def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("stand-in not started")
-        port = self._server.server_address[1]
-        return f"http://127.0.0.1:{port}"
-
-    def start(self) -> StandIn:
-        standin = self
-
-        class Handler(_Handler):
-            owner = standin
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        # Short poll interval: shutdown() waits up to one interval.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> StandIn:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        return self.root
 
 
-class _Handler(BaseHTTPRequestHandler):
-    owner: StandIn
-    protocol_version = "HTTP/1.1"  # keep-alive, as the client's HTTP stack expects
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # keep pytest output clean
-
-    def _empty(self, status: int) -> None:
-        self.send_response(status)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+class _Handler(Handler):
+    standin: StandIn
 
     def do_HEAD(self) -> None:  # warm-up probe: the client sends HEAD /api/hello
-        self.owner.other_requests.append(("HEAD", self.path))
-        self._empty(200)
+        self.standin.other_requests.append(("HEAD", self.path))
+        self._send(200, b"")
 
     def do_GET(self) -> None:
-        self.owner.other_requests.append(("GET", self.path))
-        self._empty(404)
+        self.standin.other_requests.append(("GET", self.path))
+        self._send(404, b"")
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         if not self.path.split("?", 1)[0].endswith("/v1/messages"):
             # e.g. /v1/messages/count_tokens: answer something harmless.
-            self.owner.other_requests.append(("POST", self.path))
+            self.standin.other_requests.append(("POST", self.path))
             self._json(200, {"input_tokens": 1})
             return
         try:
@@ -288,27 +215,15 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             self._json(400, {"type": "error", "error": {"type": "invalid_request_error"}})
             return
-        reply = self.owner._answer(self.path, dict(self.headers), body)
+        reply = self.standin._answer(self.path, dict(self.headers), body)
         model = str(body.get("model") or "claude-standin")
         if body.get("stream", False):
-            payload = _sse(reply, model)
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
+            self._send(200, _sse(reply, model), "text/event-stream")
         else:
-            payload = json.dumps(_message(reply, model)).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+            self._json(200, _message(reply, model))
 
     def _json(self, status: int, obj: Any) -> None:
-        data = json.dumps(obj).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self._send(status, json.dumps(obj).encode(), "application/json")
 
 
 def _blocks(reply: Reply) -> list[dict[str, Any]]:

@@ -7,44 +7,29 @@ repository under the real Claude Code client, which sees what the Codex session 
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
-import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clientkit import DECISION, KEY_IN_CONTEXT, assert_pointer, index_now, required, seed_earlier_sessions, today
+from clientkit import git_enf, session_file
 from codex_harness import CodexRun, find_codex, run_codex
 from codex_standin import Call, CodexStandIn, Custom, Text
-from projects import BIN, child_env, git, init_project
+from projects import child_env, git, init_project
 from projects import run as run_claude_client
 from standin import StandIn
 from standin import Text as ClaudeText
 
-from enf_git import paths
 from enf_git.assistants.codex.adapter import session_key
-
-OTHERS = ["Tuned the CI build cache", "Wrote the onboarding docs", "Fixed flaky browser tests",
-          "Added rate limiting to the public API", "Moved logs to structured JSON"]
-KEY_IN_CONTEXT = re.compile(r"This session: id ([0-9a-f]{8})")
-DECISION = ("- [10:05] Y: In the context of the job queue, facing bursty uploads, decided Redis Streams over "
-            "RabbitMQ, to achieve one less service, accepting manual retention. Confidence: high")
 
 
 @pytest.fixture(scope="session")
 def codex_bin() -> str:
     """The Codex CLI. Missing: a failure in CI (.ci/run installs it), a skip elsewhere."""
-    path = find_codex()
-    if path is None:
-        msg = "Codex CLI not found: npm install -g @openai/codex (or set CODEX_NPM_PREFIX to its npm prefix)"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
-    return path
+    return required(find_codex(), "Codex CLI not found: npm install -g @openai/codex (or set CODEX_NPM_PREFIX to "
+                                  "its npm prefix)")
 
 
 @pytest.fixture
@@ -70,19 +55,13 @@ def repo(project: Path, claude_home: Path, codex_home: Path) -> Path:
 
 
 def enf_codex(project: Path, home: Path, codex_home: Path, *args: str) -> str:
-    env = {**child_env(), "HOME": str(home), "CODEX_HOME": str(codex_home)}
-    return subprocess.run([str(BIN / "git-enf"), *args], cwd=project, env=env, check=True, capture_output=True,
-                          text=True).stdout
+    return git_enf(project, home, *args, CODEX_HOME=str(codex_home))
 
 
 def run(prompt: str, repo: Path, home: Path, codex_home: Path, api: CodexStandIn, codex: str) -> CodexRun:
     result = run_codex(prompt, repo, home, codex_home, api.url, codex=codex, extra_env=child_env())
     assert result.returncode == 0, result.describe()
     return result
-
-
-def today() -> str:
-    return time.strftime("%Y-%m-%d")
 
 
 def shell(command: str) -> Call:
@@ -92,11 +71,7 @@ def shell(command: str) -> Call:
 def write_session(slug: str, summary: str = "", extra: str = "") -> Callable[[dict[str, Any]], Call]:
     """A turn that writes this session's file with one heredoc command, its key read from the context."""
     def turn(body: dict[str, Any]) -> Call:
-        found = KEY_IN_CONTEXT.search(json.dumps(body))
-        assert found, "SessionStart context did not carry the session key"
-        text = (f"---\nsession_id: {found.group(1)}\ndate: {today()}\nstart_time: \"10:00\"\ntags: [codex]\n"
-                f"status: {'completed' if summary else 'active'}\nsummary: \"{summary}\"\n---\n"
-                f"## Intent\nWork under Codex.\n{extra}")
+        text = session_file(body, "Codex", summary, extra)
         return shell(f"cat > .claude-sessions/sessions/{today()}-{slug}.md <<'EOF'\n{text}EOF")
     return turn
 
@@ -147,25 +122,12 @@ def test_apply_patch_creates_the_session_file(codex_bin: str, api: CodexStandIn,
 
 def test_brain_first_pointer_on_a_substantive_prompt(codex_bin: str, api: CodexStandIn, repo: Path,
                                                      claude_home: Path, codex_home: Path) -> None:
-    earlier = (f"---\nsession_id: 0ldsess1\ndate: 2026-11-20\nstart_time: \"10:00\"\ntags: [queue]\n"
-               f"status: completed\nsummary: \"Chose the job queue\"\n---\n## Intent\nPick a queue.\n\n"
-               f"## Decisions\n{DECISION}\n")
-    sessions = repo / ".claude-sessions" / "sessions"
-    (sessions / "2026-11-20-job-queue.md").write_text(earlier)
-    for i, summary in enumerate(OTHERS):  # pointers rank against a corpus: one session alone is all "common"
-        (sessions / f"2026-11-0{i + 1}-other-{i}.md").write_text(
-            f"---\nsession_id: 0ther{i:03d}\ndate: 2026-11-0{i + 1}\nstart_time: \"10:00\"\ntags: [misc]\n"
-            f"status: completed\nsummary: \"{summary}\"\n---\n## Intent\nChores.\n")
+    seed_earlier_sessions(repo)
     enf_codex(repo, claude_home, codex_home, "commit", "-m", "an earlier session")
-    # What SessionStart and Stop start in the background (the pointers' index), run here to its end.
-    subprocess.run([sys.executable, "-c", paths.LAUNCH, "background-index", str(repo)], cwd=repo,
-                   env={**child_env(), "HOME": str(claude_home)}, check=True)
+    index_now(repo, claude_home)
     api.add(Text("Noted."))
     run("Should the job queue keep using Redis Streams for uploads?", repo, claude_home, codex_home, api, codex_bin)
-    sent = api.main_requests[-1].text()
-    assert "pointers, not instructions" in sent
-    pointer = sent.split("pointers, not instructions", 1)[1]
-    assert "(2026-11-20-job-queue)" in pointer and "decided Redis Streams over RabbitMQ" in pointer
+    assert_pointer(api.main_requests[-1].text())
     api.add(Text("Ok."))
     run("yes", repo, claude_home, codex_home, api, codex_bin)
     assert "pointers, not instructions" not in api.main_requests[-1].text()

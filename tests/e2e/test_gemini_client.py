@@ -7,51 +7,36 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
-import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clientkit import assert_pointer, find_npm_cli, git_enf, index_now, required, seed_earlier_sessions, session_file
+from clientkit import today
 from gemini_standin import Call, GeminiStandIn, Text
-from projects import BIN, child_env, git, init_project
+from projects import child_env, git, init_project
 from projects import run as run_claude_client
 from standin import StandIn
 from standin import Text as ClaudeText
 
-KEY_IN_CONTEXT = re.compile(r"This session: id ([0-9a-f]{8})")
 MODEL = "gemini-2.5-flash"  # a fixed model: "auto" would first ask a router model for each turn
 BLOCKED = "Tool execution blocked"
-OTHERS = ["Tuned the CI build cache", "Wrote the onboarding docs", "Fixed flaky browser tests",
-          "Added rate limiting to the public API", "Moved logs to structured JSON"]
-DECISION = ("- [10:05] Y: In the context of the job queue, facing bursty uploads, decided Redis Streams over "
-            "RabbitMQ, to achieve one less service, accepting manual retention. Confidence: high")
 
 
 def find_gemini() -> str | None:
     """`gemini` on PATH (npm `@google/gemini-cli`), else under $GEMINI_NPM_PREFIX/bin."""
-    found = shutil.which("gemini")
-    prefix = os.environ.get("GEMINI_NPM_PREFIX")
-    if found is None and prefix and os.access(Path(prefix) / "bin" / "gemini", os.X_OK):
-        found = str(Path(prefix) / "bin" / "gemini")
-    return found
+    return find_npm_cli("gemini", "GEMINI_NPM_PREFIX")
 
 
 @pytest.fixture(scope="session")
 def gemini_bin() -> str:
-    path = find_gemini()
-    if path is None:
-        msg = "Gemini CLI not found: npm install -g @google/gemini-cli (or set GEMINI_NPM_PREFIX to its npm prefix)"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
-    return path
+    return required(find_gemini(), "Gemini CLI not found: npm install -g @google/gemini-cli (or set "
+                                   "GEMINI_NPM_PREFIX to its npm prefix)")
 
 
 @pytest.fixture
@@ -75,8 +60,7 @@ def repo(project: Path, claude_home: Path) -> Path:
 
 
 def enf(project: Path, home: Path, *args: str) -> str:
-    return subprocess.run([str(BIN / "git-enf"), *args], cwd=project, env={**child_env(), "HOME": str(home)},
-                          check=True, capture_output=True, text=True).stdout
+    return git_enf(project, home, *args)
 
 
 def run(prompt: str, repo: Path, home: Path, api: GeminiStandIn, gemini: str, timeout: float = 180) -> dict[str, Any]:
@@ -97,10 +81,6 @@ def run(prompt: str, repo: Path, home: Path, api: GeminiStandIn, gemini: str, ti
     return result
 
 
-def today() -> str:
-    return time.strftime("%Y-%m-%d")
-
-
 def shell(command: str) -> Call:
     return Call("run_shell_command", {"command": command})
 
@@ -108,11 +88,7 @@ def shell(command: str) -> Call:
 def write_session(slug: str, summary: str = "", extra: str = "") -> Callable[[dict[str, Any]], Call]:
     """A write_file turn creating this session's file, its key read from the context."""
     def turn(body: dict[str, Any]) -> Call:
-        found = KEY_IN_CONTEXT.search(json.dumps(body))
-        assert found, "SessionStart context did not carry the session key"
-        text = (f"---\nsession_id: {found.group(1)}\ndate: {today()}\nstart_time: \"10:00\"\ntags: [gemini]\n"
-                f"status: {'completed' if summary else 'active'}\nsummary: \"{summary}\"\n---\n"
-                f"## Intent\nWork under Gemini.\n{extra}")
+        text = session_file(body, "Gemini", summary, extra)
         return Call("write_file", {"file_path": f".claude-sessions/sessions/{today()}-{slug}.md", "content": text})
     return turn
 
@@ -146,27 +122,12 @@ def test_brain_first_pointer_on_a_substantive_prompt(gemini_bin: str, api: Gemin
                                                      claude_home: Path) -> None:
     """BeforeAgent puts a pointer to the earlier decision into the request of a substantive
     prompt, and none into the request of a trivial one."""
-    from enf_git import paths
-
-    earlier = (f"---\nsession_id: 0ldsess1\ndate: 2026-11-20\nstart_time: \"10:00\"\ntags: [queue]\n"
-               f"status: completed\nsummary: \"Chose the job queue\"\n---\n## Intent\nPick a queue.\n\n"
-               f"## Decisions\n{DECISION}\n")
-    sessions = repo / ".claude-sessions" / "sessions"
-    (sessions / "2026-11-20-job-queue.md").write_text(earlier)
-    for i, summary in enumerate(OTHERS):  # pointers rank against a corpus: one session alone is all "common"
-        (sessions / f"2026-11-0{i + 1}-other-{i}.md").write_text(
-            f"---\nsession_id: 0ther{i:03d}\ndate: 2026-11-0{i + 1}\nstart_time: \"10:00\"\ntags: [misc]\n"
-            f"status: completed\nsummary: \"{summary}\"\n---\n## Intent\nChores.\n")
+    seed_earlier_sessions(repo)
     enf(repo, claude_home, "commit", "-m", "an earlier session")
-    # What SessionStart and Stop start in the background (the pointers' index), run here to its end.
-    subprocess.run([sys.executable, "-c", paths.LAUNCH, "background-index", str(repo)], cwd=repo,
-                   env={**child_env(), "HOME": str(claude_home)}, check=True)
+    index_now(repo, claude_home)
     api.add(Text("Noted."))
     run("Should the job queue keep using Redis Streams for uploads?", repo, claude_home, api, gemini_bin)
-    sent = api.requests[-1].text()
-    assert "pointers, not instructions" in sent
-    pointer = sent.split("pointers, not instructions", 1)[1]
-    assert "(2026-11-20-job-queue)" in pointer and "decided Redis Streams over RabbitMQ" in pointer
+    assert_pointer(api.requests[-1].text())
     api.add(Text("Ok."))
     run("yes", repo, claude_home, api, gemini_bin)
     assert "pointers, not instructions" not in api.requests[-1].text()

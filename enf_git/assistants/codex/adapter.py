@@ -24,12 +24,11 @@ load only for a command that names the memory folder or applies a patch.
 """
 
 from ... import paths
-from ..events import CONTEXT, DENY, Adapter, Answer
+from ..events import TOOL_EVENTS, Mapped
 
 KEY_LENGTH = 8
 HEX = "0123456789abcdef"
 SHELL_TOOLS = ("Bash", "exec_command", "shell", "local_shell", "shell_command")
-GATE_MARKS = ("No session file exists for THIS session", "has no session file yet")
 HOW_TO_WRITE = (
     f"Under Codex there is no Write tool: create the file with apply_patch (`*** Add File: {paths.WC_DIR}/sessions/"
     f"DATE-SLUG.md`), or with one shell command that writes only that file (`cat > PATH <<'EOF'` … `EOF`, "
@@ -52,29 +51,18 @@ def neutral_id(session_id: str) -> str:
     return session_id if key == session_id else f"{key}-{session_id}"
 
 
-class CodexAdapter(Adapter):
+class CodexAdapter(Mapped):
     name = "codex"
+    how = HOW_TO_WRITE
 
     def event(self, event: str, payload: "dict[str, object]") -> "dict[str, object] | None":
         sid = payload.get("session_id")
         if isinstance(sid, str) and sid:
             payload["session_id"] = neutral_id(sid)
-        if event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+        if event in TOOL_EVENTS:
             tool, tool_input = neutral_tool(payload.get("tool_name"), payload.get("tool_input"), payload.get("cwd"))
             payload["tool_name"], payload["tool_input"] = tool, tool_input
         return payload
-
-    def answer(self, event: str, reply: str) -> str:
-        if not reply:
-            return reply
-        found = Answer.of(event, reply)
-        if found.kind == CONTEXT and (event == "SessionStart" or any(m in found.text for m in GATE_MARKS)):
-            found.text = f"{found.text}\n\n{HOW_TO_WRITE}"
-        elif found.kind == DENY and any(m in found.text for m in GATE_MARKS):
-            found.text = f"{found.text} {HOW_TO_WRITE}"
-        else:
-            return reply
-        return found.hook_specific()
 
 
 def neutral_tool(tool: object, tool_input: object, cwd: object) -> "tuple[str, dict[str, object]]":

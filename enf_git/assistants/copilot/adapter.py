@@ -19,7 +19,8 @@ transcript_path, error). What differs from Claude Code:
 - A PostToolUse whose `tool_result.result_type` is not "success" is the failure.
 """
 
-from ..events import DENY, Adapter, Answer
+from ... import fastjson
+from ..events import DENY, TOOL_EVENTS, Answer, Mapped
 from ..sessionkey import neutral
 
 TOOLS = {"view": "Read", "glob": "Glob", "grep": "Grep", "web_fetch": "WebFetch", "task": "Task",
@@ -27,15 +28,16 @@ TOOLS = {"view": "Read", "glob": "Glob", "grep": "Grep", "web_fetch": "WebFetch"
 SHELL_TOOLS = ("bash", "powershell")
 HOW_TO_WRITE = ("Under Copilot CLI, create that file with the create tool (or with one bash command whose only "
                 "effect is writing that file); anything else is denied until it exists.")
-GATE_MARKS = ("No session file exists for THIS session", "has no session file yet")
 
 
-class CopilotAdapter(Adapter):
+class CopilotAdapter(Mapped):
     name = "copilot"
+    how = HOW_TO_WRITE
+    folds_failure = True
 
     def event(self, event: str, payload: "dict[str, object]") -> "dict[str, object] | None":
         payload["session_id"] = neutral(payload.get("session_id") or payload.get("sessionId"))
-        if event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+        if event in TOOL_EVENTS:
             tool, tool_input = neutral_tool(payload.get("tool_name"), payload.get("tool_input"))
             payload["tool_name"], payload["tool_input"] = tool, tool_input
             result = payload.get("tool_result")
@@ -45,19 +47,10 @@ class CopilotAdapter(Adapter):
                 payload["error"] = str(text or kind)
         return payload
 
-    def core_event(self, event: str, payload: "dict[str, object]") -> str:
-        return "PostToolUseFailure" if event == "PostToolUse" and "error" in payload else event
-
-    def answer(self, event: str, reply: str) -> str:
-        if not reply:
-            return reply
-        found = Answer.of(event, reply)
+    def render(self, found: Answer, reply: str) -> str:
         if found.kind != DENY:
             return reply  # context: Claude's shape, which Copilot CLI reads where it reads any
-        if any(m in found.text for m in GATE_MARKS):
-            found.text = f"{found.text} {HOW_TO_WRITE}"
-        from ... import fastjson
-
+        found.tell(self.how)
         data = fastjson.loads(found.hook_specific())
         data["permissionDecision"], data["permissionDecisionReason"] = "deny", found.text
         return fastjson.dumps(data)
@@ -81,8 +74,6 @@ def neutral_tool(tool: object, tool_input: object) -> "tuple[str, dict[str, obje
 
 def _args(tool_input: object) -> "dict[str, object]":
     if isinstance(tool_input, str):  # "parsed from JSON string when possible": maybe not
-        from ... import fastjson
-
         try:
             tool_input = fastjson.loads(tool_input)
         except ValueError:

@@ -26,17 +26,18 @@ file exists, and an edit is how that file gets written. Context that Cursor has 
 field for (pointers on a prompt, the gate's reminder after a tool) is dropped.
 """
 
-from ..events import CONTEXT, DENY, Adapter, Answer
+from ... import fastjson
+from ..events import CONTEXT, DENY, TOOL_EVENTS, Answer, Mapped
 from ..sessionkey import neutral
 
 HOW_TO_WRITE = ("Under Cursor, create that file with your file-editing tool (edits are not held back); shell "
                 "commands, MCP tools and file reads are denied until it exists.")
-GATE_MARKS = ("No session file exists for THIS session", "has no session file yet")
 BEFORE = ("beforeShellExecution", "beforeMCPExecution", "beforeReadFile")
 
 
-class CursorAdapter(Adapter):
+class CursorAdapter(Mapped):
     name = "cursor"
+    how = HOW_TO_WRITE
 
     def event(self, event: str, payload: "dict[str, object]") -> "dict[str, object] | None":
         payload["session_id"] = neutral(payload.get("conversation_id") or payload.get("session_id"))
@@ -44,24 +45,20 @@ class CursorAdapter(Adapter):
             roots = payload.get("workspace_roots")
             if isinstance(roots, list) and roots and isinstance(roots[0], str):
                 payload["cwd"] = roots[0]
-        if event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+        if event in TOOL_EVENTS:
             tool, tool_input = neutral_tool(payload)
             if not tool:
                 return None  # an event we did not register: nothing to do
             payload["tool_name"], payload["tool_input"] = tool, tool_input
         return payload
 
-    def answer(self, event: str, reply: str) -> str:
-        if not reply:
-            return reply
-        found = Answer.of(event, reply)
-        gated = any(m in found.text for m in GATE_MARKS)
+    def render(self, found: Answer, reply: str) -> str:
+        user_message = "enf-git: " + found.text.split(".")[0] + "."  # the gate's first sentence, as written
+        found.tell(self.how)
         if found.kind == DENY:
-            text = f"{found.text} {HOW_TO_WRITE}" if gated else found.text
-            return _dumps({"permission": "deny", "user_message": "enf-git: " + found.text.split(".")[0] + ".",
-                           "agent_message": text})
-        if found.kind == CONTEXT and event == "SessionStart":
-            return _dumps({"additional_context": f"{found.text}\n\n{HOW_TO_WRITE}"})
+            return fastjson.dumps({"permission": "deny", "user_message": user_message, "agent_message": found.text})
+        if found.kind == CONTEXT and found.event == "SessionStart":
+            return fastjson.dumps({"additional_context": found.text})
         return ""  # Cursor has no field for context on this event
 
 
@@ -91,12 +88,6 @@ def _mcp(payload: "dict[str, object]") -> str:
     command = payload.get("command")
     ours = isinstance(command, str) and ("git-enf" in command or "enf_git" in command) and "mcp" in command
     return f"mcp__{'enf' if ours else 'cursor'}__{tool if isinstance(tool, str) else ''}"
-
-
-def _dumps(data: "dict[str, object]") -> str:
-    from ... import fastjson
-
-    return fastjson.dumps(data)
 
 
 ADAPTER = CursorAdapter()

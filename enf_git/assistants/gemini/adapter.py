@@ -27,8 +27,8 @@ Runs on every tool call: standard library only; the shell lexer loads only for a
 command that names the memory folder.
 """
 
-from ... import paths
-from ..events import CONTEXT, DENY, Adapter, Answer
+from ... import fastjson, paths
+from ..events import CONTEXT, DENY, TOOL_EVENTS, Answer, Mapped
 
 GEMINI_EVENTS = {"SessionStart": "SessionStart", "UserPromptSubmit": "BeforeAgent", "PreToolUse": "BeforeTool",
                  "PostToolUse": "AfterTool", "PostToolUseFailure": "AfterTool", "Stop": "AfterAgent",
@@ -41,15 +41,16 @@ TOOLS = {"read_file": "Read", "read_many_files": "Read", "list_directory": "LS",
          "list_background_processes": "BashOutput"}
 SHELL_TOOLS = ("run_shell_command",)
 CONTEXT_OPEN, CONTEXT_CLOSE = "<hook_context>", "</hook_context>"
-GATE_MARKS = ("No session file exists for THIS session", "has no session file yet")
 HOW_TO_WRITE = (  # no `<` in it: Gemini shows hook context HTML-escaped (`<<'EOF'` became `&lt;&lt;`)
     "Under Gemini CLI, create that file with write_file (or with one run_shell_command whose only effect is "
     "writing that file); anything else is denied until it exists."
 )
 
 
-class GeminiAdapter(Adapter):
+class GeminiAdapter(Mapped):
     name = "gemini"
+    how = HOW_TO_WRITE
+    folds_failure = True
 
     def event(self, event: str, payload: "dict[str, object]") -> "dict[str, object] | None":
         sid = payload.get("session_id")
@@ -60,7 +61,7 @@ class GeminiAdapter(Adapter):
         prompt = payload.get("prompt")
         if isinstance(prompt, str) and prompt.startswith(CONTEXT_OPEN):
             payload["prompt"] = user_prompt(prompt)
-        if event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+        if event in TOOL_EVENTS:
             tool, tool_input = neutral_tool(payload.get("tool_name"), payload.get("tool_input"),
                                             payload.get("mcp_context"))
             payload["tool_name"], payload["tool_input"] = tool, tool_input
@@ -69,21 +70,13 @@ class GeminiAdapter(Adapter):
                 payload["error"] = error
         return payload
 
-    def core_event(self, event: str, payload: "dict[str, object]") -> str:
-        return "PostToolUseFailure" if event == "PostToolUse" and "error" in payload else event
-
-    def answer(self, event: str, reply: str) -> str:
-        if not reply:
-            return reply
-        found = Answer.of(event, reply)
-        gated = any(m in found.text for m in GATE_MARKS)
+    def render(self, found: Answer, reply: str) -> str:
+        found.tell(self.how)
         if found.kind == DENY:
-            text = f"{found.text} {HOW_TO_WRITE}" if gated else found.text
-            return _dumps({"decision": "deny", "reason": text})
+            return fastjson.dumps({"decision": "deny", "reason": found.text})
         if found.kind == CONTEXT:
-            text = f"{found.text}\n\n{HOW_TO_WRITE}" if gated or event == "SessionStart" else found.text
-            return _dumps({"hookSpecificOutput": {"hookEventName": GEMINI_EVENTS.get(event, event),
-                                                  "additionalContext": text}})
+            return fastjson.dumps({"hookSpecificOutput": {"hookEventName": GEMINI_EVENTS.get(found.event, found.event),
+                                                          "additionalContext": found.text}})
         return ""
 
 
@@ -148,12 +141,6 @@ def _error(response: object) -> "str | None":
     if isinstance(error, dict):
         error = error.get("message") or error
     return str(error)
-
-
-def _dumps(data: "dict[str, object]") -> str:
-    from ... import fastjson
-
-    return fastjson.dumps(data)
 
 
 ADAPTER = GeminiAdapter()

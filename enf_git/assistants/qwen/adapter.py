@@ -15,23 +15,23 @@ so replies pass through. What differs:
 - The gate's reminder and SessionStart's instructions say how to write under Qwen.
 """
 
-from ..events import CONTEXT, DENY, Adapter, Answer
+from ..events import TOOL_EVENTS, Mapped
 from ..sessionkey import neutral
 
 HOW_TO_WRITE = ("Under Qwen Code, create that file with write_file (or with one run_shell_command whose only "
                 "effect is writing that file); anything else is denied until it exists.")
-GATE_MARKS = ("No session file exists for THIS session", "has no session file yet")
 
 
-class QwenAdapter(Adapter):
+class QwenAdapter(Mapped):
     name = "qwen"
+    how = HOW_TO_WRITE
 
     def event(self, event: str, payload: "dict[str, object]") -> "dict[str, object] | None":
         payload["session_id"] = neutral(payload.get("session_id"))
         submitted = payload.get("submitted_prompt")
         if isinstance(submitted, str) and submitted:
             payload["prompt"] = submitted
-        if event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+        if event in TOOL_EVENTS:
             from ..gemini.adapter import neutral_tool
 
             name = payload.get("tool_name")
@@ -39,19 +39,6 @@ class QwenAdapter(Adapter):
             tool, tool_input = neutral_tool(name, payload.get("tool_input"), payload.get("mcp_context"))
             payload["tool_name"], payload["tool_input"] = tool, tool_input
         return payload
-
-    def answer(self, event: str, reply: str) -> str:
-        if not reply:
-            return reply
-        found = Answer.of(event, reply)
-        gated = any(m in found.text for m in GATE_MARKS)
-        if found.kind == DENY and gated:
-            found.text = f"{found.text} {HOW_TO_WRITE}"
-        elif found.kind == CONTEXT and (gated or event == "SessionStart"):
-            found.text = f"{found.text}\n\n{HOW_TO_WRITE}"
-        else:
-            return reply
-        return found.hook_specific()
 
 
 ADAPTER = QwenAdapter()

@@ -6,11 +6,11 @@ the hooks call still exists. A client with nothing registered is not checked."""
 from __future__ import annotations
 
 import os
-import shlex
 from pathlib import Path
 
 from ...install import copilot, cursor, gemini
 from ..workspace import Context
+from .hook_checks import hook_problems
 from .problem import Problem
 
 
@@ -60,16 +60,8 @@ def qwen_install(ctx: Context, home: Path) -> list[Problem]:
 
 def _scope(name: str, title: str, scope: str, commands: list[str]) -> list[Problem]:
     fix = f"git enf init --assistant {name} --scope {scope}"
-    problems: list[Problem] = []
-    missing = sorted(_expected(name) - {c.rsplit(" ", 1)[-1] for c in commands})
-    if missing:
-        problems.append(Problem("warning", f"{title}'s {scope} hooks lack enf-git's {', '.join(missing)} hook(s)",
-                                fix))
-    program = shlex.split(commands[0])[0]
-    if os.path.isabs(program) and not os.access(program, os.X_OK):
-        problems.append(Problem("error", f"the {title} hooks ({scope} scope) call {program}, which is gone: every "
-                                "hook fails and the gate is off", fix))
-    return problems
+    return hook_problems(commands, sorted(_expected(name)), fix, f"{title}'s {scope} hooks lack",
+                         f"the {title} hooks ({scope} scope)")
 
 
 CHECKS = (("cursor install", cursor_install), ("copilot install", copilot_install), ("qwen install", qwen_install))

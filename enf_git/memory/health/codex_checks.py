@@ -11,11 +11,11 @@ untrusted again is not caught here; a missing one is.
 from __future__ import annotations
 
 import os
-import shlex
 from pathlib import Path
 
-from ...install import claude, codex
+from ...install import codex
 from ..workspace import Context
+from .hook_checks import hook_problems, skill_problems
 from .problem import Problem
 
 
@@ -32,18 +32,9 @@ def codex_install(ctx: Context, home: Path) -> list[Problem]:
 def _scope(ctx: Context, scope: str, folder: Path, commands: list[str]) -> list[Problem]:
     fix = f"git enf init --assistant codex --scope {scope}"
     path = codex.hooks_path(scope, ctx.top, folder)
-    problems: list[Problem] = []
-    events = {c.rsplit(" ", 1)[-1] for c in commands}
-    missing = [arg for _e, _m, _t, arg in codex.EVENTS if arg not in events]
-    if missing:
-        problems.append(Problem("warning", f"{path} lacks enf-git's {', '.join(missing)} hook(s)", fix))
-    program = shlex.split(commands[0])[0]
-    if os.path.isabs(program) and not os.access(program, os.X_OK):
-        problems.append(Problem("error", f"the Codex hooks in {path} call {program}, which is gone: every hook "
-                                "fails and the gate is off", fix))
-    skill = codex.skill_path(scope, ctx.top, folder)
-    if not claude.skill_as_shipped(skill.parent):
-        problems.append(Problem("warning", f"the Codex skill {skill} is missing or differs from the shipped one", fix))
+    problems = hook_problems(commands, [arg for _e, _m, _t, arg in codex.EVENTS], fix, f"{path} lacks",
+                             f"the Codex hooks in {path}")
+    problems += skill_problems("Codex", codex.skill_path(scope, ctx.top, folder), fix)
     if not _trusted(folder / "config.toml", path):
         problems.append(Problem("warning", f"Codex has recorded no trust for the hooks in {path}: it skips "
                                 "untrusted hooks silently", codex.TRUST_NOTE))

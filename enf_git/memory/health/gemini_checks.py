@@ -5,12 +5,11 @@ trusted folder, which Gemini asks for itself)."""
 
 from __future__ import annotations
 
-import os
-import shlex
 from pathlib import Path
 
-from ...install import claude, gemini
+from ...install import gemini
 from ..workspace import Context
+from .hook_checks import hook_problems, skill_problems
 from .problem import Problem
 
 
@@ -27,20 +26,9 @@ def _scope(ctx: Context, home: Path, scope: str, commands: list[str]) -> list[Pr
     client = gemini.GEMINI
     fix = f"git enf init --assistant {client.name} --scope {scope}"
     path = gemini.settings_path(client, scope, ctx.top, home)
-    problems: list[Problem] = []
-    events = {c.rsplit(" ", 1)[-1] for c in commands}
-    missing = [arg for _e, _m, _t, arg in client.events if arg not in events]
-    if missing:
-        problems.append(Problem("warning", f"{path} lacks enf-git's {', '.join(missing)} hook(s)", fix))
-    program = shlex.split(commands[0])[0]
-    if os.path.isabs(program) and not os.access(program, os.X_OK):
-        problems.append(Problem("error", f"the {client.title} hooks in {path} call {program}, which is gone: every "
-                                "hook fails and the gate is off", fix))
-    skill = gemini.skill_path(client, scope, ctx.top, home)
-    if not claude.skill_as_shipped(skill.parent):
-        problems.append(Problem("warning", f"the {client.title} skill {skill} is missing or differs from the "
-                                "shipped one", fix))
-    return problems
+    problems = hook_problems(commands, [arg for _e, _m, _t, arg in client.events], fix, f"{path} lacks",
+                             f"the {client.title} hooks in {path}")
+    return problems + skill_problems(client.title, gemini.skill_path(client, scope, ctx.top, home), fix)
 
 
 CHECKS = (("gemini install", gemini_install),)
