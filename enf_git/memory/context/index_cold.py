@@ -21,6 +21,7 @@ from them (indexer._Writer), and the rest are deflated against it in the workers
 from __future__ import annotations
 
 import os
+from itertools import islice
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -133,8 +134,13 @@ def _ledger(files: list[tuple[str, str]]) -> list[index_rows.DecisionRow]:
     assert _SOURCE is not None
     repo, cache = _repo(), _SOURCE[1]
     recs = records.Records()
+    known = len(cache.entries)
     for path, blob in files:
         records.add(recs, path, records.load_blob_record(cache, path, blob,
                                                          lambda b=blob: store.blob_data(repo, b)))
+    # The entries it parsed are dropped (the last ones: dicts keep their order): _rows in
+    # this worker must parse them again, to send them to the parent.
+    for key in list(islice(reversed(cache.entries), len(cache.entries) - known)):
+        del cache.entries[key]
     ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
     return index_rows.decision_rows(ledger, {})
