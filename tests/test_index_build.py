@@ -156,3 +156,31 @@ def test_records_the_workers_parse_are_kept_in_the_cache(
     blobs = {line.split()[2] for line in listed}
     assert len(blobs) == 6 and blobs <= {key.split(":")[0] for key in entries}
     assert first_hit(enf, "postgres full-text search") == "sessions/2026-04-20-postgres-fts.md"
+
+
+def test_an_old_version_missing_from_the_clone_is_left_out_and_the_rest_indexed(
+        enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """History is searched when its blobs are here; a partial clone (or a pruned object)
+    lacks some, and the index is built without them rather than not at all."""
+    path = write(repo_dir, "2026-04-20-postgres-fts", session_text(session_id="b2c3d4e5", date="2026-04-20",
+                                                                  summary="Moved search to Postgres", body=COST))
+    enf("commit", "-m", "first")
+    path.write_text(path.read_text().replace("Moved search to Postgres", "Moved search to Elasticsearch"))
+    enf("commit", "-m", "edited")
+    listed = subprocess.run(["git", "ls-tree", "-r", "claude-memory~1"], cwd=repo_dir, capture_output=True,
+                            text=True, check=True).stdout.splitlines()
+    (old,) = [line.split()[2] for line in listed if line.endswith("2026-04-20-postgres-fts.md")]
+    loose = repo_dir / ".git" / "objects" / old[:2] / old[2:]
+    assert loose.is_file()
+    enf("recall", "postgres")  # an index with the old version as history
+    with sqlite3.connect(state(repo_dir) / "search.db") as db:
+        assert db.execute("SELECT count(*) FROM docs WHERE kind = 'history'").fetchone() == (1,)
+    db.close()
+    loose.unlink()
+    for name in ("search.db", "search.db-wal", "search.db-shm"):
+        (state(repo_dir) / name).unlink(missing_ok=True)
+    assert first_hit(enf, "elasticsearch") == "sessions/2026-04-20-postgres-fts.md"
+    with sqlite3.connect(state(repo_dir) / "search.db") as db:
+        assert db.execute("SELECT count(*) FROM docs WHERE kind = 'history'").fetchone() == (0,)
+        assert db.execute("SELECT count(*) FROM docs WHERE kind = 'session'").fetchone() == (1,)
+    db.close()

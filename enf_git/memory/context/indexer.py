@@ -333,8 +333,11 @@ def _index_history(repo: store.Repo, out: _Writer, old: store.Commit | None,
                 if delta.status == "A" or blob in live or blob in seen:
                     continue
                 if model.is_session_path(path) or model.is_decision_path(path):
+                    try:
+                        data = store.blob_data(repo, blob)
+                    except KeyError:  # not in this clone (a partial one, a pruned object): nothing to search
+                        continue
                     seen.add(blob)
-                    data = store.blob_data(repo, blob)
                     out.insert("history", str(parent.id), path, blob, data, records.parse_blob(path, data))
     # Blobs that came back to life (a revert) are no longer history.
     for blob in live & seen:
