@@ -8,6 +8,7 @@ that is later trusted, and the next build finishes the job. Real repositories, t
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
 import subprocess
@@ -127,6 +128,7 @@ def test_an_interrupted_cold_build_removes_its_file_and_keeps_the_old_index(
     ctx = memory.Context.open(repo_dir)
     with pytest.raises(KeyboardInterrupt):
         indexer.ensure(ctx.repo, ctx.cache())
+    assert gc.isenabled()  # off during the build (index_cold.py), on again however it ended
     assert leftovers(repo_dir) == []
     assert (state(repo_dir) / "search.db").read_bytes() == before
 
@@ -146,10 +148,11 @@ def test_records_the_workers_parse_are_kept_in_the_cache(
     monkeypatch.setattr(indexer._Writer, "BATCH", 2)  # most rows deflated in the workers
     forked: list[bool] = []
     real_enter = index_cold.Workers.__enter__
-    monkeypatch.setattr(index_cold.Workers, "__enter__", lambda self: (forked.append(self.parallel), real_enter(self))[1])
+    monkeypatch.setattr(index_cold.Workers, "__enter__", lambda self: (real_enter(self), forked.append(self.parallel))[0])
     ctx = memory.Context.open(repo_dir)
     indexer.ensure(ctx.repo, ctx.cache()).close()
     assert forked == [True]
+    assert gc.isenabled()
     entries = json.loads((state(repo_dir) / "records.json").read_text())["entries"]
     listed = subprocess.run(["git", "ls-tree", "-r", "claude-memory", "sessions"], cwd=repo_dir,
                             capture_output=True, text=True, check=True).stdout.splitlines()

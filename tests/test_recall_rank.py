@@ -773,7 +773,7 @@ def test_a_cold_build_in_worker_processes_equals_one_built_in_process(enf, repo_
         monkeypatch.setattr(indexer._Writer, "BATCH", 3)  # most rows come deflated by the workers
         pools: list[bool] = []
         real_enter = index_cold.Workers.__enter__
-        monkeypatch.setattr(index_cold.Workers, "__enter__", lambda self: (pools.append(self.parallel), real_enter(self))[1])
+        monkeypatch.setattr(index_cold.Workers, "__enter__", lambda self: (real_enter(self), pools.append(self.parallel))[0])
         ctx = workspace.Context.open(repo_dir)
         indexer.ensure(ctx.repo, ctx.cache()).close()
         assert pools == [parallel]  # the workers really ran, or really did not

@@ -56,30 +56,28 @@ class Workers:
     and cores, else the same work done in this process, as it is asked for."""
 
     def __init__(self, repo: store.Repo, cache: records.Cache, files: int) -> None:
-        global _SOURCE, _REPO
-        # No garbage collection until the build ends, here or in the workers: the records
-        # cache is millions of objects, and the collections its loading set off took as
-        # long as the loading (records.json at 100,000 sessions: ~3.9 s, 1-2 s without).
-        # The build makes few reference cycles: reference counting frees what it drops.
-        self._collecting = gc.isenabled()
-        gc.disable()
-        cache.entries  # loaded here, once, for every worker to share
-        _SOURCE, _REPO = (repo.path, cache), (os.getpid(), repo)
+        self._repo, self._cache, self._files = repo, cache, files
         self._pool: Any = None
-        n = min(os.cpu_count() or 1, _MAX_WORKERS)
-        if files >= index_rows.PARALLEL_MIN and n >= 2 and hasattr(os, "fork"):
-            try:
-                import multiprocessing
-
-                self._pool = multiprocessing.get_context("fork").Pool(n)
-            except (OSError, ValueError, ImportError):  # no processes to be had: the same rows, here
-                self._pool = None
+        self._collecting = gc.isenabled()
 
     @property
     def parallel(self) -> bool:
         return self._pool is not None
 
     def __enter__(self) -> Workers:
+        global _SOURCE, _REPO
+        # No garbage collection until the build ends, here or in the workers: the records
+        # cache is millions of objects, and the collections its loading set off took as
+        # long as the loading (records.json at 100,000 sessions: ~3.9 s, 1-2 s without).
+        # The build makes few reference cycles: reference counting frees what it drops.
+        gc.disable()
+        try:
+            self._cache.entries  # loaded here, once, for every worker to share
+            _SOURCE, _REPO = (self._repo.path, self._cache), (os.getpid(), self._repo)
+            self._pool = _pool(self._files)
+        except BaseException:  # Ctrl-C while loading: the collector back on, as __exit__ would
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -87,6 +85,7 @@ class Workers:
         if self._pool is not None:
             self._pool.terminate()  # done or abandoned (an error in the writer): no worker outlives the build
             self._pool.join()
+            self._pool = None
         _SOURCE = _REPO = None
         if self._collecting:
             gc.enable()
@@ -104,6 +103,20 @@ class Workers:
         done = map(_rows, tasks) if self._pool is None else self._pool.imap(_rows, tasks)
         for chunk in done:
             yield from chunk
+
+
+def _pool(files: int) -> Any:
+    """Worker processes, one per core (at most _MAX_WORKERS); None when forking costs more
+    than it saves (few files, one core) or there are none to be had."""
+    n = min(os.cpu_count() or 1, _MAX_WORKERS)
+    if files < index_rows.PARALLEL_MIN or n < 2 or not hasattr(os, "fork"):
+        return None
+    try:
+        import multiprocessing
+
+        return multiprocessing.get_context("fork").Pool(n)
+    except (OSError, ValueError, ImportError):  # the same rows, in this process
+        return None
 
 
 def _repo() -> store.Repo:
