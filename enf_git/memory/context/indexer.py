@@ -88,8 +88,8 @@ def _build_new(repo: store.Repo, path: Path, tip: store.Commit, cache: records.C
     Nothing an interrupted build leaves (Ctrl-C, kill -9, a power cut) is ever taken for
     the index: the file has another name until it is complete and on disk, and the next
     build removes it. So it needs no journal: a failed build is thrown away, never rolled
-    back (writing every page twice, to the WAL and then to the file, was a tenth of a
-    cold build).
+    back (every page written twice, to the WAL and then to the file, made the inserts of
+    100,000 sessions ~2.0 s instead of ~1.6, and left a 165 MB WAL to fold in).
     """
     for stale in path.parent.glob(path.name + _PART + "*"):  # a build that never ended (we hold the lock)
         stale.unlink(missing_ok=True)
