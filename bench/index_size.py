@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sqlite3
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -65,19 +67,31 @@ def run(work: Path, args: argparse.Namespace) -> int:
     word = common.RARE_WORD
     cold = [common.time_cmd(cmd_cold(repo, db, word), repo)]  # warm-up (page cache), not counted
     times: dict[str, list[float]] = {"cold": [], "grep": []}
+    cpu: list[float] = []  # CPU seconds of each cold build, its worker processes included
     grep = [common.GIT, "grep", "-c", word, "claude-memory"]
     for k in range(args.reps):
         for name in (("cold", "grep") if k % 2 == 0 else ("grep", "cold")):
             if name == "cold":
+                before = children_cpu()
                 times["cold"].append(common.time_cmd(cmd_cold(repo, db, word), repo))
+                cpu.append(children_cpu() - before)
             else:
                 times["grep"].append(common.time_cmd(grep, repo, check=False))
     print(f"cold build (git-enf recall {word}, search.db deleted) N={args.reps}: {common.spread_ms(times['cold'])}"
           f" (warm-up {cold[0]:.1f} s)")
+    # CPU time is steadier than wall time on a shared machine; over the cores it bounds the wall time.
+    print(f"  its CPU (user+sys, workers included): median {statistics.median(cpu):.1f} s on {os.cpu_count()} cpu")
     print(f"git grep -c {word} claude-memory                N={args.reps}: {common.spread_ms(times['grep'])}")
     common.ratio_report("cold-build/git-grep", times["cold"], times["grep"])
+    print(f"loadavg at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     report_size(repo, db)
     return 0
+
+
+def children_cpu() -> float:
+    """User and system seconds of the finished child processes (and theirs) so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def cmd_cold(repo: Path, db: Path, word: str) -> list[str]:

@@ -756,7 +756,7 @@ def test_a_cold_build_in_worker_processes_equals_one_built_in_process(enf, repo_
     """A large cold build analyzes its rows in forked workers; the index, row for row (ids,
     columns, the full-text index, decisions, abbreviations), and recall's answers are the same."""
     from enf_git.memory import workspace
-    from enf_git.memory.context import index_rows, indexer
+    from enf_git.memory.context import index_cold, index_rows, indexer
 
     two_sessions(enf, repo_dir)
     write(repo_dir, "2026-04-22-es", session_text(session_id="d4e5f6a7", date="2026-04-22", summary="ES tuning",
@@ -769,13 +769,14 @@ def test_a_cold_build_in_worker_processes_equals_one_built_in_process(enf, repo_
         for suffix in ("", "-wal", "-shm"):
             db_file.with_name(db_file.name + suffix).unlink(missing_ok=True)
         monkeypatch.setattr(index_rows, "PARALLEL_MIN", 1 if parallel else 10**9)
-        monkeypatch.setattr(index_rows.os, "cpu_count", lambda: 2)
-        pools = []
-        real_pooled = index_rows._pooled
-        monkeypatch.setattr(index_rows, "_pooled", lambda pool, jobs: (pools.append(pool), real_pooled(pool, jobs))[1])
+        monkeypatch.setattr(index_cold.os, "cpu_count", lambda: 2)
+        monkeypatch.setattr(indexer._Writer, "BATCH", 3)  # most rows come deflated by the workers
+        pools: list[bool] = []
+        real_enter = index_cold.Workers.__enter__
+        monkeypatch.setattr(index_cold.Workers, "__enter__", lambda self: (real_enter(self), pools.append(self.parallel))[0])
         ctx = workspace.Context.open(repo_dir)
         indexer.ensure(ctx.repo, ctx.cache()).close()
-        assert bool(pools) == parallel  # the workers really ran, or really did not
+        assert pools == [parallel]  # the workers really ran, or really did not
         with sqlite3.connect(db_file) as db:
             return (list(db.execute("SELECT id, kind, ref, path, date, rev, blob, length, data FROM docs ORDER BY id")),
                     sorted(db.execute("SELECT term, doc, cnt FROM vocab")),

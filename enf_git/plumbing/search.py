@@ -269,6 +269,9 @@ def dictionary(db: sqlite3.Connection) -> bytes:
 
 
 PACK_LEVEL = 4  # 6 (the default) took twice the time (~70 µs a session) for 7% less of docs.data
+# zlib's memLevel: the copy each row gets of the compressor is 15% cheaper at 7 than at 9
+# (26 µs a row against 30), docs.data the same size (394 bytes a row over 30,000 rows).
+PACK_MEMORY = 7
 
 
 def packer(zdict: bytes, level: int = PACK_LEVEL) -> Callable[[list[str]], bytes]:
@@ -277,7 +280,7 @@ def packer(zdict: bytes, level: int = PACK_LEVEL) -> Callable[[list[str]], bytes
     gets a copy of it: taking a 32 KB dictionary again for each row costs more than the row."""
     import zlib
 
-    base = zlib.compressobj(level, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, *([zdict] if zdict else []))
+    base = zlib.compressobj(level, zlib.DEFLATED, -15, PACK_MEMORY, zlib.Z_DEFAULT_STRATEGY, *([zdict] if zdict else []))
 
     def pack(fields: list[str]) -> bytes:
         c = base.copy()

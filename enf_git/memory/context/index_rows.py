@@ -1,20 +1,20 @@
-"""One recall-index row of a record file, and many of them in worker processes.
+"""One recall-index row of a record file, and the rows of the decision ledger.
 
 A row's work is analysis (stem.py) and finding the abbreviations the text defines:
-pure functions of the file's text and its parsed record, most of a cold build's time
-(at 100,000 sessions, ~120 MB of text tokenized and stemmed in Python). A cold build
-hands them to one worker per core beside the process that reads blobs and writes the
-database; an update of a few files analyzes them where it runs.
+pure functions of the file's text and its parsed record (at 100,000 sessions, ~120 MB
+of text tokenized and stemmed in Python). A cold build works them out in worker
+processes (index_cold.py); an update of a few files analyzes them where it runs.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Sequence
-
 from ...errors import EnfError
 from ...plumbing import abbrev, stem
 from ...pure import model
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the ledger module is imported where a ledger is built, not to name its type
+    from ...pure import ledger as ledger_mod
 
 Record = model.Session | list[model.Decision] | EnfError
 # What a row needs of a record, in plain values a worker receives cheaply (a record's
@@ -24,9 +24,10 @@ Gist = tuple[str, str, tuple[str, ...], str, tuple[str, ...]] | None
 # (ref, date, decided, summary, tags, body, text, BM25 length, [(short, long)...])
 Row = tuple[str, str, str, str, str, str, str, int, list[tuple[str, str]]]
 Job = tuple[str, bytes, Gist]  # (path, blob bytes, its record's gist)
+# A decisions-table row: (id, path, date, text, analyzed text, status, superseded by, on)
+DecisionRow = tuple[str, str, str, str, str, str, str, str]
 
 PARALLEL_MIN = 2000  # rows below which starting workers (~30 ms each, forked) costs more than it saves
-_CHUNK = 200  # rows a worker takes at a time: large enough that passing them costs little
 
 
 def gist(path: str, record: Record) -> Gist:
@@ -46,30 +47,6 @@ def row_of(job: Job) -> Row:
     length = sum(len(c.split()) for c in (decided, summary, tags, body))  # BM25's document length, in terms
     pairs = list(dict.fromkeys(p for p in map(abbrev.analyzed, abbrev.pairs(text)) if p is not None))
     return ref, date, decided, summary, tags, body, text, length, pairs
-
-
-def rows_of(jobs: Sequence[Job]) -> Iterator[Row]:
-    """row_of each job, in order: in worker processes when there are many and cores to run them."""
-    workers = min(os.cpu_count() or 1, 4)
-    if len(jobs) < PARALLEL_MIN or workers < 2 or not hasattr(os, "fork"):
-        return map(row_of, jobs)
-    try:
-        import multiprocessing
-
-        pool = multiprocessing.get_context("fork").Pool(workers)
-    except (OSError, ValueError, ImportError):  # no processes to be had: the same rows, one by one
-        return map(row_of, jobs)
-    return _pooled(pool, jobs)
-
-
-def _pooled(pool: object, jobs: Sequence[Job]) -> Iterator[Row]:
-    import multiprocessing.pool
-
-    assert isinstance(pool, multiprocessing.pool.Pool)
-    try:
-        yield from pool.imap(row_of, jobs, chunksize=_CHUNK)
-    finally:
-        pool.terminate()  # done or abandoned (an error in the writer): no worker outlives the build
 
 
 def analyzed(path: str, text: str, facts: Gist) -> tuple[str, str, str, str, str, str]:
@@ -95,3 +72,24 @@ def _body(text: str) -> str:
         if end >= 0:
             return text[end + 4:]
     return text
+
+
+def decision_rows(ledger: ledger_mod.Ledger, analyzed: dict[str, str]) -> list[DecisionRow]:
+    """Every decision of the ledger with its standing; `analyzed`: decision texts already
+    analyzed (text -> terms), taken instead of analyzing them again."""
+    rows = []
+    for chain in ledger.chains:
+        replaced_by = [chain.current, *chain.superseded]
+        rows.append(_decision_row(chain.current, "standing", "", "", analyzed))
+        for i, (d, rev) in enumerate(zip(chain.superseded, chain.reversals)):
+            rows.append(_decision_row(d, "superseded", replaced_by[i].id, rev.date, analyzed))
+        for d in chain.superseded[len(chain.reversals):]:  # defensive: a chain always pairs them
+            rows.append(_decision_row(d, "superseded", chain.current.id, "", analyzed))
+    return rows
+
+
+def _decision_row(d: model.Decision, status: str, by: str, on: str, analyzed: dict[str, str]) -> DecisionRow:
+    terms = analyzed.get(d.text)
+    if terms is None:
+        terms = " ".join(stem.analyze(d.text, parts=True))
+    return (d.id, d.source, d.date, d.text, terms, status, by, on)

@@ -1,0 +1,168 @@
+"""The rows of a cold build of the recall index, worked out in forked worker processes.
+
+A cold build indexes every record file of the tip. At 100,000 sessions its parent
+process did most of the work while the workers only analyzed: it read each blob,
+loaded each record from records.json, deflated each row and worked out the decision
+ledger, ~23 s of CPU against the workers' ~7 s. Here the workers do all of that for
+a share of the files each (`_rows`), and one of them works out the ledger and its
+rows (`_ledger`) while the others go on; the parent writes what they send into the
+database, which only it can.
+
+Each worker opens the repository itself (libgit2's handles are not to be shared
+across a fork) and reads the records cache the parent loaded before forking, by
+copy-on-write. A record the cache lacks is parsed where it is read, and its entry is
+sent back for the parent to save, as a build in one process did.
+
+Rows come back in the order of the files, so rows get the ids a build one by one gave
+them. The first rows come back undeflated: the writer takes the index's dictionary
+from them (indexer._Writer), and the rest are deflated against it in the workers.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from itertools import islice
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from ...pure import model, render
+from ...plumbing import search, store
+
+from .. import records
+from . import index_rows
+
+Files = Sequence[tuple[str, str]]  # (path, blob) of record files, in index order
+# (row, its docs.data deflated, or None when it is not; a cache entry the worker added)
+Built = tuple[index_rows.Row, bytes | None, tuple[str, Any] | None]
+_Task = tuple[bytes | None, list[tuple[str, str]]]  # (dictionary to deflate against or None, files)
+
+_CHUNK = 200  # files a worker takes at a time: large enough that passing them costs little
+_MAX_WORKERS = 4
+
+# Set before the workers fork, which inherit them: the repository's git dir, the records
+# cache, and this process's own handle on the repository (by process id: a forked worker
+# opens its own).
+_SOURCE: tuple[str, records.Cache] | None = None
+_REPO: tuple[int, store.Repo] | None = None
+
+
+def kind_of(path: str) -> str:
+    return "session" if model.is_session_path(path) else "decision"
+
+
+class Workers:
+    """The processes working out a cold build's rows: forked when there are enough files
+    and cores, else the same work done in this process, as it is asked for."""
+
+    def __init__(self, repo: store.Repo, cache: records.Cache, files: int) -> None:
+        self._repo, self._cache, self._files = repo, cache, files
+        self._pool: Any = None
+        self._collecting = gc.isenabled()
+
+    @property
+    def parallel(self) -> bool:
+        return self._pool is not None
+
+    def __enter__(self) -> Workers:
+        global _SOURCE, _REPO
+        # No garbage collection until the build ends, here or in the workers: the records
+        # cache is millions of objects, and the collections its loading set off took as
+        # long as the loading (records.json at 100,000 sessions: ~3.9 s, 1-2 s without).
+        # The build makes few reference cycles: reference counting frees what it drops.
+        gc.disable()
+        try:
+            self._cache.entries  # loaded here, once, for every worker to share
+            _SOURCE, _REPO = (self._repo.path, self._cache), (os.getpid(), self._repo)
+            self._pool = _pool(self._files)
+        except BaseException:  # Ctrl-C while loading: the collector back on, as __exit__ would
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _SOURCE, _REPO
+        if self._pool is not None:
+            self._pool.terminate()  # done or abandoned (an error in the writer): no worker outlives the build
+            self._pool.join()
+            self._pool = None
+        _SOURCE = _REPO = None
+        if self._collecting:
+            gc.enable()
+
+    def ledger(self, files: Files) -> Callable[[], list[index_rows.DecisionRow]]:
+        """The decisions table's rows, started now (in a worker) and waited for when called."""
+        if self._pool is None:
+            return lambda: _ledger(list(files))
+        pending = self._pool.apply_async(_ledger, (list(files),))
+        return lambda: list(pending.get())
+
+    def rows(self, files: Files, zdict: bytes | None) -> Iterator[Built]:
+        """Each file's row, in order; deflated against `zdict` unless it is None."""
+        tasks: list[_Task] = [(zdict, list(files[i:i + _CHUNK])) for i in range(0, len(files), _CHUNK)]
+        done = map(_rows, tasks) if self._pool is None else self._pool.imap(_rows, tasks)
+        for chunk in done:
+            yield from chunk
+
+
+def _pool(files: int) -> Any:
+    """Worker processes, one per core (at most _MAX_WORKERS); None when forking costs more
+    than it saves (few files, one core) or there are none to be had."""
+    n = min(os.cpu_count() or 1, _MAX_WORKERS)
+    if files < index_rows.PARALLEL_MIN or n < 2 or not hasattr(os, "fork"):
+        return None
+    try:
+        import multiprocessing
+
+        return multiprocessing.get_context("fork").Pool(n)
+    except (OSError, ValueError, ImportError):  # the same rows, in this process
+        return None
+
+
+def _repo() -> store.Repo:
+    global _REPO
+    assert _SOURCE is not None
+    if _REPO is None or _REPO[0] != os.getpid():
+        _REPO = (os.getpid(), store.open_repo(_SOURCE[0]))
+    return _REPO[1]
+
+
+def _rows(task: _Task) -> list[Built]:
+    """The rows of a share of the files (in a worker)."""
+    assert _SOURCE is not None
+    zdict, files = task
+    repo, cache = _repo(), _SOURCE[1]
+    pack = search.packer(zdict) if zdict is not None else None
+    out: list[Built] = []
+    for path, blob in files:
+        data = store.blob_data(repo, blob)
+        known = len(cache.entries)
+        record = records.load_blob_record(cache, path, blob, lambda d=data: d)
+        # A parse adds the record's entry last (dicts keep their order): the parent saves it.
+        added = next(reversed(cache.entries.items())) if len(cache.entries) > known else None
+        row = index_rows.row_of((path, data, index_rows.gist(path, record)))
+        if pack is None:
+            out.append((row, None, added))
+            continue
+        ref, date, decided, summary, tags, body, text, length, pairs = row
+        # The text is in the deflated data: not sent back twice.
+        out.append(((ref, date, decided, summary, tags, body, "", length, pairs),
+                    pack([decided, summary, tags, body, text]), added))
+    return out
+
+
+def _ledger(files: list[tuple[str, str]]) -> list[index_rows.DecisionRow]:
+    """Every decision of the ledger of `files`, with its standing (in a worker)."""
+    assert _SOURCE is not None
+    repo, cache = _repo(), _SOURCE[1]
+    recs = records.Records()
+    known = len(cache.entries)
+    for path, blob in files:
+        records.add(recs, path, records.load_blob_record(cache, path, blob,
+                                                         lambda b=blob: store.blob_data(repo, b)))
+    # The entries it parsed are dropped (the last ones: dicts keep their order): _rows in
+    # this worker must parse them again, to send them to the parent.
+    for key in list(islice(reversed(cache.entries), len(cache.entries) - known)):
+        del cache.entries[key]
+    ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
+    return index_rows.decision_rows(ledger, {})

@@ -1,0 +1,189 @@
+"""A cold build of the recall index: what an interrupted one leaves, and what its workers keep.
+
+A cold build is written into a file of its own (search.db.build-<pid>) that replaces the
+index only when whole and on disk: a build killed or interrupted midway leaves no index
+that is later trusted, and the next build finishes the job. Real repositories, the real
+`git enf`, a real SIGKILL.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitfixtures import COST, SCALE, session_text
+
+
+@pytest.fixture
+def enf(run_cli):  # type: ignore[no-untyped-def]
+    run_cli("init", "--no-hooks")
+    return run_cli
+
+
+def write(repo_dir: Path, stem_name: str, text: str) -> Path:
+    path = repo_dir / ".claude-sessions" / "sessions" / f"{stem_name}.md"
+    path.write_text(text)
+    return path
+
+
+def sessions(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    write(repo_dir, "2026-04-13-search-api", session_text(body=SCALE))
+    write(repo_dir, "2026-04-20-postgres-fts", session_text(session_id="b2c3d4e5", date="2026-04-20",
+                                                           summary="Moved search to Postgres", tags="[search]",
+                                                           body=COST))
+    for i in range(4):
+        write(repo_dir, f"2026-03-0{i + 1}-other-{i}", session_text(session_id=f"c{i}d4e5f6", date=f"2026-03-0{i + 1}",
+                                                                   summary=f"Tuned the build cache {i}", tags="[ci]"))
+    enf("commit", "-m", "sessions")
+
+
+def state(repo_dir: Path) -> Path:
+    return repo_dir / ".git" / "enf"
+
+
+def stale_index(enf, repo_dir: Path) -> bytes:  # type: ignore[no-untyped-def]
+    """An index of another schema (so the next recall builds it anew); its bytes."""
+    enf("recall", "postgres")
+    db_file = state(repo_dir) / "search.db"
+    with sqlite3.connect(db_file) as db:
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # all of it in the file, whose bytes say it is untouched
+    db.close()
+    return db_file.read_bytes()
+
+
+def leftovers(repo_dir: Path) -> list[str]:
+    return sorted(p.name for p in state(repo_dir).glob("search.db.build-*"))
+
+
+def first_hit(enf, query: str) -> str:  # type: ignore[no-untyped-def]
+    return str(json.loads(enf("recall", "--json", query))["results"][0]["path"])
+
+
+# Builds the index in a process that kills itself (SIGKILL: no handler, no cleanup) once
+# the first rows are written into the build's file.
+KILLED = """
+import os, signal, sys
+from enf_git import memory
+from enf_git.memory.context import indexer
+real = indexer._Writer.flush
+def flush(self):
+    real(self)
+    os.kill(os.getpid(), signal.SIGKILL)
+indexer._Writer.flush = flush
+ctx = memory.Context.open(sys.argv[1])
+indexer.ensure(ctx.repo, ctx.cache())
+"""
+
+
+def test_a_cold_build_killed_midway_leaves_the_old_index_untouched_and_is_done_again(
+        enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    sessions(enf, repo_dir)
+    before = stale_index(enf, repo_dir)
+    run = subprocess.run([sys.executable, "-c", KILLED, str(repo_dir)], capture_output=True, text=True)
+    assert run.returncode == -9, run.stderr[-500:]
+    assert leftovers(repo_dir)  # it was killed midway, its rows in a file of its own
+    assert (state(repo_dir) / "search.db").read_bytes() == before  # the index it would replace, as it was
+    assert first_hit(enf, "postgres full-text search") == "sessions/2026-04-20-postgres-fts.md"
+    assert leftovers(repo_dir) == []  # the next build removed what the killed one left
+    with sqlite3.connect(state(repo_dir) / "search.db") as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        (tip,) = db.execute("SELECT value FROM meta WHERE key = 'tip'").fetchone()
+    db.close()
+    assert tip == subprocess.run(["git", "rev-parse", "claude-memory"], cwd=repo_dir, capture_output=True,
+                                 text=True, check=True).stdout.strip()
+
+
+def test_a_cold_build_killed_with_no_index_before_leaves_none(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    sessions(enf, repo_dir)
+    (state(repo_dir) / "search.db").unlink(missing_ok=True)
+    run = subprocess.run([sys.executable, "-c", KILLED, str(repo_dir)], capture_output=True, text=True)
+    assert run.returncode == -9, run.stderr[-500:]
+    with sqlite3.connect(state(repo_dir) / "search.db") as db:  # the empty file opened under the lock
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == []  # never half an index under its name
+    db.close()
+    assert first_hit(enf, "postgres full-text search") == "sessions/2026-04-20-postgres-fts.md"
+    assert leftovers(repo_dir) == []
+
+
+def test_an_interrupted_cold_build_removes_its_file_and_keeps_the_old_index(
+        enf, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from enf_git import memory
+    from enf_git.memory.context import indexer
+
+    sessions(enf, repo_dir)
+    before = stale_index(enf, repo_dir)
+
+    def interrupted(self: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(indexer._Writer, "flush", interrupted)
+    ctx = memory.Context.open(repo_dir)
+    with pytest.raises(KeyboardInterrupt):
+        indexer.ensure(ctx.repo, ctx.cache())
+    assert gc.isenabled()  # off during the build (index_cold.py), on again however it ended
+    assert leftovers(repo_dir) == []
+    assert (state(repo_dir) / "search.db").read_bytes() == before
+
+
+def test_records_the_workers_parse_are_kept_in_the_cache(
+        enf, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The workers load records from the cache the parent read; one it lacks is parsed in the
+    worker, and kept in records.json as a build in one process kept it."""
+    from enf_git import memory
+    from enf_git.memory.context import index_cold, index_rows, indexer
+
+    sessions(enf, repo_dir)
+    (state(repo_dir) / "search.db").unlink(missing_ok=True)
+    (state(repo_dir) / "records.json").unlink()
+    monkeypatch.setattr(index_rows, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(index_cold.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(indexer._Writer, "BATCH", 2)  # most rows deflated in the workers
+    forked: list[bool] = []
+    real_enter = index_cold.Workers.__enter__
+    monkeypatch.setattr(index_cold.Workers, "__enter__", lambda self: (real_enter(self), forked.append(self.parallel))[0])
+    ctx = memory.Context.open(repo_dir)
+    indexer.ensure(ctx.repo, ctx.cache()).close()
+    assert forked == [True]
+    assert gc.isenabled()
+    entries = json.loads((state(repo_dir) / "records.json").read_text())["entries"]
+    listed = subprocess.run(["git", "ls-tree", "-r", "claude-memory", "sessions"], cwd=repo_dir,
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    blobs = {line.split()[2] for line in listed}
+    assert len(blobs) == 6 and blobs <= {key.split(":")[0] for key in entries}
+    assert first_hit(enf, "postgres full-text search") == "sessions/2026-04-20-postgres-fts.md"
+
+
+def test_an_old_version_missing_from_the_clone_is_left_out_and_the_rest_indexed(
+        enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """History is searched when its blobs are here; a partial clone (or a pruned object)
+    lacks some, and the index is built without them rather than not at all."""
+    path = write(repo_dir, "2026-04-20-postgres-fts", session_text(session_id="b2c3d4e5", date="2026-04-20",
+                                                                  summary="Moved search to Postgres", body=COST))
+    enf("commit", "-m", "first")
+    path.write_text(path.read_text().replace("Moved search to Postgres", "Moved search to Elasticsearch"))
+    enf("commit", "-m", "edited")
+    listed = subprocess.run(["git", "ls-tree", "-r", "claude-memory~1"], cwd=repo_dir, capture_output=True,
+                            text=True, check=True).stdout.splitlines()
+    (old,) = [line.split()[2] for line in listed if line.endswith("2026-04-20-postgres-fts.md")]
+    loose = repo_dir / ".git" / "objects" / old[:2] / old[2:]
+    assert loose.is_file()
+    enf("recall", "postgres")  # an index with the old version as history
+    with sqlite3.connect(state(repo_dir) / "search.db") as db:
+        assert db.execute("SELECT count(*) FROM docs WHERE kind = 'history'").fetchone() == (1,)
+    db.close()
+    loose.unlink()
+    for name in ("search.db", "search.db-wal", "search.db-shm"):
+        (state(repo_dir) / name).unlink(missing_ok=True)
+    assert first_hit(enf, "elasticsearch") == "sessions/2026-04-20-postgres-fts.md"
+    with sqlite3.connect(state(repo_dir) / "search.db") as db:
+        assert db.execute("SELECT count(*) FROM docs WHERE kind = 'history'").fetchone() == (0,)
+        assert db.execute("SELECT count(*) FROM docs WHERE kind = 'session'").fetchone() == (1,)
+    db.close()
