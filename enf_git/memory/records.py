@@ -5,6 +5,11 @@ never changes, so each parse result (minus the section text, which views do not
 need) is cached in `.git/enf/records.json` under its blob OID. A session's entry also
 keeps the facts compression ranks it by (`tier_facts`), so a clone's first ranking
 needs no blob. The cache is a pure accelerator: delete it and the next run rebuilds it.
+
+A miss is looked up in the records index the branch carries (plumbing/record_index.py:
+the same entries, one file a day, taken only for the blob id the month folder lists)
+before the blob is parsed, so a fresh clone fills this cache from a few hundred day
+files instead of parsing every session.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from typing import Any
 
 from ..pure import frozen, model
 
-from ..plumbing import atomic, store
+from ..plumbing import atomic, record_index, store
 from ..errors import EnfError, RecordError
 
 CACHE_VERSION = 4  # bump whenever parsing results change for the same bytes
@@ -58,6 +63,11 @@ class Cache:
                     self._entries = {}
         return self._entries
 
+    @property
+    def loaded(self) -> bool:
+        """Whether `entries` was read already (a routine commit never asks it)."""
+        return self._entries is not None
+
     def save(self) -> None:
         if self.path is None or not self.dirty:
             return
@@ -68,23 +78,72 @@ class Cache:
         self.dirty = False
 
 
-def load_blob_record(cache: Cache, path: str, oid: str, data_of: Any) -> model.Session | list[model.Decision] | EnfError:
-    """The record in one blob, from the cache or parsed (then cached, with a session's
-    tier facts: see `tier_facts`)."""
+def load_blob_record(cache: Cache, path: str, oid: str, data_of: Any,
+                     index: record_index.Reader | None = None) -> model.Session | list[model.Decision] | EnfError:
+    """The record in one blob, from the cache, the branch's records index (`index`, for
+    the tree that lists `path` at `oid`), or parsed; then cached, with a session's tier
+    facts (see `tier_facts`)."""
     key = f"{oid}:{path}"
     hit = cache.entries.get(key)
     if hit is not None:
         return _from_json(hit)
-    data = data_of()
-    record = parse_blob(path, data)
-    entry = _to_json(record)
+    found = _indexed(index, path, oid)
+    if found is not None:
+        cache.entries[key] = found[0]
+        cache.dirty = True
+        return found[1]
+    entry = parsed_entry(path, data_of())
+    cache.entries[key] = entry
+    cache.dirty = True
+    return _from_json(entry)
+
+
+def parsed_entry(path: str, data: bytes) -> dict[str, Any]:
+    """The cache entry of a blob, parsed: its record's JSON, with a session's tier facts."""
+    entry = _to_json(parse_blob(path, data))
     if model.is_session_path(path):
         from ..pure import tiers  # here: only a parse pays its import
 
         entry[TIER_FACTS] = [tiers.FACTS_VERSION, *tiers.facts_of(data)]
-    cache.entries[key] = entry
-    cache.dirty = True
-    return record
+    return entry
+
+
+def index_versions() -> str:
+    """What a records index entry depends on besides the bytes: this cache's version and
+    the tier facts' (a day file written by other versions is not read)."""
+    from ..pure import tiers  # here: only a miss pays its import
+
+    return f"{CACHE_VERSION} {tiers.FACTS_VERSION}"
+
+
+def index_reader(repo: store.Repo, tree: store.Tree | None) -> record_index.Reader:
+    return record_index.Reader(repo, tree, index_versions())
+
+
+def _indexed(index: record_index.Reader | None, path: str,
+             oid: str) -> tuple[dict[str, Any], model.Session | list[model.Decision] | EnfError] | None:
+    """(entry, record) from the branch's index, when it holds a well-formed entry for this
+    blob at this path; None: parse the blob (a teammate's file can hold anything)."""
+    raw = index.entry(path, oid) if index is not None else None
+    if raw is None:
+        return None
+    import json
+
+    try:
+        entry = json.loads(raw)
+        record = _from_json(entry)
+        facts = entry.get(TIER_FACTS)
+        if (isinstance(record, model.Session) and record.path == path and _facts_shape(facts)
+                and all(d.source == path for d in record.decisions) and all(r.source == path for r in record.reversals)):
+            return entry, record
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, EnfError):
+        pass
+    return None
+
+
+def _facts_shape(facts: Any) -> bool:
+    return (isinstance(facts, list) and len(facts) == 3 and isinstance(facts[0], str) and isinstance(facts[1], str)
+            and isinstance(facts[2], int))
 
 
 TIER_FACTS = "tiers"  # a session entry's [tiers.FACTS_VERSION, tier, Interactions count]
@@ -127,6 +186,7 @@ def load(repo: store.Repo, tree: store.Tree | None, cache: Cache, overlay: dict[
     """Records of `tree`, with `overlay` (path -> bytes or None for deleted) applied."""
     overlay = overlay or {}
     out = Records()
+    index = index_reader(repo, tree)
     for folder in (model.SESSIONS_DIR, model.DECISIONS_DIR):
         for name, oid, kind in store.folder_entries(repo, tree, folder, links=True):
             path = f"{folder}/{name}"
@@ -135,7 +195,7 @@ def load(repo: store.Repo, tree: store.Tree | None, cache: Cache, overlay: dict[
             if kind != "blob":  # a teammate's push can put anything where a record belongs
                 add(out, path, RecordError(path, 0, _NOT_A_FILE.get(kind, f"a {kind} where a record file belongs")))
                 continue
-            add(out, path, load_blob_record(cache, path, oid, lambda oid=oid: store.blob_data(repo, oid)))
+            add(out, path, load_blob_record(cache, path, oid, lambda oid=oid: store.blob_data(repo, oid), index))
     for path, data in overlay.items():
         if data is not None and (model.is_session_path(path) or model.is_decision_path(path)):
             add(out, path, load_blob_record(cache, path, store.hash_bytes(data), lambda d=data: d))
