@@ -218,3 +218,16 @@ def test_the_reader_reads_a_day_file_once(ctx: memory.Context) -> None:
         assert reader.entry(path, store.blob_oid(ctx.repo, tip.tree, path) or "") is not None
     assert reader.read == 1
     assert record_index.day_of("sessions/undated.md") is None
+
+
+def test_doctor_names_a_day_file_that_disagrees_with_its_folder(ctx: memory.Context, repo_dir: Path) -> None:
+    from enf_git.memory.health import record_checks
+
+    write(ctx, "2026-04-13-search", "Added search")
+    memory.commit(ctx, "one", now=NOW)
+    tip = memory.require_branch(ctx)
+    assert record_checks.records_index(ctx, tip, records.Records()) == []
+    _tamper(repo_dir, DAY, b"# enf-git records index 1 other versions\n")
+    found = record_checks.records_index(ctx, memory.require_branch(ctx), records.Records())
+    assert [p.what for p in found] == [f"records index {DAY} disagrees with sessions/ (derived: rebuilt at the next "
+                                       "commit of that day; its sessions are parsed meanwhile)"]

@@ -117,6 +117,23 @@ def instructions(ctx: Context, tip: store.Commit, recs: records.Records) -> list
                     "git enf scan lists each line; edit or delete what nobody on the team wrote, then git enf commit")]
 
 
+def records_index(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
+    """Days whose records index file disagrees with the month folder (a teammate's older
+    enf-git, a hand-made push): derived, so nothing is wrong in the records; readers parse
+    those sessions instead, and the next commit that changes the day writes it again."""
+    from ..record.records_index import stale_days
+    from ...plumbing.record_index import file_of
+
+    days = stale_days(ctx.repo, tip.tree)
+    if not days:
+        return []
+    more = f" and {len(days) - 1} more" if len(days) > 1 else ""
+    return [Problem("warning", f"records index {file_of(days[0])}{more} disagree{'s' if not more else ''} with "
+                               f"{paths.SESSIONS_DIR}/ (derived: rebuilt at the next commit of that day; its "
+                               "sessions are parsed meanwhile)",
+                    "nothing to do; a change of any session of that day, then git enf commit, writes it again")]
+
+
 CHECKS: tuple[tuple[str, Callable[[Context, store.Commit, records.Records], list[Problem]]], ...] = (
     ("records parse", malformed),
     ("decision and reversal lines", lines),
@@ -126,4 +143,5 @@ CHECKS: tuple[tuple[str, Callable[[Context, store.Commit, records.Records], list
     ("remembered facts", facts),
     ("pins", pins),
     ("instructions to the assistant", instructions),
+    ("records index", records_index),
 )
