@@ -67,7 +67,8 @@ def test_commit_takes_exactly_the_changed_paths_and_refreshes_views(ctx: memory.
     write(ctx, S1, session_text())
     report = memory.commit(ctx, "checkpoint")
     assert report.commit is not None
-    assert report.commit.paths == ("index.md", S1, "topics.md")  # no decision: decisions.md unchanged
+    # no decision: decisions.md unchanged; the day's records index file is on the branch only
+    assert report.commit.paths == (".derived/records/2026/04/13.jsonl", "index.md", S1, "topics.md")
     assert git("log", "-1", "--format=%s", "claude-memory").strip() == "checkpoint"
     assert "[2026-04-13-search-api](sessions/2026-04-13-search-api.md): Added search." in (ctx.root / "index.md").read_text()
     assert memory.pending(ctx).empty

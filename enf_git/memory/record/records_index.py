@@ -16,7 +16,7 @@ it is loaded already, else parsed.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ... import paths
@@ -27,10 +27,13 @@ Listing = dict[str, str]  # session name -> blob id
 
 
 def changes_for(repo: store.Repo, tree: store.Tree | None, overlay: Mapping[str, bytes | None],
-                cache: records.Cache, every: bool = False) -> dict[str, bytes | None]:
+                cache: records.Cache, every: bool = False, also: Iterable[str] = ()) -> dict[str, bytes | None]:
     """The index files of `tree` + `overlay` that differ from `tree`'s (None: remove it):
-    the days the overlay's sessions are in, or, with `every`, every day."""
-    days = {d for d in map(record_index.day_of, overlay) if d is not None}
+    the days the overlay's sessions (and the sessions `also` names) are in, or, with
+    `every`, every day. A merge names what the other side changed in `also`: a day both
+    sides changed is rewritten whichever side merges, so both directions agree even when
+    one side's file was stale."""
+    days = {d for d in map(record_index.day_of, [*overlay, *also]) if d is not None}
     listed = _listing(repo, tree, days, every)
     index = records.index_reader(repo, tree)
     if every:

@@ -230,10 +230,11 @@ def merged_views(repo: store.Repo, ours: store.Tree, theirs: store.Tree, changes
     keys: dict[str, render.Key | None] = {}  # the two patches probe mostly the same sessions
     mine = views.patched_views(repo, ours, changes, read, keys)
     if mine is not None:
-        yours = views.patched_views(repo, theirs, their_changes(), keys=keys)
+        other = their_changes()
+        yours = views.patched_views(repo, theirs, other, keys=keys)
         if yours is not None and _same_views(repo, ours, mine, theirs, yours):
-            # The records index of each day the merge changed, rewritten for the merged records.
-            return mine | records_index.changes_for(repo, ours, changes, cache), {}
+            # The records index of each day either side changed, rewritten for the merged records.
+            return mine | records_index.changes_for(repo, ours, changes, cache, also=other), {}
     return render_views(repo, ours, changes, cache)
 
 
