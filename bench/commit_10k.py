@@ -1,7 +1,7 @@
 """`git enf commit` of one changed session file on a 10,000-session claude-memory branch.
 
 (a) whole process `git-enf commit -m x` vs `python -c "import pygit2"` (goal <= 1.5)
-(b) in-process enf_git.memory.commit(ctx), median ms, vs store.write_tree of the same
+(b) in-process enf_git.memory.commit(ctx), median ms, vs store_write.write_tree of the same
     one-file change onto the tip (the irreducible git work)
 plus the first (cold: no .git/enf/records.json yet) commit, reported once.
 
@@ -29,13 +29,13 @@ def main() -> int:
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     from enf_git import memory
-    from enf_git.plumbing import store
+    from enf_git.plumbing import store, store_write
 
     common.header("commit_10k", sessions=n, repetitions=reps, objects="loose" if args.loose else "packed",
                   git_enf=common.GIT_ENF)
     repo_path = common.init_user_repo(work / "repo")
     t_seed = common.time_call(lambda: common.seed_branch(repo_path, n, pack=not args.loose))
-    print(f"fixture: seeded {n} sessions in one store.commit{'' if args.loose else ' + repack'}: {t_seed:.2f} s")
+    print(f"fixture: seeded {n} sessions in one store_write.commit{'' if args.loose else ' + repack'}: {t_seed:.2f} s")
     if args.working_set:
         common.time_cmd([common.GIT, "config", "enf.workingSet", args.working_set], repo_path)
     t_init = common.time_cmd([common.GIT_ENF, "init"], repo_path)
@@ -84,7 +84,7 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
 
         def bare(data: bytes = data) -> None:
             tip = store.tip(ctx.repo)
-            store.write_tree(ctx.repo, tip.tree if tip is not None else None, {rel: data})
+            store_write.write_tree(ctx.repo, tip.tree if tip is not None else None, {rel: data})
 
         def full() -> None:
             if memory.commit(ctx, "x").commit is None:
@@ -97,7 +97,7 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
             isubj.append(common.time_call(full))
             ibase.append(common.time_call(bare))
     print(f"(b) memory.commit(ctx) in-process       N={reps}: {common.spread_ms(isubj)}")
-    print(f"(b) store.write_tree one-file baseline  N={reps}: {common.spread_ms(ibase)}")
+    print(f"(b) store_write.write_tree one-file baseline  N={reps}: {common.spread_ms(ibase)}")
     common.ratio_report("memory.commit/write_tree", isubj, ibase)
 
     if args.profile:

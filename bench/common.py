@@ -225,23 +225,23 @@ def init_user_repo(path: Path) -> Path:
 
 
 def seed_branch(repo_path: Path, n: int, pack: bool = True) -> str:
-    """claude-memory with n session files + meta.json + log.md, in ONE store.commit."""
+    """claude-memory with n session files + meta.json + log.md, in ONE store_write.commit."""
     return seed_files(repo_path, session_files(n), f"bench: seed {n} sessions", pack)
 
 
 def seed_files(repo_path: Path, files: dict[str, bytes], message: str, pack: bool = True,
                author: dict[str, str] | None = None) -> str:
-    """claude-memory holding `files` + meta.json + log.md, in ONE store.commit."""
+    """claude-memory holding `files` + meta.json + log.md, in ONE store_write.commit."""
     import json
 
-    from enf_git.plumbing import store
+    from enf_git.plumbing import store, store_write
 
     repo = store.open_repo(repo_path)
     files = dict(files)
     meta = json.dumps({"project": "bench", "schema": 1}, indent=2, sort_keys=True) + "\n"
     files["meta.json"] = meta.encode()
     files["log.md"] = b"# Log\n\nAppend-only record of sessions (written by hooks).\n"
-    result = store.commit(repo, lambda tip: files, message, env=author)  # author: GIT_AUTHOR_* of a teammate
+    result = store_write.commit(repo, lambda tip: files, message, env=author)  # author: GIT_AUTHOR_* of a teammate
     assert result is not None
     if pack:
         git(repo_path, "repack", "-adq")

@@ -34,7 +34,7 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
                   git_enf=common.GIT_ENF, checkout=common.CHECKOUT)
     repo_path = common.init_user_repo(work / "repo")
     t_seed = common.time_call(lambda: common.seed_branch(repo_path, n, pack=not args.loose))
-    print(f"fixture: seeded {n} sessions in one store.commit{'' if args.loose else ' + repack'}: {t_seed:.2f} s")
+    print(f"fixture: seeded {n} sessions in one store_write.commit{'' if args.loose else ' + repack'}: {t_seed:.2f} s")
     t_init = common.time_cmd([common.GIT_ENF, "init"], repo_path)
     print(f"fixture: git enf init: {t_init:.2f} s")
     target = common.newest_session_path(repo_path)

@@ -1,7 +1,7 @@
 """8 concurrent writer processes x N one-file commits: enf_git.store.commit vs git CLI plumbing.
 
 Both sides start from the same seeded tree (sessions/ holds --base-files files) and each
-commit adds one distinct file under sessions/. The store side calls store.commit (advisory
+commit adds one distinct file under sessions/. The store side calls store_write.commit (advisory
 flock + compare-and-swap on refs/heads/claude-memory). The CLI side does what a shell
 script would: hash-object -w, then a tree (read-tree/update-index/write-tree into a private
 GIT_INDEX_FILE, or --cli-mode mktree: ls-tree + mktree of the changed subtree and root),
@@ -43,7 +43,7 @@ def main() -> int:
     ap.add_argument("--reps", type=int, help="repetitions, alternating which side runs first (default 3)")
     ap.add_argument("--base-files", type=int, help="files already in sessions/ (default 10000)")
     ap.add_argument("--cli-mode", choices=("index", "mktree"), default="index")
-    ap.add_argument("--nolock", action="store_true", help="also run store.commit with its flock disabled (CAS only)")
+    ap.add_argument("--nolock", action="store_true", help="also run store_write.commit with its flock disabled (CAS only)")
     ap.add_argument("--keep", action="store_true", help="keep the fixture folder")
     ap.add_argument("--worker", choices=("store", "store-nolock", "cli"), help=argparse.SUPPRESS)
     ap.add_argument("--id", type=int, help=argparse.SUPPRESS)
@@ -95,7 +95,7 @@ def run(work: Path, args: argparse.Namespace) -> int:
     print("git fsck --connectivity-only: ok")
     cli_label = f"git CLI plumbing ({args.cli_mode})"
     for side in sides:
-        label = {"store": "store.commit (flock + CAS)", "cli": cli_label, "store-nolock": "store.commit (CAS only)"}[side]
+        label = {"store": "store_write.commit (flock + CAS)", "cli": cli_label, "store-nolock": "store_write.commit (CAS only)"}[side]
         print(f"{label:<34} N={len(rates[side])}: median {statistics.median(rates[side]):.1f} commits/s "
               f"(all: {', '.join(f'{r:.1f}' for r in rates[side])})")
     paired = statistics.median(s / c for s, c in zip(rates["store"], rates["cli"]))
@@ -162,10 +162,10 @@ def worker(args: argparse.Namespace) -> int:
     k, n, tag = args.id, args.commits, args.tag
     one: Callable[[int], int]
     if args.worker in ("store", "store-nolock"):
-        from enf_git.plumbing import store
+        from enf_git.plumbing import store, store_write
 
         if args.worker == "store-nolock":
-            setattr(store, "_writer_lock", lambda repo, wait=10.0: contextlib.nullcontext())  # noqa: B010 - bench-local patch
+            setattr(store_write, "_writer_lock", lambda repo, wait=10.0: contextlib.nullcontext())  # noqa: B010 - bench-local patch
         repo = store.open_repo(args.repo)
         one = lambda i: store_commit(repo, tag, k, i)
     else:
@@ -185,13 +185,13 @@ def worker(args: argparse.Namespace) -> int:
 
 
 def store_commit(repo: Any, tag: str, k: int, i: int) -> int:
-    from enf_git.plumbing import store
+    from enf_git.plumbing import store_write
 
     path = f"sessions/{file_name(tag, k, i)}"
     data = content(tag, k, i)
-    result = store.commit(repo, lambda tip: {path: data}, f"bench {tag} w{k} #{i}")
+    result = store_write.commit(repo, lambda tip: {path: data}, f"bench {tag} w{k} #{i}")
     if result is None:
-        raise RuntimeError("store.commit made no commit")
+        raise RuntimeError("store_write.commit made no commit")
     return result.attempts
 
 
@@ -206,7 +206,7 @@ def _ok(out: subprocess.CompletedProcess[bytes]) -> str:
 
 
 def _backoff(attempt: int) -> None:
-    time.sleep(random.uniform(0.001, 0.004) * min(attempt, 10))  # same as store.commit
+    time.sleep(random.uniform(0.001, 0.004) * min(attempt, 10))  # same as store_write.commit
 
 
 def cli_commit_index(repo: str, env: dict[str, str], tag: str, k: int, i: int) -> int:

@@ -1,11 +1,11 @@
-"""How soon enf-git sees a git process end: `gitcli._run` (a thread blocked in waitpid,
+"""How soon enf-git sees a git process end: `gitrun._run` (a thread blocked in waitpid,
 joined with the timeout) against `subprocess.run` of the same command (which blocks in
 communicate() until git's pipes close, no timer), interleaved.
 
 The command is `git -c alias.nap='!sleep 0.07' nap`: a git that takes ~70 ms, as the
 ls-remote, rev-parse and fetch of a sync do. `Popen.wait(timeout)` polls with sleeps that
 double up to 50 ms: such a git would come back at 113.5 ms, not at ~70 (a 35 ms git was
-seen at 63). Goal: RATIO gitcli._run/subprocess.run <= 1.1 (within the noise of a
+seen at 63). Goal: RATIO gitrun._run/subprocess.run <= 1.1 (within the noise of a
 process start; a polling wait is ~1.5).
 
 Run: .venv/bin/python bench/git_wait.py [--reps N] [--nap SECONDS]
@@ -40,15 +40,15 @@ def main() -> int:
 
 
 def measure(repo: Path, reps: int, nap: float) -> int:
-    from enf_git.plumbing import gitcli
+    from enf_git.plumbing import gitenv, gitrun
 
     common.header("git_wait", repetitions=reps, nap=f"{nap:g} s", checkout=common.CHECKOUT)
-    env = gitcli.env_for_git(os.environ)
+    env = gitenv.env_for_git(os.environ)
     args = ["-c", f"alias.nap=!sleep {nap:g}", "nap"]
 
     def ours() -> float:
         t0 = time.perf_counter()
-        run = gitcli._run(str(repo), args, env, 10.0)
+        run = gitrun._run(str(repo), args, env, 10.0)
         dt = time.perf_counter() - t0
         if run.code != 0 or run.timed_out:
             raise RuntimeError(f"git nap failed: {run}")
@@ -69,9 +69,9 @@ def measure(repo: Path, reps: int, nap: float) -> int:
         else:
             subj.append(ours())
             base.append(plain())
-    print(f"{'gitcli._run':<16} N={reps}: {common.spread_ms(subj)}")
+    print(f"{'gitrun._run':<16} N={reps}: {common.spread_ms(subj)}")
     print(f"{'subprocess.run':<16} N={reps}: {common.spread_ms(base)}")
-    common.ratio_report("gitcli._run/subprocess.run", subj, base, goal=1.1)
+    common.ratio_report("gitrun._run/subprocess.run", subj, base, goal=1.1)
     return 0
 
 

@@ -2,7 +2,7 @@
 
 Per-call hooks against `python -c pass` with the same interpreter, each row the median
 of paired ratios (every hook run is paired with the baseline run next to it, in
-rotating order), with goals: PreToolUse (the session file present) and PostToolUse
+rotating order; `--rounds`, 60 by default), with goals: PreToolUse (the session file present) and PostToolUse
 <= 1.2; PreToolUse in a toolset profile <= 1.3 (a session in a custom profile of the
 project's toolsets.yaml, extending review, whose Bash call the shell classifier judges:
 the compiled-profile read, the classifier's import and its parse included); UserPromptSubmit on a trivial prompt ("yes": nothing is looked up) <= 1.2; on
@@ -17,7 +17,7 @@ The hooks run from a regular (non-editable) install in a venv made for the
 benchmark: an editable install adds an import hook to every interpreter start,
 which would inflate the baseline and flatter the ratio.
 
-    python bench/hooks_latency.py [--quick] [--venv PATH]
+    python bench/hooks_latency.py [--quick] [--runs N] [--rounds N] [--venv PATH]
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ SID = "abcdef12-0000-4000-8000-000000000000"
 FIXTURE = r"""
 import sys, time
 from enf_git import memory
-from enf_git.plumbing import store
+from enf_git.plumbing import store, store_write
 top, count = sys.argv[1], int(sys.argv[2])
 ctx = memory.Context.open(top)
 memory.init(ctx)
@@ -54,7 +54,7 @@ for i in range(count):
         f"## Decisions\n- [10:00] Y: In the context of area {i % 15}, facing load, decided option {i} over "
         f"option {i + 1}, to achieve speed, accepting cost. Confidence: high\n\n## Open Items\n- [ ] item {i}\n"
     ).encode()
-store.commit(ctx.repo, lambda tip: files, "bench fixture")
+store_write.commit(ctx.repo, lambda tip: files, "bench fixture")
 memory.materialize(ctx)
 memory.commit(ctx, "views")
 today = time.strftime("%Y-%m-%d")
@@ -153,10 +153,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds and sessions")
     parser.add_argument("--runs", type=int, default=2, help="whole measurements, to show their spread (default 2)")
+    parser.add_argument("--rounds", type=int, help="paired ratios per per-call row (default 60; 15 with --quick):"
+                        " more, where a loaded machine's runs disagree")
     parser.add_argument("--venv", type=Path, help="an existing venv with enf-git installed (not editable)")
     args = parser.parse_args()
     python = venv_python(args.venv)
     rounds, heavy_rounds, sessions = (15, 3, 200) if args.quick else (60, 10, 1000)
+    rounds = args.rounds or rounds
 
     tmp = Path(tempfile.mkdtemp(prefix="enf-bench-hooks-"))
     try:
@@ -203,6 +206,7 @@ def main() -> None:
 
         missed: list[str] = []
         for run in range(1, args.runs + 1):
+            load = os.getloadavg()[0]  # the machine is shared: say how busy it was
             fast = measure({
                 "python -c pass": ([python, "-c", "pass"], b""),
                 "PreToolUse": (hook + ["pre-tool-use"], tool),
@@ -212,7 +216,8 @@ def main() -> None:
                 "UserPromptSubmit substantive": (hook + ["user-prompt-submit"], prompt(SUBSTANTIVE)),
             }, rounds, env, restore)
             still_points()
-            missed += report(f"run {run}: per-call hooks, {rounds} rounds", fast, FAST_GOALS)
+            missed += report(f"run {run}: per-call hooks, {rounds} rounds, load average {load:.2f} at the start,"
+                             f" {os.getloadavg()[0]:.2f} at the end", fast, FAST_GOALS)
         start = json.dumps({"session_id": SID, "cwd": str(top), "source": "startup"}).encode()
         stop = json.dumps({"session_id": SID, "cwd": str(top), "stop_hook_active": False}).encode()
         heavy = measure({

@@ -197,7 +197,7 @@ def warm_up(case: tuple[list[str], bytes, dict[str, str]], state: Path, repo: Pa
 
 def rebuild_ms(repo: Path) -> str:
     """Median and min of rebuilding the skills index in-process (discovery, reading, indexing)."""
-    from enf_git.claude import skills
+    from enf_git.assistants.claude import skills
     from enf_git.plumbing import skill_build
 
     home = skills.claude_home(os.environ)

@@ -76,6 +76,8 @@ def _options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--profile", action="store_true", help="cProfile one SessionStart at the largest size")
     ap.add_argument("--trust", choices=("all", "signed", "authors"), default="all",
                     help="enf.trust in the fixture; signed: every memory commit signed by an allowed ssh key")
+    ap.add_argument("--assistant", choices=("claude", "codex", "gemini"), default="claude",
+                    help="the client whose adapter runs the hook (its payload and session id); default claude")
     ap.add_argument("--only", default=",".join(KINDS),
                     help=f"comma-separated kinds of start to measure (default: {','.join(KINDS)})")
     ap.add_argument("--reuse", type=Path, help="a folder kept by an earlier --keep run holding repo-N for each size "
@@ -84,6 +86,8 @@ def _options(ap: argparse.ArgumentParser) -> None:
 
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
+    global ASSISTANT
+    ASSISTANT = args.assistant
     common.use_checkout()  # hermetic() dropped PYTHONPATH
     common.header("session_start_10k", sessions=n, growth=args.growth, repetitions=reps, pins=PINS, facts=FACTS,
                   objects="loose" if args.loose else "packed", checkout=common.CHECKOUT)
@@ -136,7 +140,7 @@ def reused(repo: Path, n: int) -> Path:
     timed: what the first full render of an older branch does once)."""
     from enf_git import memory
     from enf_git.memory.record import records_index
-    from enf_git.plumbing import record_index, store
+    from enf_git.plumbing import record_index, store, store_write
 
     if not (repo / ".git").is_dir():
         raise SystemExit(f"--reuse: no fixture at {repo} (keep one with --keep --sessions {n})")
@@ -145,7 +149,7 @@ def reused(repo: Path, n: int) -> Path:
     if store.blob_oid(ctx.repo, tip.tree, record_index.FOLDER) is None and not store.folder_entries(
             ctx.repo, tip.tree, record_index.FOLDER):
         cache = ctx.cache()
-        t = common.time_call(lambda: store.commit(ctx.repo, lambda at: records_index.changes_for(
+        t = common.time_call(lambda: store_write.commit(ctx.repo, lambda at: records_index.changes_for(
             ctx.repo, at.tree if at is not None else None, {}, cache, every=True), "enf: records index"))
         cache.save()
         print(f"fixture {n}: records index written in one commit (a branch from before it): {t:.2f} s")
@@ -210,14 +214,20 @@ def pins_and_facts(repo_path: Path, n: int) -> None:
 
 # --- measuring ----------------------------------------------------------------------
 
+ASSISTANT = "claude"  # set from --assistant before any start is measured
+CODEX_SID = "01a25210-4049-7d23-83e8-7cf4269a2bc3"  # a UUIDv7, as Codex sends it
+
+
 def hook_argv() -> list[str]:
     from enf_git import paths
 
-    return [common.PYTHON, "-c", paths.LAUNCH, "session-start"]
+    adapter = [] if ASSISTANT == "claude" else [f"--assistant={ASSISTANT}"]
+    return [common.PYTHON, "-c", paths.LAUNCH, *adapter, "session-start"]
 
 
 def payload(repo: Path) -> str:
-    return json.dumps({"session_id": SID, "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"})
+    sid = CODEX_SID if ASSISTANT == "codex" else SID
+    return json.dumps({"session_id": sid, "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"})
 
 
 def session_start(repo: Path) -> tuple[float, str]:
@@ -332,14 +342,14 @@ def compressing_starts(repo: Path, n: int, reps: int) -> int:
 
 def uncompress_oldest(repo: Path, n: int, count: int) -> list[str]:
     """The `count` oldest compressible sessions back to their full text, in one commit on the branch."""
-    from enf_git.plumbing import store
+    from enf_git.plumbing import store, store_write
 
     keep = {common.session_stem(i, n) for i in pinned_indices(n)}
     rare = common.rare_indices(n)
     chosen = [i for i in range(n) if i % 50 and common.session_stem(i, n) not in keep][:count]
     files = {f"sessions/{common.session_stem(i, n)}.md": common.session_text(i, n, rare).encode() for i in chosen}
     opened = store.open_repo(str(repo))
-    store.commit(opened, lambda tip: files, f"bench: {len(files)} sessions uncompressed")
+    store_write.commit(opened, lambda tip: files, f"bench: {len(files)} sessions uncompressed")
     return list(files)
 
 

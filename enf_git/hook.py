@@ -1,5 +1,8 @@
 """Claude Code hook entry point: `enf-hook <event>` reads the event JSON on stdin.
 
+`enf-hook --assistant=codex <event>` serves another client through its adapter
+(assistants/events.py: the neutral event and answer; docs/codex.md).
+
 Contract (measured, see docs/claude-code.md): replies are `hookSpecificOutput` objects
 naming the firing event; exit 0 always, except that the gate denies with
 `permissionDecision: "deny"`. Any internal error, malformed or oversized input, a
@@ -18,9 +21,10 @@ import sys
 from .plumbing import gitdirs
 
 from . import fastjson, paths
+from .assistants import events
 
-from .claude import fast
-from .claude.protocol import locate, record_error
+from .assistants.claude import fast
+from .assistants.claude.protocol import locate, record_error
 from .paths import LAUNCH  # noqa: F401 - re-exported: older settings and tests name it here
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING would import typing on every tool call
@@ -39,6 +43,9 @@ NAMES = {
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
+    assistant = ""
+    if argv and argv[0].startswith("--assistant="):  # another client's adapter (assistants/events.py)
+        assistant, argv = argv[0].partition("=")[2], argv[1:]
     event = NAMES.get(argv[0], argv[0]) if argv else ""
     if event not in ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit"):
         # A one-shot process that exits through os._exit: the cyclic GC would only
@@ -50,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     if event in ("background-commit", "background-fetch", "background-index"):
         out = respond(event, b"", lambda: _background(event, argv[1:]))
     else:
-        out = respond(event, b"", lambda: run(event, sys.stdin.buffer.read(MAX_STDIN + 1)))
+        out = respond(event, b"", lambda: run(event, sys.stdin.buffer.read(MAX_STDIN + 1), assistant))
     if out:
         sys.stdout.write(out)
         sys.stdout.flush()
@@ -67,7 +74,7 @@ def respond(event: str, raw: bytes, action: "Callable[[], str] | None" = None) -
 
 
 def _background(event: str, args: list[str]) -> str:
-    from .claude import lifecycle
+    from .assistants.claude import lifecycle
 
     if event == "background-fetch":
         lifecycle.background_fetch(args[0])
@@ -78,8 +85,10 @@ def _background(event: str, args: list[str]) -> str:
     return ""
 
 
-def run(event: str, raw: bytes) -> str:
-    """The reply (stdout text) for one event; '' for silence."""
+def run(event: str, raw: bytes, assistant: str = "") -> str:
+    """The reply (stdout text) for one event; '' for silence. `assistant` names the
+    client's adapter (none: Claude Code's), which maps its payload to the neutral event
+    and the core's answer to its reply."""
     if len(raw) > MAX_STDIN:
         return ""
     try:
@@ -88,6 +97,15 @@ def run(event: str, raw: bytes) -> str:
         return ""
     if not isinstance(payload, dict):
         return ""
+    adapter = events.adapter(assistant)
+    neutral = adapter.event(event, payload)
+    if neutral is None:
+        return ""
+    return adapter.answer(event, _core(adapter.core_event(event, neutral), neutral))
+
+
+def _core(event: str, payload: "dict[str, object]") -> str:
+    """The core's answer to a neutral event (assistants/events.py)."""
     where = locate(payload)
     if where is None:
         return ""
@@ -95,7 +113,7 @@ def run(event: str, raw: bytes) -> str:
     if handler is not None:
         return handler(where, payload)
     if event in ("SessionStart", "Stop", "PreCompact", "SessionEnd"):
-        from .claude import lifecycle
+        from .assistants.claude import lifecycle
 
         return lifecycle.handle(event, where, payload)
     return ""

@@ -73,3 +73,14 @@ class GitDaemon(Protocol):
 
     def url(self, name: str) -> str: ...
     def create(self, name: str) -> Path: ...
+
+
+def commit_as(repo: Path, who: dict[str, str], files: dict[str, str]) -> None:
+    """Write `files` into the working copy and commit them as `who` (GIT_AUTHOR_*/GIT_COMMITTER_*)."""
+    from enf_git import memory
+
+    for rel, text in files.items():
+        path = repo / ".claude-sessions" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    memory.commit(memory.Context.open(repo, environ=who), f"by {who['GIT_AUTHOR_NAME']}")

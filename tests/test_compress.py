@@ -19,7 +19,7 @@ from enf_git import memory
 from enf_git.memory.lifecycle import compress
 from enf_git.memory import records
 from enf_git.memory.share import sync_merge
-from enf_git.plumbing import store
+from enf_git.plumbing import store, store_write
 from enf_git.pure import tiers
 from gitfixtures import Git, run_git
 
@@ -175,16 +175,16 @@ def test_a_batch_compresses_what_a_concurrent_writer_left_and_loses_no_edit(
     built on it, so the edit stays in the parent and the compression is of the edited text."""
     texts = dated(ctx)
     edited = texts[COLD[1]].replace("## Intent\n", "## Intent\nEDITED-MEANWHILE: a late note.\n")
-    real = store.commit
+    real = store_write.commit
     raced: list[str] = []
 
-    def racing(repo: store.Repo, build: store.ChangeBuilder, message: object, **kw: object) -> object:
+    def racing(repo: store.Repo, build: store_write.ChangeBuilder, message: object, **kw: object) -> object:
         if not raced:
             raced.append("once")
             real(repo, lambda tip: {f"sessions/{COLD[1]}.md": edited.encode()}, "teammate's edit")
         return real(repo, build, message, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store, "commit", racing)
+    monkeypatch.setattr(store_write, "commit", racing)
     done = compress.scheduled(ctx, NOW)
     assert [s.stem for s in done.done] == COLD
     assert show(git, COLD[1], "claude-memory^") == edited  # the edit, whole, in the parent
@@ -256,7 +256,7 @@ def test_active_conflicted_and_uncommitted_sessions_are_left_alone(ctx: memory.C
     active = "2026-01-05-left-open"
     put(ctx, {active: full(active).replace("status: completed", "status: active")})
     conflict = f"conflicts/sessions/{COLD[1]}.md.0123abcd-4567ef01"
-    store.commit(ctx.repo, lambda _tip: {conflict: b"the other version\n"}, "a conflict copy")
+    store_write.commit(ctx.repo, lambda _tip: {conflict: b"the other version\n"}, "a conflict copy")
     memory.materialize(ctx)
     (ctx.root / "sessions" / f"{WARM[0]}.md").write_text(texts[WARM[0]] + "\nmore notes\n")
     done = compress.compress(ctx, AS_OF, now=NOW)
@@ -393,7 +393,7 @@ def fork(ctx: memory.Context, git: Git, a: bytes, b: bytes) -> tuple[store.Commi
     tips = []
     for data in (a, b):
         git("update-ref", "refs/heads/claude-memory", str(base.id))
-        store.commit(ctx.repo, lambda _tip, d=data: {S: d}, "side")  # type: ignore[misc]
+        store_write.commit(ctx.repo, lambda _tip, d=data: {S: d}, "side")  # type: ignore[misc]
         tip = store.tip(ctx.repo)
         assert tip is not None
         tips.append(tip)
@@ -444,7 +444,7 @@ def test_merge_tips_of_compressed_and_edited_clones_gives_one_tree_either_way(
     compress.compress(ctx, AS_OF, names=[WARM[0]])
     a = store.tip(ctx.repo)
     git("update-ref", "refs/heads/claude-memory", str(base.id))
-    store.commit(ctx.repo, lambda _tip: {S: edited}, "edit")
+    store_write.commit(ctx.repo, lambda _tip: {S: edited}, "edit")
     b = store.tip(ctx.repo)
     assert a is not None and b is not None
     trees = []

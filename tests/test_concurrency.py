@@ -12,12 +12,12 @@ from gitfixtures import Git
 WRITER = textwrap.dedent(
     """
     import sys
-    from enf_git.plumbing import store
+    from enf_git.plumbing import store, store_write
     where, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     repo = store.open_repo(where)
     for i in range(count):
         path = f"sessions/{name}-{i:03d}.md"
-        store.commit(repo, lambda tip, p=path: {p: f"{p}\\n".encode()}, f"{name} {i}")
+        store_write.commit(repo, lambda tip, p=path: {p: f"{p}\\n".encode()}, f"{name} {i}")
     """
 )
 

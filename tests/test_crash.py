@@ -22,7 +22,7 @@ import pytest
 
 from enf_git import memory
 from enf_git.errors import ConcurrencyError, RepoError
-from enf_git.plumbing import store
+from enf_git.plumbing import store, store_write
 from gitfixtures import Git, run_git, session_text
 
 GIT_ENF = str(Path(sys.executable).with_name("git-enf"))
@@ -59,7 +59,7 @@ def test_an_old_ref_lock_left_by_a_killed_writer_is_removed_with_a_warning(ctx: 
 def test_a_fresh_ref_lock_is_another_programs_and_is_named(ctx: memory.Context, repo_dir: Path) -> None:
     lock = ref_lock(repo_dir, age=0)
     with pytest.raises(ConcurrencyError) as caught:
-        store.commit(ctx.repo, lambda tip: {"x.md": b"x"}, "blocked", max_attempts=3)
+        store_write.commit(ctx.repo, lambda tip: {"x.md": b"x"}, "blocked", max_attempts=3)
     assert str(lock) in caught.value.message and "held by another program" in caught.value.message
     assert caught.value.hint == f"if no git command is running in this repository, remove it: rm {lock}"
     assert lock.exists()  # never removed while it may be live
@@ -93,7 +93,7 @@ def test_a_corrupt_object_is_an_error_at_once_not_retried(ctx: memory.Context, r
         return {"x.md": b"x"}
 
     with pytest.raises(RepoError) as caught:
-        store.commit(store.open_repo(repo_dir), build, "onto a corrupt tree")
+        store_write.commit(store.open_repo(repo_dir), build, "onto a corrupt tree")
     assert caught.value.message.startswith("could not write claude-memory: ")
     assert "git fsck" in (caught.value.hint or "")
     assert len(attempts) <= 1

@@ -15,9 +15,8 @@ from typing import Any
 import pytest
 
 import browser
-from enf_git import memory
 from enf_git.pure import dashboard
-from gitfixtures import session_text
+from gitfixtures import commit_as, session_text
 
 pytestmark = pytest.mark.skipif(browser.skip_reason() is not None, reason=browser.skip_reason() or "")
 
@@ -43,14 +42,6 @@ DOCKER = ("\n## Decisions\n- [10:00] Y: In the context of deploy, facing drift, 
 K8S = ("\n## Decisions\n- [11:00] Y: In the context of deploy, facing scale, decided Kubernetes over Docker, to "
        "achieve autoscaling, accepting complexity. Confidence: medium\n"
        "\n## Reversals\n- [11:01] REVERSED Docker: Changed from Docker to Kubernetes because of autoscaling\n")
-
-
-def commit_as(repo: Path, who: dict[str, str], files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = repo / ".claude-sessions" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    memory.commit(memory.Context.open(repo, environ=who), f"by {who['GIT_AUTHOR_NAME']}")
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from enf_git.plumbing import search
 from gitfixtures import Git
 
 Run = Callable[..., tuple[int, str]]
-CLEAN_CHECKS = ["hook commands", "hook scopes", "skill", "exclude entry", "git hooks", "mcp server", "toolset profiles", "write access", "writer lock", "ref lock", "recall index",
+CLEAN_CHECKS = ["hook commands", "hook scopes", "skill", "exclude entry", "git hooks", "mcp server", "codex install", "gemini install", "cursor install", "copilot install", "qwen install", "toolset profiles", "write access", "writer lock", "ref lock", "recall index",
                 "memory branch", "branch objects", "manifest", "working copy", "records parse", "decision and reversal lines",
                 "session names and ids", "reversal links", "conflict copies", "remembered facts", "pins",
                 "instructions to the assistant", "records index"]
@@ -221,7 +221,7 @@ def test_a_corrupt_object_of_the_branch_is_an_error(run: Run, repo_dir: Path, gi
     code, out = run("doctor")
     assert code == 1
     checked, error, fix = out.splitlines()
-    assert checked == ("checked: hook commands, hook scopes, skill, exclude entry, git hooks, mcp server, toolset profiles, write access, "
+    assert checked == ("checked: hook commands, hook scopes, skill, exclude entry, git hooks, mcp server, codex install, gemini install, cursor install, copilot install, qwen install, toolset profiles, write access, "
                        "writer lock, ref lock, recall index, memory branch, branch objects")  # records are not read from a damaged branch
     assert error == ("error: the claude-memory branch has damaged or missing objects (git rev-list --objects "
                      f"--verify-objects claude-memory: fatal: loose object {oid} (stored in {repo_dir}/.git/objects/{oid[:2]}/"
@@ -230,7 +230,7 @@ def test_a_corrupt_object_of_the_branch_is_an_error(run: Run, repo_dir: Path, gi
     assert fix == ("  fix: git fsck --no-dangling names each one; if a remote has the branch, move the damaged files out "
                    "of .git/objects and run git fetch origin, then git enf doctor")
     code, data = doctor_json(run)
-    assert code == 1 and data["ok"] is False and data["checks"] == CLEAN_CHECKS[:13]
+    assert code == 1 and data["ok"] is False and data["checks"] == CLEAN_CHECKS[:18]
 
 
 def test_damage_outside_the_branch_is_not_reported_as_ours(run: Run, repo_dir: Path, git: Git) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from enf_git import paths
 from enf_git.errors import EnfError
-from enf_git.plumbing import gitcli
+from enf_git.plumbing import gitcli, gitenv, gitresults, gitrun
 from enf_git.plumbing.gitcli import Outcome, Remote, State
 from gitfixtures import run_git
 
@@ -235,7 +235,7 @@ def test_a_server_that_never_answers_times_out(repo_dir: Path) -> None:
 def test_a_timeout_kills_git_and_what_it_started(repo_dir: Path, tmp_path: Path) -> None:
     marker = tmp_path / "survived"
     slow = ["-c", f"alias.slow=!sleep 3; touch '{marker}'", "slow"]
-    run = gitcli._run(str(repo_dir), slow, gitcli.env_for_git(os.environ), 0.3)
+    run = gitrun._run(str(repo_dir), slow, gitenv.env_for_git(os.environ), 0.3)
     assert run.timed_out and run.code != 0  # the guard fired: git was killed, not awaited
     time.sleep(3.2)
     assert not marker.exists()  # the shell git started was killed with it (its process group)
@@ -359,7 +359,7 @@ def test_env_scrubs_what_locates_a_repository_and_keeps_transport() -> None:
             "GIT_SSH_COMMAND": "ssh -i key", "GIT_ASKPASS": "/bin/ask", "SSH_ASKPASS": "/bin/ask2",
             "https_proxy": "http://p:3128", "GIT_CONFIG_PARAMETERS": "'http.proxy'='x'", "GIT_CONFIG_COUNT": "1",
             "GIT_CONFIG_KEY_0": "a.b", "GIT_CONFIG_VALUE_0": "c", "GIT_CONFIG_GLOBAL": "/g", "PATH": "/bin"}
-    env = gitcli.env_for_git(base)
+    env = gitenv.env_for_git(base)
     for gone in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_NAMESPACE", "GIT_OBJECT_DIRECTORY",
                  "GIT_COMMON_DIR", "GIT_PREFIX", "GIT_QUARANTINE_PATH"):
         assert gone not in env
@@ -367,13 +367,13 @@ def test_env_scrubs_what_locates_a_repository_and_keeps_transport() -> None:
                  "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "GIT_CONFIG_GLOBAL", "PATH"):
         assert env[kept] == base[kept]
     assert env["GIT_TERMINAL_PROMPT"] == "0" and env["LC_ALL"] == "C"
-    assert "GIT_DIR" in gitcli.local_env_vars()  # read from git itself
+    assert "GIT_DIR" in gitenv.local_env_vars()  # read from git itself
 
 
 def test_env_ssh_batch_mode_only_when_the_ssh_command_is_ours() -> None:
-    assert gitcli.env_for_git({})["GIT_SSH_COMMAND"] == gitcli.BATCH_SSH
-    assert "GIT_SSH_COMMAND" not in gitcli.env_for_git({"GIT_SSH": "plink"})
-    assert "GIT_SSH_COMMAND" not in gitcli.env_for_git({}, ssh_configured=True)
+    assert gitenv.env_for_git({})["GIT_SSH_COMMAND"] == gitenv.BATCH_SSH
+    assert "GIT_SSH_COMMAND" not in gitenv.env_for_git({"GIT_SSH": "plink"})
+    assert "GIT_SSH_COMMAND" not in gitenv.env_for_git({}, ssh_configured=True)
 
 
 def test_calls_from_a_hook_environment_target_repo_dir(repo_dir: Path, bare_remote: Path, tmp_path: Path) -> None:
@@ -397,30 +397,30 @@ def test_git_is_asked_for_its_local_env_vars_only_for_a_variable_we_do_not_know(
 
     def newer_git() -> tuple[str, ...]:  # a git that added a variable to its list
         asked.append(1)
-        return (*gitcli.LOCAL_ENV_FALLBACK, "GIT_FUTURE_DIR")
+        return (*gitenv.LOCAL_ENV_FALLBACK, "GIT_FUTURE_DIR")
 
-    monkeypatch.setattr(gitcli, "local_env_vars", newer_git)
+    monkeypatch.setattr(gitenv, "local_env_vars", newer_git)
     hook = {"GIT_DIR": "/x/.git", "GIT_INDEX_FILE": "/x/i", "GIT_SSH_COMMAND": "ssh -i k", "GIT_TRACE2_EVENT": "/t",
             "GIT_CONFIG_KEY_0": "a.b", "GIT_PUSH_OPTION_0": "ci.skip", "GIT_AUTHOR_NAME": "A", "PATH": "/bin"}
-    env = gitcli.env_for_git(hook)
+    env = gitenv.env_for_git(hook)
     assert not asked and "GIT_DIR" not in env and "GIT_INDEX_FILE" not in env
     assert env["GIT_SSH_COMMAND"] == "ssh -i k" and env["GIT_TRACE2_EVENT"] == "/t"
     assert env["GIT_PUSH_OPTION_0"] == "ci.skip" and env["GIT_AUTHOR_NAME"] == "A"
-    env = gitcli.env_for_git({**hook, "GIT_FUTURE_DIR": "/y", "GIT_FUTURE_COLOR": "1"})
+    env = gitenv.env_for_git({**hook, "GIT_FUTURE_DIR": "/y", "GIT_FUTURE_COLOR": "1"})
     assert asked and "GIT_FUTURE_DIR" not in env and env["GIT_FUTURE_COLOR"] == "1"
 
 
 def spy_git(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The git subcommands gitcli runs from now on (the first word of each)."""
     calls: list[str] = []
-    real = gitcli._Started  # every git process gitcli runs starts here (_run and Fetching)
+    real = gitrun._Started  # every git process gitcli runs starts here (_run and Fetching)
 
     class Started(real):  # type: ignore[misc, valid-type]
         def __init__(self, repo_dir: str, args: list[str], *rest: object) -> None:
             calls.append(args[0])
             super().__init__(repo_dir, args, *rest)
 
-    monkeypatch.setattr(gitcli, "_Started", Started)
+    monkeypatch.setattr(gitrun, "_Started", Started)
     return calls
 
 
@@ -429,7 +429,7 @@ def test_a_sync_runs_git_once_for_config_then_only_for_transport(repo_dir: Path,
     base = memory_commit(repo_dir, "base")
     publish(repo_dir, base)
     calls = spy_git(monkeypatch)
-    env = gitcli.prepare(str(repo_dir))
+    env = gitenv.prepare(str(repo_dir))
     remote = gitcli.resolve_remote(str(repo_dir), "origin", env)
     fetched = gitcli.fetch(str(repo_dir), remote, env=env)
     assert (fetched.outcome, fetched.before, fetched.after) == (Outcome.OK, None, base)
@@ -445,7 +445,7 @@ def test_prepare_finds_remotes_git_knows_and_the_rest_asks_git_remote(repo_dir: 
     run_git(repo_dir, "remote", "add", "team.shared/x", str(bare_remote))
     run_git(repo_dir, "config", "remote.mirror.pushurl", str(bare_remote))  # a remote with no url
     calls = spy_git(monkeypatch)
-    env = gitcli.prepare(str(repo_dir))
+    env = gitenv.prepare(str(repo_dir))
     assert set(env.remotes) == {"origin", "team.shared/x", "mirror"}
     for name in ("origin", "team.shared/x", "mirror"):
         assert gitcli.resolve_remote(str(repo_dir), name, env) == Remote(name, is_url=False)
@@ -462,10 +462,10 @@ def test_push_expecting_a_commit_we_do_not_have_is_unknown(repo_dir: Path, bare_
 
 
 def test_a_gitenv_belongs_to_its_repository(repo_dir: Path, tmp_path: Path) -> None:
-    env = gitcli.prepare(str(repo_dir))
-    assert gitcli.prepare(str(repo_dir), env) is env
+    env = gitenv.prepare(str(repo_dir))
+    assert gitenv.prepare(str(repo_dir), env) is env
     with pytest.raises(ValueError):
-        gitcli.prepare(str(tmp_path), env)
+        gitenv.prepare(str(tmp_path), env)
 
 
 def fake_ssh(tmp_path: Path, name: str) -> tuple[Path, Path]:
@@ -538,7 +538,7 @@ def test_messages_never_show_a_token_from_the_url(repo_dir: Path, http_401: str)
     result = gitcli.push(str(repo_dir), Remote(url, is_url=True), memory_commit(repo_dir, "one"))
     assert not result.ok
     assert "s3cret-token" not in result.message and "s3cret-token" not in result.stderr
-    assert gitcli._redact_url("see https://u:p@h/x and git://h/y") == "see https://***@h/x and git://h/y"
+    assert gitresults._redact_url("see https://u:p@h/x and git://h/y") == "see https://***@h/x and git://h/y"
 
 
 # --- what servers say --------------------------------------------------------------------
@@ -560,7 +560,7 @@ def test_messages_never_show_a_token_from_the_url(repo_dir: Path, http_401: str)
     ("error: object file is empty", Outcome.UNKNOWN),
 ])
 def test_failures_are_sorted_by_what_the_server_said(stderr: str, outcome: Outcome) -> None:
-    assert gitcli._classify(gitcli._Run(128, "", stderr)) is outcome
+    assert gitresults._classify(gitrun._Run(128, "", stderr)) is outcome
 
 
 @pytest.mark.parametrize(("summary", "outcome"), [
@@ -575,11 +575,11 @@ def test_failures_are_sorted_by_what_the_server_said(stderr: str, outcome: Outco
     ("[remote rejected] (missing necessary objects)", Outcome.UNKNOWN),
 ])
 def test_push_rejections_are_sorted(summary: str, outcome: Outcome) -> None:
-    assert gitcli._classify_rejection(summary) is outcome
+    assert gitresults._classify_rejection(summary) is outcome
 
 
 def test_a_timeout_is_offline_whatever_was_printed() -> None:
-    assert gitcli._classify(gitcli._Run(-9, "", "remote: Permission denied", timed_out=True)) is Outcome.OFFLINE
+    assert gitresults._classify(gitrun._Run(-9, "", "remote: Permission denied", timed_out=True)) is Outcome.OFFLINE
 
 
 def test_push_over_a_history_with_a_missing_parent_is_unknown_not_a_crash(repo_dir: Path, bare_remote: Path) -> None:

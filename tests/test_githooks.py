@@ -364,12 +364,12 @@ def test_memory_the_remote_moved_past_is_merged_then_pushed(tmp_path: Path, repo
 
 def test_a_clone_that_never_pushed_memory_scans_its_history_first(tmp_path: Path, repo_dir: Path,
                                                                   origin: Path) -> None:
-    from enf_git.plumbing import store
+    from enf_git.plumbing import store, store_write
 
     bob = alice_pushes_memory(tmp_path, repo_dir, origin)
     run_git(bob, "pull", "-q", "--no-rebase")  # bob's tracking ref is the remote's memory...
     repo = store.open_repo(bob)  # ...and his history holds a secret that escaped redaction
-    store.commit(repo, lambda tip: {"notes/old.md": b"aws key AKIAIOSFODNN7EXAMPLE in the notes\n"}, "old notes")
+    store_write.commit(repo, lambda tip: {"notes/old.md": b"aws key AKIAIOSFODNN7EXAMPLE in the notes\n"}, "old notes")
     code_commit(bob, "bob.txt")
     pushed = git_run(bob, "push", "origin", "main")
     assert pushed.returncode == 0, pushed.stderr

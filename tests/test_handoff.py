@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory, paths
-from enf_git.claude import gate
+from enf_git.assistants.claude import gate
 from enf_git.memory.context import handoff
-from enf_git.plumbing import store
+from enf_git.plumbing import store, store_write
 from enf_git.pure import handoff as ph
 from enf_git.pure import model
 from gitfixtures import Git, run_git, session_text
@@ -517,7 +517,7 @@ def test_a_scratchpad_an_older_version_committed_stays_on_the_branch(project: Pa
     work tree gets it unasked, and `git enf restore scratchpad.md` brings it back."""
     ctx = memory.Context.open(project)
     old = b"alice's notes from before\n"
-    store.commit(ctx.repo, lambda tip: {paths.SCRATCHPAD_FILE: old}, "enf: update scratchpad.md")
+    store_write.commit(ctx.repo, lambda tip: {paths.SCRATCHPAD_FILE: old}, "enf: update scratchpad.md")
     blob = git("rev-parse", f"{paths.BRANCH}:{paths.SCRATCHPAD_FILE}")
     pad = ctx.root / paths.SCRATCHPAD_FILE
     pad.write_bytes(old)  # as the older version left this work tree: synced, in the manifest

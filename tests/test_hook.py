@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from enf_git.claude import gate
+from enf_git.assistants.claude import gate
 from enf_git import hook, memory
 from gitfixtures import Git, session_text, user_state
 
@@ -420,10 +420,10 @@ def test_session_start_initializes_a_new_repo_unless_turned_off(repo_dir: Path, 
 
 
 def test_session_start_names_conflict_copies(project: Path) -> None:
-    from enf_git.plumbing import store
+    from enf_git.plumbing import store, store_write
 
     repo = store.open_repo(project)
-    store.commit(repo, lambda tip: {"conflicts/sessions/2026-04-13-x.md.1a2b3c4d-5e6f7a8b": b"their version\n"},
+    store_write.commit(repo, lambda tip: {"conflicts/sessions/2026-04-13-x.md.1a2b3c4d-5e6f7a8b": b"their version\n"},
                  "a conflict copy")
     out = call("SessionStart", project, source="startup")
     assert out is not None

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 from enf_git import hook, memory
 from enf_git.cli.app import main
-from enf_git.claude import lifecycle
-from enf_git.claude.protocol import Where
+from enf_git.assistants.claude import lifecycle
+from enf_git.assistants.claude.protocol import Where
 from enf_git.errors import RecordError
 from enf_git.memory.lifecycle import instincts
 from enf_git.pure import fixes, instincts as pi

@@ -22,13 +22,14 @@ RANKS = {
     "errors": 0, "paths": 0, "fastjson": 0, "redact": 0, "frame": 0, "__init__": 0,
     "pure": 1, "plumbing": 1,
     "memory": 2, "install": 2,
-    "cli": 3, "claude": 3, "githooks": 3, "mcp": 3,
+    "cli": 3, "assistants": 3, "githooks": 3, "mcp": 3,
     "entry": 4, "hook": 4,
 }
 # Same rank, still forbidden: the two edges never import each other; pure code has
 # no I/O, and plumbing speaks bytes and paths, never records.
-FORBIDDEN = {("cli", "claude"), ("claude", "cli"), ("pure", "plumbing"), ("plumbing", "pure"),
-             ("install", "memory"), ("mcp", "cli"), ("mcp", "claude")}
+FORBIDDEN = {("pure", "plumbing"), ("plumbing", "pure"),
+             ("install", "memory"), ("mcp", "cli"), ("cli", "assistants"),
+             ("assistants", "cli"), ("mcp", "assistants")}
 
 
 def _modules() -> list[tuple[str, Path]]:
@@ -80,7 +81,7 @@ def test_modules_import_only_down_the_layers() -> None:
 
 
 @pytest.mark.parametrize(("library", "allowed"), [
-    ("pygit2", {"enf_git.plumbing.store"}),
+    ("pygit2", {"enf_git.plumbing.store", "enf_git.plumbing.store_write", "enf_git.plumbing.store_merge"}),
     ("click", None),  # anywhere under enf_git.cli
     ("yaml", {"enf_git.pure.fm"}),
     ("frontmatter", set()),  # fm.py parses with PyYAML's SafeLoader itself, to bound it
@@ -107,8 +108,9 @@ import json, sys
 before = set(sys.modules)
 from enf_git import hook
 payloads = json.loads(sys.argv[1])
+assistant = sys.argv[2]
 for event, payload in payloads:
-    hook.respond(event, json.dumps(payload).encode())
+    hook.respond(event, b"", lambda: hook.run(event, json.dumps(payload).encode(), assistant))
 new = sorted(set(sys.modules) - before)
 print(json.dumps(new))
 """
@@ -125,7 +127,7 @@ def test_per_call_hooks_import_only_the_standard_library_on_a_real_repo(repo_dir
     payloads = [("PreToolUse", deny), ("UserPromptSubmit", {**base, "prompt": "hello"})]
     first = _run_hooks(payloads)
     sessions = repo_dir / ".claude-sessions" / "sessions"
-    from enf_git.claude import gate
+    from enf_git.assistants.claude import gate
 
     today = gate.days()[0]
     (sessions / f"{today}-layer-check.md").write_text(session_text(session_id="a1b2c3d4", date=today))
@@ -141,9 +143,111 @@ def test_per_call_hooks_import_only_the_standard_library_on_a_real_repo(repo_dir
     assert any("tool-failure" in p.read_text() for p in raw)  # the handlers really ran
 
 
-def _run_hooks(payloads: list[tuple[str, dict[str, object]]]) -> list[str]:
-    proc = subprocess.run([sys.executable, "-c", PER_CALL, json.dumps(payloads)], capture_output=True, text=True,
-                          check=True)
+def test_per_call_hooks_under_codex_import_only_the_standard_library(repo_dir: Path, git: object) -> None:
+    """The same invariant through the Codex adapter, on the calls only it makes: a shell
+    command that writes the session file (the shell lexer loads), an apply_patch, a denial."""
+    memory.init(memory.Context.open(repo_dir))
+    sid = "01a25210-4049-7d23-83e8-7cf4269a2bc3"
+    base = {"session_id": sid, "cwd": str(repo_dir), "transcript_path": "/dev/null", "turn_id": "t"}
+    from enf_git.assistants.claude import gate
+
+    today = gate.days()[0]
+    create = (f"cat > .claude-sessions/sessions/{today}-layer.md <<'EOF'\n"
+              f"{session_text(session_id='269a2bc3', date=today)}EOF")
+    patch = "*** Begin Patch\n*** Add File: notes.md\n+x\n*** End Patch\n"
+    payloads = [("PreToolUse", {**base, "tool_name": "Bash", "tool_input": {"command": "ls"}}),
+                ("PreToolUse", {**base, "tool_name": "Bash", "tool_input": {"command": create}}),
+                ("PreToolUse", {**base, "tool_name": "apply_patch", "tool_input": {"command": patch}}),
+                ("UserPromptSubmit", {**base, "prompt": "hello"}),
+                ("PostToolUse", {**base, "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": "x"})]
+    loaded = _run_hooks(payloads, "codex")
+    outside = [m for m in loaded if m.split(".")[0] not in sys.stdlib_module_names and not m.startswith("enf_git")]
+    assert not outside, outside
+    assert "enf_git.pure.shellwrite" in loaded and "enf_git.assistants.codex.adapter" in loaded  # the paths ran
+
+
+def test_per_call_hooks_under_gemini_import_only_the_standard_library(repo_dir: Path, git: object) -> None:
+    """The same invariant through the Gemini adapter: a denial, write_file of the session
+    file, a shell command that only writes it (the shell lexer loads), a failed tool."""
+    memory.init(memory.Context.open(repo_dir))
+    base = {"session_id": "2e2f127b-0722-4b36-9cbf-495e377a3eab", "cwd": str(repo_dir), "transcript_path": "/dev/null"}
+    from enf_git.assistants.claude import gate
+
+    target = f".claude-sessions/sessions/{gate.days()[0]}-layer.md"
+    payloads = [("PreToolUse", {**base, "tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
+                ("PreToolUse", {**base, "tool_name": "write_file", "tool_input": {"file_path": target, "content": "x"}}),
+                ("PreToolUse", {**base, "tool_name": "run_shell_command", "tool_input": {"command": f"echo x > {target}"}}),
+                ("UserPromptSubmit", {**base, "prompt": "<hook_context>x</hook_context>\n\nhello"}),
+                ("PostToolUse", {**base, "tool_name": "run_shell_command", "tool_input": {"command": "false"},
+                                 "tool_response": {"llmContent": "", "error": "exit 1"}})]
+    loaded = _run_hooks(payloads, "gemini")
+    outside = [m for m in loaded if m.split(".")[0] not in sys.stdlib_module_names and not m.startswith("enf_git")]
+    assert not outside, outside
+    assert "enf_git.pure.shellwrite" in loaded and "enf_git.assistants.gemini.adapter" in loaded  # the paths ran
+
+
+def _only_stdlib(loaded: list[str]) -> None:
+    outside = [m for m in loaded if m.split(".")[0] not in sys.stdlib_module_names and not m.startswith("enf_git")]
+    assert not outside, outside
+
+
+def test_per_call_hooks_under_cursor_import_only_the_standard_library(repo_dir: Path, git: object) -> None:
+    """Through the Cursor adapter: a shell denial, a read, an MCP call, an edit, a prompt."""
+    memory.init(memory.Context.open(repo_dir))
+    base = {"conversation_id": "5c0e7a51-92d4-4c1e-8f0b-3d6a1e2b9c44", "workspace_roots": [str(repo_dir)]}
+    from enf_git.assistants.claude import gate
+
+    target = f".claude-sessions/sessions/{gate.days()[0]}-layer.md"
+    payloads = [("PreToolUse", {**base, "hook_event_name": "beforeShellExecution", "command": f"echo x > {target}"}),
+                ("PreToolUse", {**base, "hook_event_name": "beforeShellExecution", "command": "ls"}),
+                ("PreToolUse", {**base, "hook_event_name": "beforeReadFile", "file_path": "app.py"}),
+                ("PreToolUse", {**base, "hook_event_name": "beforeMCPExecution", "tool_name": "recall",
+                                "tool_input": {}, "command": "git-enf mcp"}),
+                ("PostToolUse", {**base, "hook_event_name": "afterFileEdit", "file_path": target, "edits": []}),
+                ("UserPromptSubmit", {**base, "hook_event_name": "beforeSubmitPrompt", "prompt": "hello"})]
+    loaded = _run_hooks(payloads, "cursor")
+    _only_stdlib(loaded)
+    assert "enf_git.pure.shellwrite" in loaded and "enf_git.assistants.cursor.adapter" in loaded  # the paths ran
+
+
+def test_per_call_hooks_under_copilot_import_only_the_standard_library(repo_dir: Path, git: object) -> None:
+    """Through the Copilot CLI adapter: a denial, create of the session file, a failed tool."""
+    memory.init(memory.Context.open(repo_dir))
+    base = {"session_id": "9b1f3c2e-4d5a-4e6f-8a7b-1c2d3e4f5a6b", "cwd": str(repo_dir)}
+    from enf_git.assistants.claude import gate
+
+    target = f".claude-sessions/sessions/{gate.days()[0]}-layer.md"
+    payloads = [("PreToolUse", {**base, "tool_name": "bash", "tool_input": {"command": "ls"}}),
+                ("PreToolUse", {**base, "tool_name": "create", "tool_input": json.dumps({"path": target})}),
+                ("PreToolUse", {**base, "tool_name": "bash", "tool_input": {"command": f"echo x > {target}"}}),
+                ("UserPromptSubmit", {**base, "prompt": "hello"}),
+                ("PostToolUse", {**base, "tool_name": "bash", "tool_input": {"command": "false"},
+                                 "tool_result": {"result_type": "failure", "text_result_for_llm": "exit 1"}})]
+    loaded = _run_hooks(payloads, "copilot")
+    _only_stdlib(loaded)
+    assert "enf_git.pure.shellwrite" in loaded and "enf_git.assistants.copilot.adapter" in loaded  # the paths ran
+
+
+def test_per_call_hooks_under_qwen_import_only_the_standard_library(repo_dir: Path, git: object) -> None:
+    """Through the Qwen Code adapter: a denial, write_file and a shell write of the session file."""
+    memory.init(memory.Context.open(repo_dir))
+    base = {"session_id": "7e3d2c1b-0a9f-4e8d-b7c6-5a4b3c2d1e0f", "cwd": str(repo_dir), "transcript_path": "/dev/null"}
+    from enf_git.assistants.claude import gate
+
+    target = f".claude-sessions/sessions/{gate.days()[0]}-layer.md"
+    payloads = [("PreToolUse", {**base, "tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
+                ("PreToolUse", {**base, "tool_name": "write_file", "tool_input": {"file_path": target}}),
+                ("PreToolUse", {**base, "tool_name": "run_shell_command", "tool_input": {"command": f"echo x > {target}"}}),
+                ("UserPromptSubmit", {**base, "prompt": "x", "submitted_prompt": "hello"}),
+                ("PostToolUseFailure", {**base, "tool_name": "edit", "tool_input": {"file_path": "a"}, "error": "no"})]
+    loaded = _run_hooks(payloads, "qwen")
+    _only_stdlib(loaded)
+    assert "enf_git.pure.shellwrite" in loaded and "enf_git.assistants.qwen.adapter" in loaded  # the paths ran
+
+
+def _run_hooks(payloads: list[tuple[str, dict[str, object]]], assistant: str = "") -> list[str]:
+    proc = subprocess.run([sys.executable, "-c", PER_CALL, json.dumps(payloads), assistant], capture_output=True,
+                          text=True, check=True)
     loaded: list[str] = json.loads(proc.stdout)
     return loaded
 

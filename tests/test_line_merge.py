@@ -23,7 +23,7 @@ from enf_git import memory
 from enf_git.memory.record import merge
 from enf_git.memory import records
 from enf_git.memory.share import sync_merge
-from enf_git.plumbing import store
+from enf_git.plumbing import store, store_merge, store_write
 from enf_git.pure import model, render
 from gitfixtures import Git, run_git, session_text
 
@@ -212,7 +212,7 @@ def ctx(repo_dir: Path) -> memory.Context:
 
 
 def put(ctx: memory.Context, changes: Mapping[str, bytes | None], message: str = "edit") -> store.Commit:
-    store.commit(ctx.repo, lambda _tip: changes, message)
+    store_write.commit(ctx.repo, lambda _tip: changes, message)
     tip = store.tip(ctx.repo)
     assert tip is not None
     return tip
@@ -245,7 +245,7 @@ def test_a_header_that_merges_into_a_field_set_twice_is_a_conflict_copy(ctx: mem
     a = BASE.replace("date: 2026-04-13\n", "date: 2026-04-13\npriority: high\n")
     b = BASE.replace("status: completed\n", "status: completed\npriority: low\n")
     assert model.parse_session(S, a.encode()) and model.parse_session(S, b.encode())
-    text = store.merge_text(ctx.repo, BASE.encode(), a.encode(), b.encode())
+    text = store_merge.merge_text(ctx.repo, BASE.encode(), a.encode(), b.encode())
     assert text is not None and text.count(b"priority:") == 2  # libgit2 alone would merge it
     tip_a, tip_b = fork(ctx, git, {S: a.encode()}, {S: b.encode()})
     done, _ = both_ways(ctx, git, tip_a, tip_b)

@@ -1,6 +1,6 @@
 """Merging two tips of the memory branch (team sharing), on real repositories.
 
-Each test builds two diverged tips with store.commit in one repository, then merges
+Each test builds two diverged tips with store_write.commit in one repository, then merges
 them both ways (A into B, B into A) and checks the trees with the real git binary:
 the same tree OID either way, every record of both sides, no conflict marker.
 """
@@ -19,7 +19,7 @@ from enf_git.errors import EnfError
 from enf_git.memory.record import merge
 from enf_git.memory import records
 from enf_git.memory.share import sync_merge
-from enf_git.plumbing import store
+from enf_git.plumbing import store, store_merge, store_write
 from enf_git.pure import render
 from gitfixtures import Git, run_git, session_text
 
@@ -39,7 +39,7 @@ def ctx(repo_dir: Path) -> memory.Context:
 def put(ctx: memory.Context, changes: Mapping[str, str | None], message: str = "edit") -> store.Commit:
     """Commit `changes` onto the branch tip as it stands; the new tip."""
     data = {p: (t.encode() if t is not None else None) for p, t in changes.items()}
-    store.commit(ctx.repo, lambda _tip: data, message)
+    store_write.commit(ctx.repo, lambda _tip: data, message)
     tip = store.tip(ctx.repo)
     assert tip is not None
     return tip
@@ -185,7 +185,7 @@ def test_two_unrelated_roots_merge_into_one_history(tmp_path: Path, repo_dir: Pa
     trees = []
     for ours in (alice, bob):
         mine, theirs = store.tip(ours.repo), store.resolve(ours.repo, "refs/remotes/peer/claude-memory")
-        assert mine is not None and store.merge_base(ours.repo, mine, theirs) is None
+        assert mine is not None and store_merge.merge_base(ours.repo, mine, theirs) is None
         result = sync_merge.merge_tips(ours.repo, mine, theirs, ours.cache(), now=1_776_100_000)
         assert result.outcome == "merged" and result.base is None and result.conflicts == []
         run_git(ours.root.parent, "fsck", "--strict", "--no-dangling")
@@ -225,7 +225,7 @@ def test_fast_forward_moves_the_ref_to_theirs_without_a_merge_commit(ctx: memory
 
 def test_fast_forward_creates_a_missing_branch(repo_dir: Path, git: Git) -> None:
     repo = store.open_repo(repo_dir)
-    store.commit(repo, lambda _t: {"meta.json": b"{}\n"}, "theirs")
+    store_write.commit(repo, lambda _t: {"meta.json": b"{}\n"}, "theirs")
     theirs = store.tip(repo)
     assert theirs is not None
     git("update-ref", "-d", "refs/heads/claude-memory")
@@ -237,15 +237,15 @@ def test_a_branch_that_moved_during_the_merge_is_merged_again_on_its_new_tip(
         ctx: memory.Context, git: Git, monkeypatch: pytest.MonkeyPatch) -> None:
     a, b = fork(ctx, git, {S1: session_text("aaaa1111")}, {S2: session_text("bbbb2222", date="2026-04-14")})
     git("update-ref", "refs/heads/claude-memory", str(a.id))
-    real = store.commit_merge
+    real = store_merge.commit_merge
     raced = []
 
-    def racing(*args: object, **kwargs: object) -> store.CommitResult | None:
+    def racing(*args: object, **kwargs: object) -> store_write.CommitResult | None:
         if not raced:  # a local session commits between our read of the tip and our CAS
             raced.append(put(ctx, {S3: session_text("cccc3333", date="2026-04-15")}))
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store, "commit_merge", racing)
+    monkeypatch.setattr(store_merge, "commit_merge", racing)
     result = sync_merge.merge_tips(ctx.repo, a, b, records.Cache(None))
     assert result.outcome == "merged"
     assert git("rev-list", "--parents", "-n1", "claude-memory").split()[1:] == [str(raced[0].id), str(b.id)]
@@ -328,7 +328,7 @@ def put_rendered(ctx: memory.Context, changes: Mapping[str, str | None]) -> stor
         rendered, _ = sync_merge.render_views(ctx.repo, tip.tree, data, records.Cache(None))
         return {**data, **rendered}
 
-    store.commit(ctx.repo, build, "rendered")
+    store_write.commit(ctx.repo, build, "rendered")
     tip = store.tip(ctx.repo)
     assert tip is not None
     return tip

@@ -17,7 +17,7 @@ from enf_git import memory
 from enf_git.memory import records
 from enf_git.memory.record import records_index
 from enf_git.memory.share import sync_merge
-from enf_git.plumbing import record_index, store
+from enf_git.plumbing import record_index, store, store_write
 from gitfixtures import run_git, session_text
 
 NOW = 1_776_000_000
@@ -96,7 +96,7 @@ def test_the_index_equals_a_rebuild_from_the_records(ctx: memory.Context, repo_d
 def _tamper(repo: Path, day: str, text: bytes) -> None:
     """Commit `text` as a day file by hand (what a teammate's push could hold)."""
     opened = store.open_repo(str(repo))
-    store.commit(opened, lambda tip: {day: text}, "tamper")
+    store_write.commit(opened, lambda tip: {day: text}, "tamper")
 
 
 def test_a_tampered_index_neither_hides_nor_invents_a_session(ctx: memory.Context, repo_dir: Path,
@@ -127,7 +127,7 @@ def test_a_deleted_or_missing_day_file_costs_parses_only(ctx: memory.Context, re
     memory.commit(ctx, "one", now=NOW)
     _tamper(repo_dir, DAY, b"")  # an empty file: not this version's
     opened = store.open_repo(str(repo_dir))
-    store.commit(opened, lambda tip: {DAY: None}, "drop the index")
+    store_write.commit(opened, lambda tip: {DAY: None}, "drop the index")
     assert run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", ".derived/").strip() == ""
     parses.clear()
     recs = records.load(ctx.repo, store.tip(ctx.repo).tree, records.Cache(None))

@@ -144,13 +144,13 @@ def test_a_remote_without_memory_is_not_reported_from_a_stale_tracking_ref(tmp_p
     {"url.https://short.example/.insteadOf": "https://code.", "url.https://long.example/.insteadOf": "https://code.example/"},
 ])
 def test_the_push_url_noted_is_the_one_git_hands_the_pre_push_hook(repo_dir: Path, config: dict[str, str]) -> None:
-    from enf_git.plumbing import gitcli
+    from enf_git.plumbing import gitcli, gitseen
 
     run_git(repo_dir, "remote", "add", "origin", "https://code.example/team.git")
     for key, value in config.items():
         run_git(repo_dir, "config", key, value)
     expected = run_git(repo_dir, "remote", "get-url", "--push", "origin").strip()
-    assert gitcli.push_url(str(repo_dir), gitcli.Remote("origin", is_url=False)) == expected
+    assert gitseen.push_url(str(repo_dir), gitcli.Remote("origin", is_url=False)) == expected
 
 
 def test_a_token_in_the_remotes_url_is_never_written_to_the_record(tmp_path: Path, repo_dir: Path) -> None:

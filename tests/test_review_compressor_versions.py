@@ -17,7 +17,7 @@ import pytest
 
 from enf_git import memory
 from enf_git.memory.share import sync_merge
-from enf_git.plumbing import store
+from enf_git.plumbing import store, store_write
 from enf_git.pure import tiers
 from gitfixtures import Git
 
@@ -66,7 +66,7 @@ EDITED = FULL + b"- [ ] Also fuzz the lexer\n"
 def ctx(repo_dir: Path) -> memory.Context:
     c = memory.Context.open(repo_dir)
     memory.init(c, now=NOW)
-    store.commit(c.repo, lambda _tip: {S: FULL}, "the full text")
+    store_write.commit(c.repo, lambda _tip: {S: FULL}, "the full text")
     return c
 
 
@@ -77,7 +77,7 @@ def both_ways(ctx: memory.Context, git: Git, a: bytes, b: bytes) -> tuple[bytes,
     tips = []
     for data in (a, b):
         git("update-ref", "refs/heads/claude-memory", str(base.id))
-        store.commit(ctx.repo, lambda _tip, d=data: {S: d}, "side")  # type: ignore[misc]
+        store_write.commit(ctx.repo, lambda _tip, d=data: {S: d}, "side")  # type: ignore[misc]
         tip = store.tip(ctx.repo)
         assert tip is not None
         tips.append(tip)

@@ -18,7 +18,7 @@ import pygit2
 import pytest
 
 from enf_git import paths
-from enf_git.plumbing import signing, store, verify
+from enf_git.plumbing import signing, store, store_merge, store_write, verify
 from gitfixtures import run_git, session_text
 
 GIT_ENF = str(Path(sys.executable).with_name("git-enf"))
@@ -146,15 +146,15 @@ def test_a_merge_of_teammates_memory_is_signed_too(repo_dir: Path, gnupg: str) -
     repo = store.open_repo(repo_dir)
     base = store.tip(repo)
     assert base is not None
-    ours = store.commit(repo, lambda _tip: {"a.md": b"a\n"}, "ours")
+    ours = store_write.commit(repo, lambda _tip: {"a.md": b"a\n"}, "ours")
     run_git(repo_dir, "branch", "-f", "theirs", str(base.id))
-    theirs_oid = repo.create_commit("refs/heads/theirs", *store._signatures(repo, None, None), "theirs",
-                                    store.write_tree(repo, base.tree, {"b.md": b"b\n"}), [base.id])
+    theirs_oid = repo.create_commit("refs/heads/theirs", *store_write._signatures(repo, None, None), "theirs",
+                                    store_write.write_tree(repo, base.tree, {"b.md": b"b\n"}), [base.id])
     run_git(repo_dir, "config", "commit.gpgSign", "true")
     tip = store.tip(repo)
     theirs = store.commit_at(repo, str(theirs_oid))
     assert ours is not None and tip is not None and theirs is not None
-    merged = store.commit_merge(repo, tip, theirs, {"b.md": b"b\n"}, "merge")
+    merged = store_merge.commit_merge(repo, tip, theirs, {"b.md": b"b\n"}, "merge")
     assert merged is not None
     run_git(repo_dir, "verify-commit", merged.oid)
     assert len(run_git(repo_dir, "rev-list", "--parents", "-n1", merged.oid).split()) == 3

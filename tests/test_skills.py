@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from enf_git import memory, paths
-from enf_git.claude import skills
-from enf_git.claude.protocol import Where
+from enf_git.assistants.claude import skills
+from enf_git.assistants.claude.protocol import Where
 from enf_git.plumbing import skill_build, skill_index
 from gitfixtures import run_git
 

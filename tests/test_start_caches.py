@@ -11,7 +11,7 @@ import pytest
 
 from enf_git import memory
 from enf_git.memory.lifecycle import facts, pins
-from enf_git.plumbing import store
+from enf_git.plumbing import store, store_write
 from enf_git.pure import facts as pf
 from gitfixtures import Git, run_git, session_text
 
@@ -95,7 +95,7 @@ def test_any_change_to_what_the_block_shows_is_seen_by_the_next_start(
         facts.remember(ctx, places, "Decided: deploys go through the queue", now=NOW)
     elif change == "teammate":  # a fact file committed elsewhere: only the branch's memories/ changed
         fact = pf.new_fact("Decided: a teammate's rule", scope="project", author="t", now=dt.datetime.now())
-        store.commit(ctx.repo, lambda tip: {pf.fact_path(fact.id): pf.fact_bytes(fact)}, "teammate")
+        store_write.commit(ctx.repo, lambda tip: {pf.fact_path(fact.id): pf.fact_bytes(fact)}, "teammate")
     elif change == "user":
         facts.remember(ctx, places, "I prefer short commit subjects", scope="user", now=NOW)
     elif change == "session":
@@ -196,7 +196,7 @@ def test_a_cached_pins_block_keeps_the_signature_of_a_teammates_edit(ctx: memory
     assert "Tea Mate" not in pins.session_start_block(ctx, NOW)
     teammate = {"GIT_AUTHOR_NAME": "Tea Mate", "GIT_AUTHOR_EMAIL": "teammate@example.invalid"}
     text = worth("2026-03-02-other", 2, "Other, by a teammate").encode()
-    store.commit(ctx.repo, lambda tip: {"sessions/2026-03-02-other.md": text}, "teammate's edit", env=teammate)
+    store_write.commit(ctx.repo, lambda tip: {"sessions/2026-03-02-other.md": text}, "teammate's edit", env=teammate)
     block = pins.session_start_block(ctx, NOW)
     assert "Other, by a teammate — Tea Mate, " in block and len(refreshes) == 2
     assert pins.session_start_block(ctx, NOW) == block and len(refreshes) == 2  # cached, signed

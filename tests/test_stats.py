@@ -12,13 +12,12 @@ from typing import Any, Callable
 
 import pytest
 
-from enf_git import memory
-from enf_git.claude import lifecycle
-from enf_git.claude.protocol import Where
+from enf_git.assistants.claude import lifecycle
+from enf_git.assistants.claude.protocol import Where
 from enf_git.memory.context import transcripts
 from enf_git.plumbing import events, store
 from enf_git.pure import prices, stats_text, usage
-from gitfixtures import run_git, session_text
+from gitfixtures import commit_as, run_git, session_text
 
 ALICE = {"GIT_AUTHOR_NAME": "Alice", "GIT_AUTHOR_EMAIL": "alice@example.com"}
 BOB = {"GIT_AUTHOR_NAME": "Bob", "GIT_AUTHOR_EMAIL": "bob@example.com"}
@@ -48,14 +47,6 @@ S4 = ("\n## Decisions\n- [11:00] Y: In the context of deploy, facing scale, deci
 INSTINCT = ("---\nschema: 1\nid: i1a2b3c4d\ntool: Bash\nprogram: pytest\nsessions: [a1a1a1a1, a2a2a2a2, b3b3b3b3]\n"
             "authors: [Alice <alice@example.com>, Bob <bob@example.com>]\nfirst_seen: \"2026-04-06T14:30:00Z\"\n"
             "last_seen: \"2026-04-20T09:02:11Z\"\n---\nBash `pytest`: `pytest tests` failed; `python -m pytest` worked\n")
-
-
-def commit_as(repo: Path, who: dict[str, str], files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = repo / ".claude-sessions" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    memory.commit(memory.Context.open(repo, environ=who), f"by {who['GIT_AUTHOR_NAME']}")
 
 
 @pytest.fixture

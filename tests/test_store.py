@@ -9,7 +9,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from enf_git.plumbing import store
+from enf_git.plumbing import store, store_write
 from enf_git.errors import RepoError
 from gitfixtures import Git, run_git, user_state
 
@@ -17,7 +17,7 @@ from gitfixtures import Git, run_git, user_state
 def test_first_commit_is_an_orphan_and_nothing_is_checked_out(repo_dir: Path, git: Git) -> None:
     before = user_state(repo_dir)
     repo = store.open_repo(repo_dir)
-    result = store.commit(repo, lambda tip: {"sessions/a.md": b"a\n", "index.md": b"i\n"}, "first")
+    result = store_write.commit(repo, lambda tip: {"sessions/a.md": b"a\n", "index.md": b"i\n"}, "first")
     assert result is not None and result.parent is None
     assert git("rev-list", "--parents", "-n1", "claude-memory").split() == [result.oid]
     assert git("ls-tree", "-r", "--name-only", "claude-memory").split() == ["index.md", "sessions/a.md"]
@@ -28,8 +28,8 @@ def test_first_commit_is_an_orphan_and_nothing_is_checked_out(repo_dir: Path, gi
 
 def test_add_modify_delete_nested_paths(repo_dir: Path, git: Git) -> None:
     repo = store.open_repo(repo_dir)
-    store.commit(repo, lambda t: {"a/b/c.md": b"1", "a/d.md": b"2", "top.md": b"3"}, "one")
-    store.commit(repo, lambda t: {"a/b/c.md": None, "a/d.md": b"22", "x/y/z.md": b"4"}, "two")
+    store_write.commit(repo, lambda t: {"a/b/c.md": b"1", "a/d.md": b"2", "top.md": b"3"}, "one")
+    store_write.commit(repo, lambda t: {"a/b/c.md": None, "a/d.md": b"22", "x/y/z.md": b"4"}, "two")
     files = git("ls-tree", "-r", "--name-only", "claude-memory").split()
     assert files == ["a/d.md", "top.md", "x/y/z.md"]  # a/b/ vanished with its last file
     assert git("show", "claude-memory:a/d.md") == "22"
@@ -39,22 +39,22 @@ def test_add_modify_delete_nested_paths(repo_dir: Path, git: Git) -> None:
 
 def test_unchanged_tree_makes_no_commit(repo_dir: Path) -> None:
     repo = store.open_repo(repo_dir)
-    store.commit(repo, lambda t: {"a.md": b"x"}, "one")
-    assert store.commit(repo, lambda t: {"a.md": b"x"}, "again") is None
-    assert store.commit(repo, lambda t: {"missing.md": None}, "delete nothing") is None
+    store_write.commit(repo, lambda t: {"a.md": b"x"}, "one")
+    assert store_write.commit(repo, lambda t: {"a.md": b"x"}, "again") is None
+    assert store_write.commit(repo, lambda t: {"missing.md": None}, "delete nothing") is None
 
 
 def test_reflog_names_each_commit(repo_dir: Path, git: Git) -> None:
     repo = store.open_repo(repo_dir)
-    store.commit(repo, lambda t: {"a.md": b"x"}, "first one")
-    store.commit(repo, lambda t: {"a.md": b"y"}, "second one\n\nbody")
+    store_write.commit(repo, lambda t: {"a.md": b"x"}, "first one")
+    store_write.commit(repo, lambda t: {"a.md": b"y"}, "second one\n\nbody")
     assert git("reflog", "--format=%gs", "claude-memory").splitlines() == ["enf: second one", "enf: first one"]
 
 
 def test_builder_reruns_on_the_moved_tip(repo_dir: Path, git: Git) -> None:
     """A writer that lost the race rebuilds its change set from the new tip."""
     repo = store.open_repo(repo_dir)
-    store.commit(repo, lambda t: {"base.md": b"0"}, "base")
+    store_write.commit(repo, lambda t: {"base.md": b"0"}, "base")
     seen: list[str] = []
 
     def build(tip: pygit2.Commit | None) -> dict[str, bytes | None]:
@@ -63,13 +63,13 @@ def test_builder_reruns_on_the_moved_tip(repo_dir: Path, git: Git) -> None:
         if len(seen) == 1:  # another writer sneaks in after we read the tip
             other = store.open_repo(repo_dir)
             parent = other.get(tip.id)
-            tree = store.write_tree(other, parent.tree, {"other.md": b"theirs"})
+            tree = store_write.write_tree(other, parent.tree, {"other.md": b"theirs"})
             sig = pygit2.Signature("Other", "o@example.com")
             oid = other.create_commit(None, sig, sig, "other", tree, [tip.id])
             other.references.get(store.REF).set_target(oid)
         return {"mine.md": b"ours"}
 
-    result = store.commit(repo, build, "mine")
+    result = store_write.commit(repo, build, "mine")
     assert result is not None and result.attempts == 2
     assert len(set(seen)) == 2
     assert git("ls-tree", "-r", "--name-only", "claude-memory").split() == ["base.md", "mine.md", "other.md"]
@@ -81,13 +81,13 @@ def test_signature_falls_back_without_identity(tmp_path: Path, monkeypatch: pyte
     monkeypatch.delenv("EMAIL", raising=False)
     run_git(tmp_path, "init", "-q")
     repo = store.open_repo(tmp_path)
-    store.commit(repo, lambda t: {"a.md": b"x"}, "first")
+    store_write.commit(repo, lambda t: {"a.md": b"x"}, "first")
     author = run_git(tmp_path, "log", "-1", "--format=%an <%ae>", "claude-memory").strip()
-    assert author == f"{store.FALLBACK_NAME} <{store.FALLBACK_EMAIL}>"
+    assert author == f"{store_write.FALLBACK_NAME} <{store_write.FALLBACK_EMAIL}>"
 
 
 def test_identity_comes_from_git_config(repo_dir: Path, git: Git) -> None:
-    store.commit(store.open_repo(repo_dir), lambda t: {"a.md": b"x"}, "first")
+    store_write.commit(store.open_repo(repo_dir), lambda t: {"a.md": b"x"}, "first")
     assert git("log", "-1", "--format=%an <%ae>", "claude-memory").strip() == "Test Author <author@example.com>"
 
 
@@ -103,21 +103,21 @@ def test_config_read_through_one_repository_sees_every_later_change(repo_dir: Pa
     git("config", "--unset", "enf.probe")
     assert store.config_value(repo, "enf.probe") is None
     git("config", "user.name", "Renamed Author")
-    assert store.signature(repo, 1_700_000_000).name == "Renamed Author"
+    assert store_write.signature(repo, 1_700_000_000).name == "Renamed Author"
 
 
 def test_works_from_a_subdirectory(repo_dir: Path, git: Git) -> None:
     sub = repo_dir / "src" / "deep"
     sub.mkdir(parents=True)
-    store.commit(store.open_repo(sub), lambda t: {"a.md": b"x"}, "from sub")
+    store_write.commit(store.open_repo(sub), lambda t: {"a.md": b"x"}, "from sub")
     assert git("show", "claude-memory:a.md") == "x"
 
 
 def test_linked_worktree_writes_the_shared_branch(repo_dir: Path, git: Git, tmp_path: Path) -> None:
     wt = tmp_path / "wt"
     git("worktree", "add", "-q", "-b", "feature", str(wt))
-    store.commit(store.open_repo(wt), lambda t: {"from-wt.md": b"w"}, "wt")
-    store.commit(store.open_repo(repo_dir), lambda t: {"from-main.md": b"m"}, "main")
+    store_write.commit(store.open_repo(wt), lambda t: {"from-wt.md": b"w"}, "wt")
+    store_write.commit(store.open_repo(repo_dir), lambda t: {"from-main.md": b"m"}, "main")
     assert git("ls-tree", "-r", "--name-only", "claude-memory", cwd=wt).split() == ["from-main.md", "from-wt.md"]
     assert store.common_dir(store.open_repo(wt)) == (repo_dir / ".git").resolve()
 
@@ -126,14 +126,14 @@ def test_unborn_head_detached_head_and_stale_index_lock(tmp_path: Path, repo_dir
     empty = tmp_path / "empty"
     empty.mkdir()
     run_git(empty, "init", "-q")
-    store.commit(store.open_repo(empty), lambda t: {"a.md": b"x"}, "unborn")
+    store_write.commit(store.open_repo(empty), lambda t: {"a.md": b"x"}, "unborn")
     assert run_git(empty, "show", "claude-memory:a.md") == "x"
     assert run_git(empty, "symbolic-ref", "HEAD").strip() == "refs/heads/master"
 
     git("checkout", "-q", "--detach")
     (repo_dir / ".git" / "index.lock").write_text("stale")
     before = user_state(repo_dir)
-    store.commit(store.open_repo(repo_dir), lambda t: {"a.md": b"x"}, "detached")
+    store_write.commit(store.open_repo(repo_dir), lambda t: {"a.md": b"x"}, "detached")
     assert (repo_dir / ".git" / "index.lock").read_text() == "stale"
     assert user_state(repo_dir) == before
 
@@ -142,7 +142,7 @@ def test_staged_user_file_stays_staged_and_off_the_branch(repo_dir: Path, git: G
     (repo_dir / "staged.txt").write_text("user work\n")
     git("add", "staged.txt")
     before = user_state(repo_dir)
-    store.commit(store.open_repo(repo_dir), lambda t: {"a.md": b"x"}, "memory")
+    store_write.commit(store.open_repo(repo_dir), lambda t: {"a.md": b"x"}, "memory")
     assert user_state(repo_dir) == before
     assert "staged.txt" not in git("ls-tree", "-r", "--name-only", "claude-memory")
     git("commit", "-q", "-m", "user commit")
@@ -151,7 +151,7 @@ def test_staged_user_file_stays_staged_and_off_the_branch(repo_dir: Path, git: G
 
 def test_warns_when_branch_is_checked_out(repo_dir: Path, git: Git, tmp_path: Path) -> None:
     repo = store.open_repo(repo_dir)
-    store.commit(repo, lambda t: {"a.md": b"x"}, "first")
+    store_write.commit(repo, lambda t: {"a.md": b"x"}, "first")
     assert store.checked_out_in(repo) == []
     git("worktree", "add", "-q", str(tmp_path / "mem"), "claude-memory")
     hits = store.checked_out_in(repo)
@@ -177,7 +177,7 @@ def test_unsafe_paths_are_refused(repo_dir: Path) -> None:
     repo = store.open_repo(repo_dir)
     for bad in ("../x.md", "a/../../x", "/abs", ".git/config", "a//b"):
         with pytest.raises(ValueError):
-            store.commit(repo, lambda t, bad=bad: {bad: b"x"}, "bad")
+            store_write.commit(repo, lambda t, bad=bad: {bad: b"x"}, "bad")
     assert store.tip(repo) is None
 
 
@@ -196,7 +196,7 @@ def test_repo_of_another_user_opens_only_as_git_allows(tmp_path: Path, hermetic:
     assert err.value.hint == f"if you trust it: git config --global --add safe.directory {path}"
     run_git(tmp_path, "config", "--global", "--add", "safe.directory", str(path))
     assert run_git(path, "status", "--porcelain") == ""  # git agrees now
-    store.commit(store.open_repo(path), lambda t: {"a.md": b"x"}, "allowed")
+    store_write.commit(store.open_repo(path), lambda t: {"a.md": b"x"}, "allowed")
     assert run_git(path, "show", "claude-memory:a.md") == "x"
 
 
@@ -208,7 +208,7 @@ S_MAY = "sessions/2026-05-02-billing.md"
 
 def test_a_dated_session_is_kept_in_its_months_folder_and_read_by_its_working_copy_name(repo_dir: Path) -> None:
     repo = store.open_repo(repo_dir)
-    made = store.commit(repo, lambda tip: {S_APR: b"a\n", S_MAY: b"m\n", "sessions/notes.md": b"n\n",
+    made = store_write.commit(repo, lambda tip: {S_APR: b"a\n", S_MAY: b"m\n", "sessions/notes.md": b"n\n",
                                            "index.md": b"i\n"}, "first")
     assert made is not None
     files = run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", raw=True).split()
@@ -222,7 +222,7 @@ def test_a_dated_session_is_kept_in_its_months_folder_and_read_by_its_working_co
     assert sorted(n for n, _o, k in store.folder_entries(repo, tip.tree, "sessions") if k == "blob") == [
         "2026-04-13-search-api.md", "2026-05-02-billing.md", "notes.md"]
     assert set(made.blobs) == {S_APR, S_MAY, "sessions/notes.md", "index.md"}  # reported by working-copy name
-    store.commit(repo, lambda tip: {S_APR: None}, "gone")
+    store_write.commit(repo, lambda tip: {S_APR: None}, "gone")
     files = run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", raw=True).split()
     assert "sessions/2026/04/2026-04-13-search-api.md" not in files and not any("2026/04" in f for f in files)
     run_git(repo_dir, "fsck", "--strict")
@@ -247,7 +247,7 @@ def test_a_flat_branch_is_read_as_it_is_and_moved_by_the_next_write_unchanged(re
     repo = store.open_repo(repo_dir)
     flat = store.tip(repo)
     assert flat is not None and store.read_path(repo, flat.tree, S_APR) == b"a\n"
-    made = store.commit(repo, lambda tip: {"log.md": b"l\n"}, "next")
+    made = store_write.commit(repo, lambda tip: {"log.md": b"l\n"}, "next")
     assert made is not None and set(made.blobs) == {"log.md"}
     files = run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", raw=True).split()
     assert files == ["index.md", "log.md", "sessions/2026/04/2026-04-13-search-api.md",
@@ -270,7 +270,7 @@ def test_a_flat_copy_next_to_a_monthly_one_wins_and_the_next_write_of_it_settles
     assert tip is not None
     assert store.read_path(repo, tip.tree, S_APR) == b"edited by 0.5\n"
     assert store.list_files(repo, tip.tree) == {S_APR: store.hash_bytes(b"edited by 0.5\n")}
-    store.commit(repo, lambda t: {S_APR: b"edited again\n"}, "edit")
+    store_write.commit(repo, lambda t: {S_APR: b"edited again\n"}, "edit")
     files = run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", raw=True).split()
     kept = f"conflicts/{S_APR}.{store.hash_bytes(b'edited by 0.5' + chr(10).encode())[:8]}-" \
            f"{store.hash_bytes(b'before' + chr(10).encode())[:8]}"
@@ -286,7 +286,7 @@ def test_deltas_follow_the_rule_reads_follow_when_a_session_is_both_flat_and_mon
     repo = store.open_repo(repo_dir)
 
     def tree(files: dict[str, bytes]) -> pygit2.Tree:
-        """A tree holding exactly `files` (store.write_tree would settle the flat and monthly
+        """A tree holding exactly `files` (store_write.write_tree would settle the flat and monthly
         pair that these cases need)."""
         return raw_tree(repo, {p: (d, pygit2.enums.FileMode.BLOB) for p, d in files.items()})
 
@@ -308,7 +308,7 @@ def test_the_newest_sessions_count_names_that_sort_before_every_date(repo_dir: P
     repo = store.open_repo(repo_dir)
     files = {f"sessions/2026-0{m}-1{d}-s.md": b"x" for m in (1, 2, 3) for d in (1, 2)}
     files.update({"sessions/0-notes.md": b"n", "sessions/1-notes.md": b"n", "sessions/10-notes.md": b"n"})
-    store.commit(repo, lambda tip: files, "mixed")
+    store_write.commit(repo, lambda tip: files, "mixed")
     tip = store.tip(repo)
     assert tip is not None
     listed = sorted((n, o) for n, o, k in store.folder_entries(repo, tip.tree, "sessions") if k == "blob")
@@ -320,7 +320,7 @@ def test_the_newest_sessions_are_read_from_the_newest_months_only(repo_dir: Path
     repo = store.open_repo(repo_dir)
     files = {f"sessions/2026-{m:02d}-{d:02d}-s{m}{d}.md": f"{m}-{d}\n".encode() for m in range(1, 13) for d in (3, 17)}
     files["sessions/notes.md"] = b"undated: sorts after every dated name\n"
-    store.commit(repo, lambda tip: files, "year")
+    store_write.commit(repo, lambda tip: files, "year")
     tip = store.tip(repo)
     assert tip is not None
     listed = sorted((n, o) for n, o, k in store.folder_entries(repo, tip.tree, "sessions") if k == "blob")

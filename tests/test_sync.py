@@ -276,13 +276,13 @@ def test_two_sides_reversing_one_decision_become_an_open_disagreement(tmp_path: 
 
 
 def test_a_secret_in_history_stops_the_first_push_until_reviewed(tmp_path: Path, origin: Path) -> None:
-    from enf_git.plumbing import store
+    from enf_git.plumbing import store, store_write
 
     a = clone(tmp_path, origin, "alice")
     # A secret that reached the branch without redaction (an old enf-git, a push by hand).
     repo = store.open_repo(a)
-    store.commit(repo, lambda tip: {"notes/old.md": b"aws key AKIAIOSFODNN7EXAMPLE in the notes\n"}, "old notes")
-    store.commit(repo, lambda tip: {"notes/old.md": b"cleaned up\n"}, "clean up")
+    store_write.commit(repo, lambda tip: {"notes/old.md": b"aws key AKIAIOSFODNN7EXAMPLE in the notes\n"}, "old notes")
+    store_write.commit(repo, lambda tip: {"notes/old.md": b"cleaned up\n"}, "clean up")
     out = enf(a, "scan", code=1)
     assert "notes/old.md in " in out and "1 span that look like secrets" in out
     assert json.loads(enf(a, "scan", "--json", code=1))["findings"][0]["path"] == "notes/old.md"

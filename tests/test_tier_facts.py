@@ -16,7 +16,7 @@ import pytest
 from enf_git import memory
 from enf_git.memory.lifecycle import compress
 from enf_git.memory import records
-from enf_git.plumbing import store
+from enf_git.plumbing import store, store_write
 from enf_git.pure import tiers
 from gitfixtures import Git
 from test_compress import AS_OF, COLD, HOT, NOW, WARM, dated, full, put
@@ -117,7 +117,7 @@ def test_a_session_a_teammate_compressed_is_not_due_again(ctx: memory.Context, g
     full_render(ctx)
     assert due(fresh(ctx))[0] == ("cold", COLD[0])  # tiers.json and records.json know the full text
     path = f"sessions/{COLD[0]}.md"
-    store.commit(ctx.repo, lambda _tip: {path: tiers.compress(path, texts[COLD[0]].encode(), "cold")},
+    store_write.commit(ctx.repo, lambda _tip: {path: tiers.compress(path, texts[COLD[0]].encode(), "cold")},
                  "compress(cold): a teammate's, merged")
     again = compress.compress(memory.Context.open(ctx.top), AS_OF, dry_run=True, now=NOW)
     assert [(s.tier, s.stem) for s in again.done] == [("cold", COLD[1])] + [("warm", w) for w in WARM]
@@ -130,7 +130,7 @@ def test_a_session_put_back_uncompressed_is_due_again(ctx: memory.Context, via_r
     full_render(ctx)
     assert due(fresh(ctx)) == [("warm", w) for w in WARM]
     path = f"sessions/{COLD[0]}.md"
-    store.commit(ctx.repo, lambda _tip: {path: texts[COLD[0]].encode()}, "a teammate restores the full text")
+    store_write.commit(ctx.repo, lambda _tip: {path: texts[COLD[0]].encode()}, "a teammate restores the full text")
     assert due(memory.Context.open(ctx.top)) == [("cold", COLD[0])] + [("warm", w) for w in WARM]
 
 

@@ -105,7 +105,7 @@ def test_status_envelope(run: Run) -> None:
 
 
 def test_a_terminal_switch_is_what_the_sessions_next_tool_call_meets(run: Run, repo_dir: Path) -> None:
-    from enf_git.claude import gate
+    from enf_git.assistants.claude import gate
     from gitfixtures import session_text
 
     today = gate.days()[0]

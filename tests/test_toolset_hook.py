@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from enf_git import hook, memory
-from enf_git.claude import gate
+from enf_git.assistants.claude import gate
 from enf_git.plumbing import session_head
 from gitfixtures import session_text
 

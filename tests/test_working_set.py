@@ -272,11 +272,11 @@ def test_a_prune_waits_for_a_commit_in_flight(ctx: memory.Context, repo_dir: Pat
     import sys
     import time
 
-    from enf_git.plumbing import store
+    from enf_git.plumbing import store_write
 
     write(ctx, session(DATES[-1]), session_text(session_id="a1b2c3d5", date=DATES[-1], summary="Stop edit"))
     marker = tmp_path / "init-done"
-    real = store.commit
+    real = store_write.commit
     proc: list[subprocess.Popen[bytes]] = []
 
     def commit_while_another_process_inits(*args: object, **kwargs: object) -> object:
@@ -286,9 +286,9 @@ def test_a_prune_waits_for_a_commit_in_flight(ctx: memory.Context, repo_dir: Pat
             time.sleep(0.05)  # without the worktree lock the prune lands right here
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store, "commit", commit_while_another_process_inits)
+    monkeypatch.setattr(store_write, "commit", commit_while_another_process_inits)
     memory.commit(fresh(ctx), "commit in flight")
-    monkeypatch.setattr(store, "commit", real)
+    monkeypatch.setattr(store_write, "commit", real)
     assert proc[0].wait(timeout=60) == 0 and marker.exists()
     memory.commit(fresh(ctx), "next Stop")
     assert all(session(d) in branch_files(git) for d in DATES)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import click
 
@@ -13,6 +14,15 @@ from ..memory.workspace import Context
 from .base import CONTEXT, workspace
 from .text import plural
 
+if TYPE_CHECKING:
+    from ..install.codex import Done
+    from ..install.gemini import Client
+
+ASSISTANTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen")
+# Clients registered through a settings.json of their own (install/gemini.py).
+SETTINGS_CLIENTS = ("gemini", "qwen")
+# Clients whose hooks file has a shape of its own (install/cursor.py, install/copilot.py).
+FILE_CLIENTS = ("cursor", "copilot")
 SCOPE_HELP = ("Where to register the Claude Code hooks: local = .claude/settings.local.json (you, this repo), "
               "project = .claude/settings.json (the team), user = ~/.claude/settings.json (all repos).")
 
@@ -23,7 +33,14 @@ SCOPE_HELP = ("Where to register the Claude Code hooks: local = .claude/settings
 @click.option("--no-hooks", is_flag=True, help="Only set up the branch and working copy.")
 @click.option("--mcp", "with_mcp", is_flag=True,
               help="Also register the MCP server (git enf mcp) in the project's .mcp.json.")
-def init(scope: str, no_hooks: bool, with_mcp: bool) -> None:
+@click.option("--assistant", type=click.Choice(ASSISTANTS), default="claude", show_default=True,
+              help="Which client to register with: claude (Claude Code), codex (OpenAI Codex CLI: "
+              "$CODEX_HOME/hooks.json for --scope user or local, .codex/hooks.json for project) or gemini "
+              "(Gemini CLI: ~/.gemini/settings.json for user or local, .gemini/settings.json for project); "
+              "cursor, copilot and qwen (from their documented hooks, not tested against the real clients: "
+              "~/.cursor/hooks.json or .cursor/hooks.json; $COPILOT_HOME/hooks/ or .github/hooks/enf-git.json; "
+              "~/.qwen/settings.json or .qwen/settings.json).")
+def init(scope: str, no_hooks: bool, with_mcp: bool, assistant: str) -> None:
     """Create the memory branch and .claude-sessions/, and register the hooks (idempotent)."""
     from .. import memory
 
@@ -37,14 +54,138 @@ def init(scope: str, no_hooks: bool, with_mcp: bool) -> None:
         click.echo(f"  restored {plural(len(report.restored), 'file')} that went with the working copy's folder, "
                    f"e.g. {report.restored[0]}")
     if not no_hooks:
-        _install_hooks(ctx, scope)
+        if assistant == "codex":
+            _install_codex(ctx, scope)
+        elif assistant in SETTINGS_CLIENTS:
+            _install_settings_client(ctx, assistant, scope)
+        elif assistant in FILE_CLIENTS:
+            _install_file_client(ctx, assistant, scope)
+        else:
+            _install_hooks(ctx, scope)
         _install_git_hooks(ctx)
     if with_mcp:
-        _install_mcp(ctx, scope)
+        if assistant == "codex":
+            from ..install import codex
+
+            _echo(codex.install_mcp(_codex_scope(scope), codex.config_folder(_codex_scope(scope), ctx.top,
+                                                                              _codex_home())).lines)
+        elif assistant in SETTINGS_CLIENTS:
+            from ..install import gemini
+
+            _echo(gemini.install_mcp(_client(assistant), _codex_scope(scope), ctx.top, Path.home()).lines)
+        elif assistant in FILE_CLIENTS:
+            _echo(_file_client(assistant).install_mcp(_codex_scope(scope), ctx.top, _file_home(assistant)).lines)
+        else:
+            _install_mcp(ctx, scope)
     if not report.commit and not no_hooks:  # adopted memory, and the hooks that read its pointers
         from ..memory.context import pointer_refresh
 
         pointer_refresh.start(ctx)
+
+
+def _codex_home() -> Path:
+    import os
+
+    from ..install import codex
+
+    return codex.codex_home(os.environ, Path.home())
+
+
+def _codex_scope(scope: str) -> str:
+    """Codex has no per-user file inside a repository: local means the user's $CODEX_HOME."""
+    return "project" if scope == "project" else "user"
+
+
+def _echo(lines: "list[str]") -> None:
+    for line in lines:
+        click.echo(line)
+
+
+def _install_codex(ctx: Context, scope: str) -> None:
+    from ..install import codex
+
+    done = codex.install(_codex_scope(scope), ctx.top, _codex_home())
+    _echo(done.lines)
+    if scope == "local":
+        click.echo("  (Codex has no per-repository file of yours: the hooks went to $CODEX_HOME, which every "
+                   "repository shares; they do nothing where enf-git is not set up)")
+
+
+def _client(name: str) -> Client:
+    from ..install import gemini
+
+    return gemini.CLIENTS[name]
+
+
+def _install_settings_client(ctx: Context, name: str, scope: str) -> None:
+    from ..install import gemini
+
+    client = _client(name)
+    _echo(gemini.install(client, _codex_scope(scope), ctx.top, Path.home()).lines)
+    if scope == "local":
+        click.echo(f"  ({client.title} has no per-repository file of yours: the hooks went to ~/{client.folder}/, "
+                   "which every repository shares; they do nothing where enf-git is not set up)")
+
+
+class _FileClient(Protocol):
+    TITLE: str
+
+    def install(self, scope: str, top: Path, home: Path) -> Done: ...
+    def uninstall(self, scope: str, top: Path, home: Path) -> Done: ...
+    def install_mcp(self, scope: str, top: Path, home: Path) -> Done: ...
+
+
+def _file_client(name: str) -> _FileClient:
+    from ..install import copilot, cursor
+
+    found: _FileClient = {"cursor": cursor, "copilot": copilot}[name]
+    return found
+
+
+def _file_home(name: str) -> Path:
+    """Where the client's user files live: ~ for Cursor (~/.cursor/), $COPILOT_HOME for Copilot CLI."""
+    if name == "copilot":
+        import os
+
+        from ..install import copilot
+
+        return copilot.copilot_home(os.environ, Path.home())
+    return Path.home()
+
+
+def _install_file_client(ctx: Context, name: str, scope: str) -> None:
+    client = _file_client(name)
+    _echo(client.install(_codex_scope(scope), ctx.top, _file_home(name)).lines)
+    if scope == "local":
+        click.echo(f"  ({client.TITLE} has no per-repository file of yours: the hooks went to your user folder, "
+                   "which every repository shares; they do nothing where enf-git is not set up)")
+    claude_scopes = _registered_scopes(ctx)
+    if name == "cursor" and claude_scopes:
+        click.echo(f"warning: Claude Code's enf-git hooks are registered too ({' and '.join(claude_scopes)} scope); "
+                   "Cursor runs those as well when its third-party hooks setting is on, and every event would "
+                   "then run twice: keep one (turn that setting off, or git enf uninstall --assistant cursor)",
+                   err=True)
+
+
+def _uninstall_file_client(ctx: Context, name: str, scope: str) -> None:
+    client = _file_client(name)
+    done = client.uninstall(_codex_scope(scope), ctx.top, _file_home(name))
+    _echo(done.lines)
+    if not done.changed:
+        click.echo(f"no enf-git {client.TITLE} hooks in {_codex_scope(scope)} scope")
+    click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched")
+
+
+def _uninstall_settings_client(ctx: Context, name: str, scope: str) -> None:
+    """The client's hooks, skill and MCP entry; the git hooks and the memory stay."""
+    from ..install import gemini
+
+    client = _client(name)
+    done = gemini.uninstall(client, _codex_scope(scope), ctx.top, Path.home())
+    _echo(done.lines)
+    if not done.changed:
+        click.echo(f"no enf-git {client.title} hooks in {_codex_scope(scope)} scope")
+    click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched")
 
 
 def _install_hooks(ctx: Context, scope: str) -> None:
@@ -110,12 +251,27 @@ def _install_git_hooks(ctx: Context) -> None:
 @click.option("--purge", is_flag=True, help=f"Also delete .git/{paths.STATE_DIR}/ (this machine's state) and the "
               f"working copy {paths.WC_DIR}/, after a confirmation. Never the {paths.BRANCH} branch.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask before --purge deletes.")
-def uninstall(scope: str, purge: bool, yes: bool) -> None:
+@click.option("--assistant", type=click.Choice(ASSISTANTS), default="claude", show_default=True,
+              help="Which client's registration to remove (codex, gemini, cursor, copilot, qwen: its hooks, skill and MCP "
+              "entry only).")
+def uninstall(scope: str, purge: bool, yes: bool, assistant: str) -> None:
     """Remove what git enf init set up: hooks, skill, the files and exclude lines it added (memory is kept)."""
     from ..install import claude
     from ..plumbing import store
 
     ctx = workspace()
+    if assistant != "claude" and purge:
+        raise EnfError("--purge goes with Claude Code's uninstall: it deletes what every client shares",
+                       hint=f"git enf uninstall --assistant {assistant}, then git enf uninstall --purge")
+    if assistant == "codex":
+        _uninstall_codex(ctx, scope)
+        return
+    if assistant in SETTINGS_CLIENTS:
+        _uninstall_settings_client(ctx, assistant, scope)
+        return
+    if assistant in FILE_CLIENTS:
+        _uninstall_file_client(ctx, assistant, scope)
+        return
     if purge:
         _confirm_purge(ctx, yes)  # before anything is removed
     common = store.common_dir(ctx.repo)
@@ -150,6 +306,19 @@ def uninstall(scope: str, purge: bool, yes: bool) -> None:
         click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched (--purge deletes the working copy)")
 
 
+def _uninstall_codex(ctx: Context, scope: str) -> None:
+    """Codex's hooks, skill and MCP entry; the git hooks and the memory stay (Claude Code's
+    uninstall takes those)."""
+    from ..install import codex
+
+    done = codex.uninstall(_codex_scope(scope), ctx.top, _codex_home())
+    done_mcp = codex.uninstall_mcp(codex.config_folder(_codex_scope(scope), ctx.top, _codex_home()))
+    _echo(done.lines + done_mcp.lines)
+    if not done.changed and not done_mcp.changed:
+        click.echo(f"no enf-git Codex hooks in {_codex_scope(scope)} scope")
+    click.echo(f"the {paths.BRANCH} branch and {paths.WC_DIR}/ are untouched")
+
+
 def _registered_scopes(ctx: Context) -> list[str]:
     from ..memory.health import install_checks
 
@@ -179,12 +348,12 @@ def _untrack(ctx: Context) -> list[str]:
     every remote it noted, whatever enf.remote says now, and to enf.remote's (an init from
     before the note)."""
     from ..memory.record import setup
-    from ..plumbing import gitcli
+    from ..plumbing import gitcli, gitclones
 
     top = str(ctx.top)
     names = dict.fromkeys([*setup.tracked(ctx), *([ctx.settings.remote] if ctx.settings.remote else [])])
-    done = [f"removed {gitcli.memory_refspec(name)} from remote.{name}.fetch" for name in names
-            if gitcli.remote_exists(top, name) and gitcli.untrack(top, name)]
+    done = [f"removed {gitclones.memory_refspec(name)} from remote.{name}.fetch" for name in names
+            if gitcli.remote_exists(top, name) and gitclones.untrack(top, name)]
     setup.forget_tracked(ctx)
     return done
 

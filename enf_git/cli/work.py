@@ -65,7 +65,7 @@ def _disagreement_row(d: Any) -> dict[str, Any]:
 def _remote_state(ctx: Context, tip: str) -> dict[str, Any] | None:
     """Where the branch stands against what was last fetched from its remote (no network)."""
     from ..errors import EnfError
-    from ..plumbing import gitcli, store
+    from ..plumbing import gitcli, gitseen, store
 
     configured = ctx.settings.remote
     if configured is None:
@@ -75,10 +75,10 @@ def _remote_state(ctx: Context, tip: str) -> dict[str, Any] | None:
     except EnfError as exc:
         return {"name": configured, "fetched": False, "ahead": None, "behind": None, "error": exc.message}
     theirs = store.ref_target(ctx.repo, remote.tracking_ref)
-    seen = gitcli.seen(str(ctx.top), remote)
+    seen = gitseen.seen(str(ctx.top), remote)
     if seen is not None:  # the tracking ref speaks for the URL we last talked to: is it still this one?
-        now = gitcli.push_url(str(ctx.top), remote)
-        if now and gitcli.without_credentials(now) != gitcli.without_credentials(seen.url):
+        now = gitseen.push_url(str(ctx.top), remote)
+        if now and gitseen.without_credentials(now) != gitseen.without_credentials(seen.url):
             return {"name": remote.label, "fetched": False, "ahead": None, "behind": None,
                     "moved": {"from": gitcli.masked(seen.url), "to": gitcli.masked(now)}}
         if seen.remote is None and theirs == seen.tracking:

@@ -157,10 +157,10 @@ def _configured_mode() -> str:
     """enf.pushMemory, for a shim from before it passed it on (`false` must hold there too)."""
     import subprocess
 
-    from ..plumbing import gitcli
+    from ..plumbing import gitenv, gitrun
 
     proc = subprocess.run(["git", "config", "--get", "enf.pushMemory"], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, env=gitcli.env_for_git(os.environ), timeout=gitcli.LOCAL_TIMEOUT)
+                          stdin=subprocess.DEVNULL, env=gitenv.env_for_git(os.environ), timeout=gitrun.LOCAL_TIMEOUT)
     return proc.stdout if proc.returncode == 0 else ""
 
 
@@ -173,7 +173,7 @@ def fast_push(name: str, facts: str, url: str = "") -> bool:
     remote, or an older shim), memory never went there (the first push scans the history
     for secrets), or the remote moved or the histories diverged (a merge is needed).
     What is pushed is what is committed: the Claude Code hooks commit at Stop and PreCompact.
-    `url`: where git pushes (the hook's $2), noted with what the remote now has (gitcli.note_seen).
+    `url`: where git pushes (the hook's $2), noted with what the remote now has (gitseen.note_seen).
     """
     parts = facts.split()
     if len(parts) != 3 or parts[0] != name:
@@ -200,14 +200,14 @@ def _scanned_before(label: str) -> bool:
     """Whether memory already went to `label` once from here (memory.sync's scan marker)."""
     import subprocess
 
-    from ..plumbing import gitcli
+    from ..plumbing import gitenv, gitrun
     from ..pure.ids import stable_id
 
     marker = os.path.join(paths.SCANNED_DIR, stable_id("r", label))
     if os.path.isdir(".git") and os.path.exists(os.path.join(paths.state_dir(".git"), marker)):
         return True  # the usual layout (hooks run at the top of the work tree), found without git
     proc = subprocess.run(["git", "rev-parse", "--git-common-dir"], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, env=gitcli.env_for_git(os.environ), timeout=gitcli.LOCAL_TIMEOUT)
+                          stdin=subprocess.DEVNULL, env=gitenv.env_for_git(os.environ), timeout=gitrun.LOCAL_TIMEOUT)
     common = proc.stdout.strip()
     return proc.returncode == 0 and bool(common) and os.path.exists(os.path.join(paths.state_dir(common), marker))
 

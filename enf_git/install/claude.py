@@ -187,6 +187,42 @@ def skill_sources() -> list[Path]:
     return sorted(skill_source().parent.glob("*.md"))
 
 
+def copy_skill(folder: Path) -> list[Path]:
+    """Every part of the shipped skill into `folder` (each client's skills folder takes the
+    same files); the parts written, none when all were already as shipped."""
+    written = []
+    for source in skill_sources():
+        target = folder / source.name
+        data = source.read_bytes()
+        if not target.is_file() or target.read_bytes() != data:
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic.write(str(target), data)
+            written.append(target)
+    return written
+
+
+def remove_skill_parts(folder: Path) -> tuple[list[Path], list[Path]]:
+    """(removed, kept): each part of the skill in `folder` that is as shipped goes; one
+    that differs (the user's edits) stays, and the caller says so."""
+    removed, kept = [], []
+    for source in skill_sources():
+        part = folder / source.name
+        if not part.is_file():
+            continue
+        if part.read_bytes() == source.read_bytes():
+            part.unlink()
+            removed.append(part)
+        else:
+            kept.append(part)
+    return removed, kept
+
+
+def skill_as_shipped(folder: Path) -> bool:
+    """Whether every part of the shipped skill is in `folder`, unchanged."""
+    return all((folder / s.name).is_file() and (folder / s.name).read_bytes() == s.read_bytes()
+               for s in skill_sources())
+
+
 def skill_path(scope: str, top: Path, home: Path) -> Path:
     base = home / ".claude" if scope == "user" else top / ".claude"
     return base / "skills" / SKILL_NAME / "SKILL.md"
@@ -207,12 +243,7 @@ def install(scope: str, top: Path, home: Path, record: Path | None = None) -> In
     program = hook_program(scope)
     changed = write_settings(path, merged(read_settings(path), program))
     skill.parent.mkdir(parents=True, exist_ok=True)
-    for source in skill_sources():
-        text = source.read_text(encoding="utf-8")
-        target = skill.parent / source.name
-        if not target.is_file() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
-            changed = True
+    changed = bool(copy_skill(skill.parent)) or changed
     placed = slash.place(scope, top, home, _recorded(record, top, home) if record is not None else {})
     changed = changed or bool(placed.written)
     created = tuple(p for p in absent if p.exists())  # what this run made (not a foreign file's folder)
@@ -389,15 +420,10 @@ def _hand_over(data: dict[str, Any], heir: Path, entry: dict[str, Any], settings
 
 
 def _remove_skill(skill: Path, out: Removed) -> None:
-    for source in skill_sources():
-        part = skill.parent / source.name
-        if not part.is_file():
-            continue
-        if part.read_bytes() == source.read_bytes():
-            part.unlink()
-            out.done.append(f"deleted the skill {part}" if part == skill else f"deleted the skill's {part}")
-        else:
-            out.kept.append(f"kept {part}: it differs from the skill enf-git ships (your edits?); delete it if unwanted")
+    removed, kept = remove_skill_parts(skill.parent)
+    out.done += [f"deleted the skill {part}" if part == skill else f"deleted the skill's {part}" for part in removed]
+    out.kept += [f"kept {part}: it differs from the skill enf-git ships (your edits?); delete it if unwanted"
+                 for part in kept]
 
 
 def _rmdir_if_empty(folder: Path, out: Removed) -> None:

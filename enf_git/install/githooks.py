@@ -208,9 +208,9 @@ def _git(top: Path, *args: str) -> str:
 
 
 def _env() -> dict[str, str]:
-    from ..plumbing import gitcli
+    from ..plumbing import gitenv
 
-    return gitcli.env_for_git(os.environ)
+    return gitenv.env_for_git(os.environ)
 
 
 def hooks_dir(top: Path) -> Path:

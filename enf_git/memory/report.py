@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from .. import paths
 from ..errors import EnfError
-from ..plumbing import store
+from ..plumbing import store, store_write
 
 
 class Report:  # a plain class, not a dataclass: see workspace.Settings
     """What a commit or init did, for the edges to print."""
 
     def __init__(self, warnings: list[str] | None = None) -> None:
-        self.commit: store.CommitResult | None = None
+        self.commit: store_write.CommitResult | None = None
         self.imported: list[str] = []
         self.rejected: list[tuple[str, str, str]] = []  # (view, saved copy, why)
         self.conflicts: list[tuple[str, str]] = []  # (path, where ours went)

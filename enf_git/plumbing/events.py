@@ -11,7 +11,6 @@ import os
 import time
 
 from .. import fastjson, paths
-from . import atomic
 from ..redact import redact
 
 SUMMARY_CHARS = 200
@@ -132,5 +131,7 @@ def _offset(spool: str, session_file: str) -> int:
 
 
 def save_offset(spool: str, session_file: str, offset: int) -> None:
+    from . import atomic  # only at commit points: each module the per-call hooks load costs ~50 us
+
     os.makedirs(spool, exist_ok=True)
     atomic.write(os.path.join(spool, session_file + ".offset"), str(offset).encode("ascii"))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import marshal
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import frame
@@ -26,6 +26,9 @@ DELTA_MAX = 256  # changed records a delta may hold; more and the full file is r
 _ROWS = "SELECT kind, ref, path, date, blob, data FROM docs WHERE kind != 'history'"
 
 Row = tuple[Any, ...]
+# (the rules' version, why a text reads as an instruction to the assistant: truthy when it
+# does). Passed in by the caller: plumbing does not read records (pure/suspicious.py).
+Judge = tuple[int, Callable[[str], object]]
 
 
 def withheld_digest(withheld: frozenset[str] | None) -> int:
@@ -37,25 +40,28 @@ def withheld_digest(withheld: frozenset[str] | None) -> int:
 
 
 def refresh(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[str, str] | None = None,
-            withheld: frozenset[str] | None = None) -> int:
+            withheld: frozenset[str] | None = None, judge: Judge | None = None) -> int:
     """Bring the files at `out` to `tip`: a delta over the full file when few records
     changed, else a new full file. Returns the number of records written."""
     base = pointers.load(out)
     if (base is not None and "catalog" in base.header and "avg" in base.header
-            and base.header.get("wh", 0) == withheld_digest(withheld)):
+            and base.header.get("wh", 0) == withheld_digest(withheld)
+            and base.header.get("rules") == (judge[0] if judge else None)):  # the full file's verdicts still hold
         try:
-            written = _delta(db, base, out, tip, pins, by or {}, withheld or frozenset())
+            written = _delta(db, base, out, tip, pins, by or {}, withheld or frozenset(), judge)
         except (ValueError, EOFError, TypeError, KeyError, IndexError):
             written = None  # a damaged full file: write a new one
         if written is not None:
             return written
-    return build(db, out, tip, pins, by, withheld)
+    return build(db, out, tip, pins, by, withheld, judge)
 
 
 def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[str, str] | None = None,
-          withheld: frozenset[str] | None = None) -> int:
+          withheld: frozenset[str] | None = None, judge: Judge | None = None) -> int:
     """Write the full file for the index in `db` (built for `tip`) and drop the delta.
-    `by`: record path -> "Alice, 2026-12-01" for the records someone else last changed."""
+    `by`: record path -> "Alice, 2026-12-01" for the records someone else last changed;
+    `judge`: the verdicts on the record texts a pointer can show, kept in the header
+    (without it the per-prompt hook judges the texts it shows itself)."""
     rows = [r for r in _rows(db, " ORDER BY path") if not withheld or r[2] not in withheld]
     decisions = _decisions(db)
     freqs, lengths = _frequencies(rows)
@@ -65,7 +71,7 @@ def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[
                tuple(standing.get(r[2], ()) for r in rows))
     _write(out, rows, freqs, lengths, avg, decisions, pins,
            {"tip": tip, "avg": avg, "abbr": _abbreviations(db), "wh": withheld_digest(withheld)}, by or {},
-           extra=catalog)
+           judge, extra=catalog)
     try:
         os.unlink(pointers.delta_path(out))
     except OSError:
@@ -74,7 +80,7 @@ def build(db: sqlite3.Connection, out: str, tip: str, pins: list[str], by: dict[
 
 
 def _delta(db: sqlite3.Connection, base: pointers.Index, out: str, tip: str, pins: list[str],
-           by: dict[str, str], withheld: frozenset[str]) -> int | None:
+           by: dict[str, str], withheld: frozenset[str], judge: Judge | None) -> int | None:
     """Write the records that changed since `base` as its delta; None when a full file is due."""
     (catalog,) = base.blobs([tuple(base.header["catalog"])])
     if not isinstance(catalog, tuple) or len(catalog) != 3:
@@ -96,7 +102,7 @@ def _delta(db: sqlite3.Connection, base: pointers.Index, out: str, tip: str, pin
     masked = tuple(sorted(where[p] for p in changed if p in where))
     decisions = _decisions(db, wanted)
     _write(pointers.delta_path(out), rows, freqs, lengths, float(base.header["avg"]), decisions, pins,
-           {"tip": tip, "base_tip": base.tip, "masked": masked, "abbr": _abbreviations(db)}, by)
+           {"tip": tip, "base_tip": base.tip, "masked": masked, "abbr": _abbreviations(db)}, by, judge)
     return len(rows)
 
 
@@ -128,7 +134,7 @@ def _frequencies(rows: Sequence[Row]) -> tuple[list[dict[str, float]], list[int]
 
 def _write(out: str, rows: Sequence[Row], freqs: list[dict[str, float]], lengths: list[int], avg: float,
            decisions: dict[str, list[pointers.Decision]], pins: list[str], head: dict[str, Any],
-           by: dict[str, str], extra: Any = None) -> None:
+           by: dict[str, str], judge: Judge | None, extra: Any = None) -> None:
     norms = [pointers.K1 * (1 - pointers.B + pointers.B * n / avg) for n in lengths]
     postings: dict[str, list[tuple[float, int]]] = {}
     for doc, freq in enumerate(freqs):
@@ -148,10 +154,18 @@ def _write(out: str, rows: Sequence[Row], freqs: list[dict[str, float]], lengths
     tail = marshal.dumps(extra) if extra is not None else b""
     header = {"schema": pointers.SCHEMA, "n": len(rows), "shards": spans, "docs": offsets,
               "syn": search.synonym_table(), "pins": tuple(pins), **head}
+    if judge is not None:
+        header["rules"], header["flagged"] = judge[0], _flagged(records, judge[1])
     if extra is not None:
         header["catalog"] = (end, len(tail))
     data = marshal.dumps(header)
     atomic.write(out, pointers.MAGIC + len(data).to_bytes(8, "little") + data + body + record_blob + tail)
+
+
+def _flagged(records: Sequence[tuple[Any, ...]], why: Callable[[str], object]) -> tuple[str, ...]:
+    """The texts a pointer can show (a record's summary, its decisions) that `why` flags."""
+    texts = {r[4] for r in records} | {d[2] for r in records for d in r[5]}
+    return tuple(sorted(t for t in texts if t and why(t)))
 
 
 def _abbreviations(db: sqlite3.Connection) -> tuple[tuple[str, str], ...]:

@@ -8,7 +8,8 @@ builtins alone (marshal, open, int.from_bytes):
   MAGIC, 8 bytes: the header's length, the header (marshal), then blobs:
   header  schema, the branch tip it was built from, the number of records, each
           shard's (offset, length), each record's offset (8 bytes each), the analyzed synonym
-          table (thesaurus.py), the pinned sessions' stems
+          table (thesaurus.py), the pinned sessions' stems, the record texts that read as
+          an instruction (pure/suspicious.py) and the version of the rules that said so
   shard   {term: (df, record ids, impacts)}; a term lives in shard hash(term) %
           SHARDS, so a prompt reads the few shards of its terms. Only the CAP
           highest-impact records of a term are listed (impact: its BM25 saturation
@@ -139,6 +140,14 @@ class Index:
     def pins(self) -> set[str]:
         return set(self.header.get("pins", ()))
 
+    @property
+    def flagged(self) -> frozenset[str] | None:
+        """The texts of this file's records that read as an instruction to the assistant
+        (pure/suspicious.py, judged when the file was built, so that a prompt need not
+        load the rules); None for a file written without verdicts: the caller judges."""
+        found = self.header.get("flagged")
+        return frozenset(found) if isinstance(found, tuple) else None
+
     def postings(self, terms: set[str]) -> Postings:
         """(df, highest-impact records, their impacts) per term that any record holds."""
         by_shard: dict[int, list[str]] = {}
@@ -212,6 +221,12 @@ class Layered:
     @property
     def pins(self) -> set[str]:
         return self.delta.pins
+
+    @property
+    def flagged(self) -> frozenset[str] | None:
+        """Both files' flagged texts (a verdict is the text's alone, whichever record holds it)."""
+        base, delta = self.base.flagged, self.delta.flagged
+        return None if base is None or delta is None else base | delta
 
     def postings(self, terms: set[str]) -> Postings:
         old, new = self.base.postings(terms), self.delta.postings(terms)
@@ -287,9 +302,33 @@ def _df(postings: Postings, member: str) -> int:
 
 
 def _idf(n: int, df: int) -> float:
-    import math  # an extension module: loaded only for a prompt worth searching
+    return _ln(1 + (n - df + 0.5) / (df + 0.5))
 
-    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+# ln 2 split so that k * _LN2_HI is exact for any exponent k (fdlibm's constants).
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
+_SQRT2, _SQRT_HALF = 1.4142135623730951, 0.7071067811865476
+
+
+def _ln(x: float) -> float:
+    """math.log(x) for x > 0, within 2 ulp of it (tests compare them), without the math
+    extension: loading its shared library was ~0.15 ms of every substantive prompt, and
+    a prompt takes a dozen logarithms. x = 2^k m with m in [sqrt(1/2), sqrt(2)], and
+    ln m = 2 atanh(z), z = (m - 1) / (m + 1), |z| <= 0.172: eleven terms of its series
+    reach double precision."""
+    k = int(x).bit_length() - 1 if x >= 1.0 else 0
+    x *= 0.5 ** k  # a power of two: exact
+    while x < _SQRT_HALF:
+        x *= 2.0
+        k -= 1
+    if x > _SQRT2:
+        x *= 0.5
+        k += 1
+    z = (x - 1.0) / (x + 1.0)
+    w = z * z
+    s = w * (1 / 3 + w * (1 / 5 + w * (1 / 7 + w * (1 / 9 + w * (1 / 11 + w * (1 / 13 + w * (
+        1 / 15 + w * (1 / 17 + w * (1 / 19 + w * (1 / 21 + w / 23))))))))))
+    return k * _LN2_HI + (2.0 * z + (2.0 * z * s + k * _LN2_LO))
 
 
 def _candidates(idf_c: list[tuple[tuple[str, ...], float]], postings: Postings) -> list[int]:

@@ -15,7 +15,6 @@ import os
 import time
 
 from .. import paths
-from . import atomic
 
 HEAD_BYTES = 4096  # frontmatter lives at the top; never read a whole large file for it
 
@@ -71,6 +70,8 @@ def set_value(path: str, key: str, new: str) -> bool:
             break
     else:
         lines.insert(end, wanted)
+    from . import atomic  # not with the module: the per-call hooks never write a session file
+
     atomic.write(path, newline.join(lines))
     return True
 

@@ -177,12 +177,12 @@ def _ask_git(repo_dir: str, repo: store.Repo, oids: list[str], env: Mapping[str,
 def _log(repo_dir: str, oids: list[str], env: Mapping[str, str], with_trust: bool) -> tuple[int, str, str]:
     import subprocess
 
-    from . import gitcli
+    from . import gitenv
 
     fmt = _FORMAT.format(trust="%GT" if with_trust else "")
     proc = subprocess.run(["git", "log", "--no-walk=unsorted", "--stdin", f"--format={fmt}"], cwd=repo_dir,
                           input="\n".join(oids).encode() + b"\n", capture_output=True,
-                          env=gitcli.env_for_git(env), timeout=VERIFY_TIMEOUT, check=False)
+                          env=gitenv.env_for_git(env), timeout=VERIFY_TIMEOUT, check=False)
     return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
 
 

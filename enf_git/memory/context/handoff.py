@@ -83,10 +83,10 @@ def capture(top: str, session_id: str, session_file: str | None, scratchpad: str
 
 def _git(top: str, args: list[str], env: Mapping[str, str], timeout: float, notes: list[str]) -> str | None:
     """git's output, or None (and a note) when it failed or ran out of time."""
-    from ...plumbing import gitcli  # Stop's snapshot only: a start never runs git here
+    from ...plumbing import gitenv  # Stop's snapshot only: a start never runs git here
 
     try:
-        run = gitcli.run_local(top, [*_GIT, *args], env, timeout)
+        run = gitenv.run_local(top, [*_GIT, *args], env, timeout)
     except OSError as exc:  # no git binary on PATH
         notes.append(f"git {args[0]} could not run: {exc.strerror or exc}")
         return None

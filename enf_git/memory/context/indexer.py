@@ -164,10 +164,19 @@ def refresh_pointers(repo: store.Repo, cache: records.Cache, pinned: frozenset[s
             db = ensure(repo, cache)
             try:
                 tip = search.indexed_tip(db)
-                written = pointer_build.refresh(db, str(pointers_path(repo)), tip or "", sorted(pinned), by, withheld)
+                written = pointer_build.refresh(db, str(pointers_path(repo)), tip or "", sorted(pinned), by, withheld,
+                                                flag_judge())
             finally:
                 db.close()
     return written
+
+
+def flag_judge() -> pointer_build.Judge:
+    """The rules that flag a record's text as an instruction (shown as a mark beside its
+    pointer), applied when the pointers file is written rather than at every prompt."""
+    from ...pure import suspicious
+
+    return suspicious.RULES_VERSION, suspicious.reasons
 
 
 def _remove(path: Path) -> None:

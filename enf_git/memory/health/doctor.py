@@ -23,11 +23,13 @@ from .problem import Checked, Problem
 def run(ctx: Context, home: Path, user_dir: str | None = None) -> Checked:
     """Every check, in order; `home` is where the user scope's settings live (~),
     `user_dir` the user's enf-git config folder (its toolsets.yaml)."""
-    from . import install_checks, mcp_checks, record_checks, state_checks
+    from . import (adapter_checks, codex_checks, gemini_checks, install_checks, mcp_checks, record_checks,
+                   state_checks)
 
     checks: list[str] = []
     problems: list[Problem] = []
-    for name, install_check in install_checks.CHECKS + mcp_checks.CHECKS:
+    for name, install_check in (install_checks.CHECKS + mcp_checks.CHECKS + codex_checks.CHECKS
+                                + gemini_checks.CHECKS + adapter_checks.CHECKS):
         checks.append(name)
         problems += install_check(ctx, home)
     checks.append("toolset profiles")

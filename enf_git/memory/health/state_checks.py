@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ... import paths
 from ...errors import access_hint
-from ...plumbing import locks, search, store
+from ...plumbing import locks, search, store, store_write
 from .problem import Problem
 from ..workspace import Context
 
@@ -101,7 +101,7 @@ def ref_lock(ctx: Context) -> list[Problem]:
         age = time.time() - lock.stat().st_mtime
     except OSError:
         return []
-    if age < store.STALE_REF_LOCK:
+    if age < store_write.STALE_REF_LOCK:
         return []
     return [Problem("warning", f"{lock} was left {int(age)} s ago by a git process that did not finish: "
                     f"git cannot update {paths.BRANCH} while it exists",

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import paths
 from ...errors import EnfError, NotFound, is_refusal
-from ...plumbing import atomic, record_index, store
+from ...plumbing import atomic, record_index, store, store_write
 from ...plumbing.workcopy import Manifest
 from ...pure import model, tiers
 from ...pure.pins import PINS_DIR
@@ -464,7 +464,7 @@ class _Run:
         if self.batch is not None:
             self.batch.add(step, data, new)
         elif not self.result.dry_run:
-            done = store.commit(self.ctx.repo, self._builder(path, tier, data, new),
+            done = store_write.commit(self.ctx.repo, self._builder(path, tier, data, new),
                                 message(path, tier, data, new, self.as_of), when=self.now,
                                 env=self.ctx.ident)
             if done is None:
@@ -480,7 +480,7 @@ class _Run:
             facts = self._facts(path)
             self.known.put(oid, [*tiers.facts_of(data), *facts[2:]])
 
-    def _builder(self, path: str, tier: str, data: bytes, new: bytes) -> store.ChangeBuilder:
+    def _builder(self, path: str, tier: str, data: bytes, new: bytes) -> store_write.ChangeBuilder:
         def build(tip: store.Commit | None) -> dict[str, bytes | None]:
             again = self.again(tip, path, tier, data, new)
             return self.with_views(tip, {path: again[1]}) if again is not None else {}
@@ -526,7 +526,7 @@ class _Batch:
         if not self.wanted:
             return
         run = self.run
-        done = store.commit(run.ctx.repo, self._build, self._message, when=run.now, env=run.ctx.ident)
+        done = store_write.commit(run.ctx.repo, self._build, self._message, when=run.now, env=run.ctx.ident)
         kept = self.kept if done is not None else {}
         # What a concurrent writer left nothing to do for is no step of this run.
         run.result.steps = [s for s in run.result.steps if s.skipped or s.path in kept or s.path not in self.wanted]

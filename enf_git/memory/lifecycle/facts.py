@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ... import paths
 from ...errors import EnfError
-from ...plumbing import atomic, store
+from ...plumbing import atomic, store, store_write
 from ...pure import budget, facts as pf, frozen
 from ...redact import redact_count
 from ..record import fact_stores, trust
@@ -139,7 +139,7 @@ def _same_text(current: Sequence[pf.Fact], fact: pf.Fact) -> pf.Fact | None:
 
 
 def _author(ctx: Context) -> str:
-    return str(store.signature(ctx.repo, env=ctx.ident).name)
+    return str(store_write.signature(ctx.repo, env=ctx.ident).name)
 
 
 def require_user(places: Places) -> Path:

@@ -7,7 +7,7 @@ the records). Learning reads each `raw/<session>.jsonl` that grew since the last
 fixed yet starts: the next read starts there, so a log without one costs only its new
 lines), derives the fixes whose working call is new, and commits the instinct files they add or corroborate, alone
 (`instincts/<id>.md`), built from the tip of the moment and moved by compare-and-swap
-(store.commit), never touching HEAD, the index or the user's work tree. A fix is learned
+(store_write.commit), never touching HEAD, the index or the user's work tree. A fix is learned
 once: the offset moves past it whether or not the lesson was new, so an instinct dropped
 at the cap or forgotten is not brought back by the events it came from. The log of a
 session that opted out of tracking (`.opt-out/<id8>`) is never read. The cap is applied
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from ... import fastjson, paths
 from ...errors import EnfError
-from ...plumbing import atomic, events, locks, store
+from ...plumbing import atomic, events, locks, store, store_write
 from ...pure import fixes, instincts as pi
 from .instinct_block import Loaded, enabled, load  # noqa: F401 - re-exported: callers name load here
 from ..record.working_set import materialize
@@ -51,14 +51,14 @@ class UnknownInstinct(EnfError):
 
 def author(ctx: Context) -> str:
     """Who learned it: the identity its commit carries (GIT_AUTHOR_*, else user.name, user.email)."""
-    sig = store.signature(ctx.repo, env=ctx.ident)
+    sig = store_write.signature(ctx.repo, env=ctx.ident)
     return f"{sig.name} <{sig.email}>"
 
 
 InstinctChange = Callable[[Loaded], dict[str, bytes | None]]
 
 
-def _commit(ctx: Context, change: InstinctChange, message: str, now: int | None) -> store.CommitResult | None:
+def _commit(ctx: Context, change: InstinctChange, message: str, now: int | None) -> store_write.CommitResult | None:
     """Commit `change(instincts at the tip)`; None if it changed nothing. `change` runs again
     on every retry against the tip of that moment, so a teammate's instinct is never lost,
     and a file that tip holds but cannot be read is never written over or deleted."""
@@ -69,7 +69,7 @@ def _commit(ctx: Context, change: InstinctChange, message: str, now: int | None)
         return {path: data for path, data in change(loaded).items() if path not in loaded.unreadable}
 
     with ctx.lock():
-        result = store.commit(ctx.repo, build, message, when=now, env=ctx.ident)
+        result = store_write.commit(ctx.repo, build, message, when=now, env=ctx.ident)
         if result is not None:
             from .. import flags
 

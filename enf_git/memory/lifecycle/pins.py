@@ -2,7 +2,7 @@
 
 The record and the rules are pure (pure/pins.py). Every change is a commit of the
 pin files alone (`pins/<stem>.md`), built from the tip of the moment and moved by
-compare-and-swap (store.commit), never touching HEAD, the index or the user's work
+compare-and-swap (store_write.commit), never touching HEAD, the index or the user's work
 tree; the working copy's pins/ follows the branch afterwards.
 
 What counts as asking about a temporary pin, so that its release is the same on every
@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...errors import EnfError, NotFound
-from ...plumbing import atomic, store
+from ...plumbing import atomic, store, store_write
 from ...pure import model, pins as pp
 from .. import records
 from ..workspace import Context, require_branch
@@ -97,7 +97,7 @@ def stamp_of(now: int | float) -> str:
 
 
 def _author(ctx: Context) -> str:
-    return str(store.signature(ctx.repo, env=ctx.ident).name)
+    return str(store_write.signature(ctx.repo, env=ctx.ident).name)
 
 
 # --- committing ---------------------------------------------------------------------------
@@ -105,7 +105,7 @@ def _author(ctx: Context) -> str:
 PinChange = Callable[[dict[str, pp.Pin]], dict[str, bytes | None]]
 
 
-def _commit(ctx: Context, change: PinChange, message: str, now: int | None) -> store.CommitResult | None:
+def _commit(ctx: Context, change: PinChange, message: str, now: int | None) -> store_write.CommitResult | None:
     """Commit `change(pins at the tip)`; None if it changed nothing. `change` runs again on
     every retry against the tip of that moment, so a teammate's pin is never lost."""
     require_branch(ctx)
@@ -114,7 +114,7 @@ def _commit(ctx: Context, change: PinChange, message: str, now: int | None) -> s
         return change(load(ctx.repo, tip).pins)
 
     with ctx.lock():
-        result = store.commit(ctx.repo, build, message, when=now, env=ctx.ident)
+        result = store_write.commit(ctx.repo, build, message, when=now, env=ctx.ident)
         if result is not None:
             from ..record.working_set import materialize
 

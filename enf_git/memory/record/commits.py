@@ -1,7 +1,7 @@
 """Committing the working copy onto the branch.
 
 Commit = the paths that changed in `.claude-sessions/` since it was last
-materialized, applied onto the branch tip *at commit time* (store.commit retries
+materialized, applied onto the branch tip *at commit time* (store_write.commit retries
 on a moved tip), then the derived views re-rendered from the resulting records,
 then the working copy refreshed from the new commit.
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ... import paths
 from ...errors import EnfError, is_refusal
-from ...plumbing import record_index, signing, store, workcopy
+from ...plumbing import record_index, signing, store, store_merge, store_write, workcopy
 from ...plumbing.workcopy import Manifest
 from ...pure import model, render, slug
 from ...redact import redact_count, spans_in_bytes
@@ -150,7 +150,7 @@ def _commit(ctx: Context, message: str | None, now: int | None, allow_deletions:
         return merged
 
     full = f"{message}\n\n{body}\n" if body and body != message else message
-    report.commit = store.commit(ctx.repo, build, full, when=now, env=ctx.ident)
+    report.commit = store_write.commit(ctx.repo, build, full, when=now, env=ctx.ident)
     if report.commit is not None:  # signed if git would sign: a failure a hook kept is over
         signing.clear_failure(str(store.state_dir(ctx.repo)))
     cache.save()
@@ -173,9 +173,9 @@ def _name_authors(ctx: Context, report: Report, base: str | None) -> None:
         return
     since = store.commit_at(ctx.repo, base)
     for path in [p for p, _ in report.conflicts] + [p for p, _ in report.kept]:
-        report.authors[path] = store.author_of(ctx.repo, parent, path, hide=since) or ""
+        report.authors[path] = store_merge.author_of(ctx.repo, parent, path, hide=since) or ""
     _say_why(ctx, report, parent, since)
-    report.me = str(store.signature(ctx.repo, env=ctx.ident).name)
+    report.me = str(store_write.signature(ctx.repo, env=ctx.ident).name)
 
 
 def _say_why(ctx: Context, report: Report, parent: store.Commit, since: store.Commit | None) -> None:

@@ -2,7 +2,7 @@
 
 - project: `memories/<id>.md` on the claude-memory branch, changed only by commits that
   also re-render `memories.md`; each commit is built from the tip of the moment and the
-  branch moves by compare-and-swap (store.commit), never touching HEAD, the index or
+  branch moves by compare-and-swap (store_write.commit), never touching HEAD, the index or
   the user's work tree; the working copy is refreshed from it afterwards.
 - user: `<user dir>/memories/<id>.md` (the user's config dir: `~/.config/enf-git/`), in no
   repository.
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ... import paths
 from ...errors import EnfError, RecordError
-from ...plumbing import atomic, events, locks, store
+from ...plumbing import atomic, events, locks, store, store_write
 from ...pure import facts as pf
 from .working_set import materialize
 from ..workspace import Context, require_branch
@@ -94,7 +94,7 @@ ProjectChange = Callable[[list[pf.Fact]], dict[str, bytes | None]]
 
 
 def commit_project(ctx: Context, change: ProjectChange, message: str, ttls: Mapping[str, int | None],
-                   now: int | None) -> store.CommitResult | None:
+                   now: int | None) -> store_write.CommitResult | None:
     """Commit `change(facts at the tip)` plus the re-rendered memories.md; None if it
     changed nothing. `change` runs again on every retry, against the tip of that moment,
     so a teammate's fact committed meanwhile is neither lost nor resurrected."""
@@ -105,7 +105,7 @@ def commit_project(ctx: Context, change: ProjectChange, message: str, ttls: Mapp
         return {**changes, **memories_view(ctx.repo, tip.tree if tip else None, changes)} if changes else {}
 
     with ctx.lock():
-        result = store.commit(ctx.repo, build, message, when=now, env=ctx.ident)
+        result = store_write.commit(ctx.repo, build, message, when=now, env=ctx.ident)
         if result is not None:
             from .. import flags
 

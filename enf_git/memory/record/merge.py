@@ -24,7 +24,7 @@ import re
 
 from ... import paths
 from ...errors import EnfError
-from ...plumbing import store
+from ...plumbing import store, store_merge
 from ...pure import fm, model
 
 
@@ -73,8 +73,8 @@ def merge_lines(repo: store.Repo, path: str, base: bytes | None, ours: bytes, th
     """
     if base is None or not all(map(_is_text, (base, ours, theirs))):
         return None  # two files born apart have no common lines to line up against
-    merged = store.merge_text(repo, base, ours, theirs)
-    if merged is None or merged != store.merge_text(repo, base, theirs, ours):
+    merged = store_merge.merge_text(repo, base, ours, theirs)
+    if merged is None or merged != store_merge.merge_text(repo, base, theirs, ours):
         return None
     if marker_line(merged) is not None or not _still_parses(path, merged):
         return None

@@ -2,7 +2,7 @@
 
 A conflict copy, or an edit kept over a deletion, is only of use if the reader knows
 whose text is in place and whose went aside. Each side's version of a path is named by
-the author of the commit that wrote it (store.author_of), and said from the reader's
+the author of the commit that wrote it (store_merge.author_of), and said from the reader's
 side: the reader's own name (the identity this clone commits with) is "you". The merge
 commit is read by everyone, so its message names both people instead.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ... import paths
-from ...plumbing import store
+from ...plumbing import store, store_merge
 from ...pure import render
 from . import merge
 
@@ -48,7 +48,7 @@ def for_plan(repo: store.Repo, ours: store.Commit, theirs: store.Commit, conflic
     """The notes of a merge of `theirs` into `ours`: each side's author of each path.
     `why`: conflicts kept apart for another reason than edits of the same lines."""
     def by(side: store.Commit, other: store.Commit, path: str) -> str:
-        return store.author_of(repo, side, path, hide=other) or ""
+        return store_merge.author_of(repo, side, path, hide=other) or ""
 
     notes = [Note(path, saved, by(ours, theirs, path), by(theirs, ours, path), ours_in_place=path in ours_in_place,
                   why=(why or {}).get(path, merge.SAME_LINES))
@@ -90,8 +90,8 @@ def _conflict_copy(repo: store.Repo, saved: str, here: store.Commit, there: stor
     if not path or store.blob_oid(repo, merged.tree, path) is None:
         return None
     in_place = store.blob_oid(repo, merged.tree, path) == store.blob_oid(repo, here.tree, path)
-    return Note(path, saved, store.author_of(repo, here, path, hide=there) or "",
-                store.author_of(repo, there, path, hide=here) or "", ours_in_place=in_place,
+    return Note(path, saved, store_merge.author_of(repo, here, path, hide=there) or "",
+                store_merge.author_of(repo, there, path, hide=here) or "", ours_in_place=in_place,
                 why=_why_apart(repo, path, here, there))
 
 
@@ -100,7 +100,7 @@ def _why_apart(repo: store.Repo, path: str, here: store.Commit, there: store.Com
     ours, theirs = store.read_path(repo, here.tree, path), store.read_path(repo, there.tree, path)
     if ours is None or theirs is None:
         return merge.SAME_LINES
-    base = store.merge_base(repo, here, there)
+    base = store_merge.merge_base(repo, here, there)
     return merge.why_apart(path, store.read_path(repo, base.tree, path) if base else None, ours, theirs)
 
 
@@ -112,12 +112,12 @@ def _undone(repo: store.Repo, path: str, here: store.Commit, there: store.Commit
     if store.blob_oid(repo, here.tree, path) or store.blob_oid(repo, ours.tree, path):
         return None
     if not base_of:
-        base_of.append(store.merge_base(repo, here, there))
+        base_of.append(store_merge.merge_base(repo, here, there))
     base = base_of[0]
     if base is None or store.blob_oid(repo, base.tree, path) is None:
         return None
-    return Note(path, None, store.author_of(repo, here, path, hide=there) or "",
-                store.author_of(repo, there, path, hide=here) or "", deleted_here=True)
+    return Note(path, None, store_merge.author_of(repo, here, path, hide=there) or "",
+                store_merge.author_of(repo, there, path, hide=here) or "", deleted_here=True)
 
 
 def reader_lines(notes: list[Note], me: str) -> list[str]:

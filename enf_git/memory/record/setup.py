@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING
 
 from ... import paths
 from ...errors import EnfError
-from ...plumbing import store, workcopy
+from ...plumbing import store, store_write, workcopy
 from . import views
 from ..report import Report
 from .working_set import ensure_folders, materialize
 from ..workspace import REMOTE_KEY, Context
 
 if TYPE_CHECKING:
-    from ...plumbing import gitcli
+    from ...plumbing import gitcli, gitclones
 
 ORIGIN_BRANCH = f"refs/remotes/origin/{paths.BRANCH}"
 CONFIG_RECORD = "config-set.json"  # in .git/enf/: each git config key init set, and to what
@@ -102,12 +102,12 @@ def unset_config(ctx: Context) -> list[str]:
     """`uninstall --purge`: unset each git config key init set that still holds what it
     set (a value the user changed since is theirs and stays). Before the record existed,
     init set `enf.remote = origin` and nothing else."""
-    from ...plumbing import gitcli
+    from ...plumbing import gitclones
 
     record = store.state_dir(ctx.repo) / CONFIG_RECORD
     keys = _recorded_config(record) if record.exists() else {REMOTE_KEY: "origin"}
     done = [f"unset {key} ({value}), which git enf init had set" for key, value in sorted(keys.items())
-            if gitcli.unset_local(str(ctx.top), key, value)]
+            if gitclones.unset_local(str(ctx.top), key, value)]
     try:
         record.unlink(missing_ok=True)
     except OSError:
@@ -129,7 +129,7 @@ def _memory_remote(ctx: Context, report: Report) -> gitcli.Remote | None:
 
 def _adopt(ctx: Context, report: Report, online: bool) -> bool:
     """Point the new branch at the remote's memory, so the team keeps one history."""
-    from ...plumbing import gitcli
+    from ...plumbing import gitcli, gitclones
 
     remote = _memory_remote(ctx, report)
     ref = remote.tracking_ref if remote is not None else ORIGIN_BRANCH
@@ -143,9 +143,9 @@ def _adopt(ctx: Context, report: Report, online: bool) -> bool:
     oid = store.ref_target(ctx.repo, ref)
     if oid is None:
         return False
-    if not complete and gitcli.is_partial_clone(str(ctx.top)):
+    if not complete and gitclones.is_partial_clone(str(ctx.top)):
         return False  # its blobs may be on the server only, where pygit2 cannot reach them
-    if store.create_branch(ctx.repo, oid, f"enf: adopt {_short(ref)}"):
+    if store_write.create_branch(ctx.repo, oid, f"enf: adopt {_short(ref)}"):
         report.warnings.append(f"adopted {_short(ref)}")
     return True
 
@@ -156,12 +156,12 @@ def _short(ref: str) -> str:
 
 def _track(ctx: Context, report: Report) -> None:
     """In a single-branch or shallow clone, make `git fetch` (and so `git pull`) bring memory."""
-    from ...plumbing import gitcli
+    from ...plumbing import gitcli, gitclones
 
     name = ctx.settings.remote
-    if not name or not gitcli.remote_exists(str(ctx.top), name) or gitcli.tracks(str(ctx.top), name):
+    if not name or not gitcli.remote_exists(str(ctx.top), name) or gitclones.tracks(str(ctx.top), name):
         return
-    spec = gitcli.track(str(ctx.top), name)
+    spec = gitclones.track(str(ctx.top), name)
     _note_tracked(ctx, name)
     report.warnings.append(f"{name} fetches only some branches (a single-branch or shallow clone): added {spec} "
                            f"to remote.{name}.fetch, so git fetch and git pull bring memory too")
@@ -197,7 +197,7 @@ def forget_tracked(ctx: Context) -> None:
         pass
 
 
-def _create(ctx: Context, now: int | None) -> store.CommitResult | None:
+def _create(ctx: Context, now: int | None) -> store_write.CommitResult | None:
     """The branch's first commit. Two processes creating it at once both succeed: the
     second finds the first's identical commit and has nothing to add."""
     import json
@@ -213,4 +213,4 @@ def _create(ctx: Context, now: int | None) -> store.CommitResult | None:
         rendered, _ = views.views_for(ctx.repo, tip, base, cache)
         return {**base, **rendered}
 
-    return store.commit(ctx.repo, build, "enf: initialize memory", when=now, env=ctx.ident)
+    return store_write.commit(ctx.repo, build, "enf: initialize memory", when=now, env=ctx.ident)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ... import paths
 from ...errors import EnfError
-from ...plumbing import store
+from ...plumbing import store, store_write
 from ...plumbing.workcopy import Manifest
 from ...pure import model, render
 from .. import records
@@ -85,7 +85,7 @@ def patched_views(repo: store.Repo, tree: store.Tree | None, overlay: Mapping[st
     `keys`: session order keys by "blob id:path", shared between calls (a merge patches
     both sides' views, which mostly probe the same sessions).
     """
-    if tree is None or paths.META in overlay or store.has_flat_sessions(repo, tree):
+    if tree is None or paths.META in overlay or store_write.has_flat_sessions(repo, tree):
         return None  # flat sessions: written by an older enf-git, whose views may not list them all
     pairs: list[tuple[model.Session, model.Session]] = []
     added: list[model.Session] = []

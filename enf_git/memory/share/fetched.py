@@ -37,7 +37,7 @@ from ...plumbing import store
 from ..workspace import Context
 
 if TYPE_CHECKING:  # loaded where used: a start in a repository that shares no memory needs neither
-    from ...plumbing import gitcli
+    from ...plumbing import gitcli, gitclones, gitenv
     from . import sync_merge
 
 AUTO_FETCH_KEY = "enf.autoFetch"
@@ -54,7 +54,7 @@ class BlobsUnavailable(EnfError):
 
 
 def merge_fetched(ctx: Context, now: int | None = None, fill_missing: bool = False,
-                  env: gitcli.GitEnv | None = None) -> tuple[str, sync_merge.MergeResult] | None:
+                  env: gitenv.GitEnv | None = None) -> tuple[str, sync_merge.MergeResult] | None:
     """Merge the fetched remote branch into claude-memory: (remote label, what the merge
     did), or None when memory is not shared, nothing was fetched yet, or nothing moved.
 
@@ -62,18 +62,18 @@ def merge_fetched(ctx: Context, now: int | None = None, fill_missing: bool = Fal
     them: `fill_missing` (a git hook, after a pull) fetches them first, the one network
     call here; without it (SessionStart, offline) the merge waits for the background
     fetch to bring them. The caller refreshes the working copy when the branch moved.
-    `env`: the git config already read (gitcli.prepare), so that no `git config` runs again.
+    `env`: the git config already read (gitenv.prepare), so that no `git config` runs again.
     """
     configured = ctx.settings.remote
     if not configured:
         return None
-    from ...plumbing import gitcli
+    from ...plumbing import gitcli, gitclones, gitenv
     from . import sync_merge
 
-    env = env or gitcli.prepare(str(ctx.top))
+    env = env or gitenv.prepare(str(ctx.top))
     remote = gitcli.resolve_remote(str(ctx.top), configured, env)
     if fill_missing:
-        filled = gitcli.fetch_missing(str(ctx.top), remote, [remote.tracking_ref], env)
+        filled = gitclones.fetch_missing(str(ctx.top), remote, [remote.tracking_ref], env)
         if not filled.ok:
             raise BlobsUnavailable(f"memory not merged: {filled.message}")
     theirs = store.commit_at(ctx.repo, store.ref_target(ctx.repo, remote.tracking_ref))
@@ -122,11 +122,11 @@ def catch_up(ctx: Context, now: int | None = None) -> CaughtUp:
             _refresh(ctx)  # cheap when nothing is new; else a read killed before its refresh
         note_seen(ctx, seen)
         return CaughtUp()
-    from ...plumbing import gitcli
+    from ...plumbing import gitcli, gitenv
 
     label = gitcli.Remote(ctx.settings.remote or "", gitcli.looks_like_url(ctx.settings.remote or "")).label
     try:
-        env = gitcli.prepare(str(ctx.top))
+        env = gitenv.prepare(str(ctx.top))
         remote = gitcli.resolve_remote(str(ctx.top), ctx.settings.remote or "", env)
         if _blobs_missing(ctx, remote, env):
             return CaughtUp(unmerged=Unmerged(label, theirs, "a partial clone: some of its objects are not here yet"))
@@ -235,14 +235,14 @@ def note_seen(ctx: Context, seen: str) -> None:
         pass
 
 
-def _blobs_missing(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv) -> bool:
+def _blobs_missing(ctx: Context, remote: gitcli.Remote, env: gitenv.GitEnv) -> bool:
     """Whether a partial clone lacks blobs the fetched branch needs (only there are objects listed)."""
-    from ...plumbing import gitcli
+    from ...plumbing import gitclones
 
     top = str(ctx.top)
-    if not gitcli.is_partial_clone(top, env):
+    if not gitclones.is_partial_clone(top, env):
         return False
-    return gitcli.missing_objects(top, [remote.tracking_ref], env) != []
+    return gitclones.missing_objects(top, [remote.tracking_ref], env) != []
 
 
 def wanted(ctx: Context, environ: Mapping[str, str]) -> bool:

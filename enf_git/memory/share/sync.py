@@ -30,7 +30,7 @@ from typing import IO
 
 from ... import paths
 from ...errors import EnfError
-from ...plumbing import gitcli, store
+from ...plumbing import gitcli, gitenv, store
 from ...pure.model import stable_id
 from . import sync_merge
 from ..record.commits import commit, pending
@@ -52,7 +52,7 @@ def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, 
                        hint=f"git config {REMOTE_KEY} origin  (or name one: git enf sync REMOTE)")
     top = str(ctx.top)
     early = None if dry_run or remote_arg else gitcli.claim_early(top, configured)  # started by entry.py
-    env = early.env if early else gitcli.prepare(top)  # the config every git call needs, read once
+    env = early.env if early else gitenv.prepare(top)  # the config every git call needs, read once
     remote = early.remote if early else gitcli.resolve_remote(top, configured, env)
     out = Synced(remote.label)
     if dry_run:
@@ -73,7 +73,7 @@ def sync(ctx: Context, remote_arg: str | None = None, *, dry_run: bool = False, 
                     "memory stays committed here; run git enf sync again")
 
 
-def _fetch_while_committing(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced,
+def _fetch_while_committing(ctx: Context, remote: gitcli.Remote, env: gitenv.GitEnv, out: Synced,
                             now: int | None, progress: IO[str] | None,
                             early: gitcli.Fetching | None = None) -> gitcli.FetchResult:
     """The first fetch, with the working copy's commit running meanwhile in a thread.
@@ -105,7 +105,7 @@ def _fetch_while_committing(ctx: Context, remote: gitcli.Remote, env: gitcli.Git
     return fetched
 
 
-def _round(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced, now: int | None,
+def _round(ctx: Context, remote: gitcli.Remote, env: gitenv.GitEnv, out: Synced, now: int | None,
            progress: IO[str] | None, in_hook: bool, allow_secrets: bool = False,
            fetched: gitcli.FetchResult | None = None) -> bool:
     """One fetch-merge-push (`fetched`: that fetch, already made); False when the sync is
@@ -123,7 +123,7 @@ def _round(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced,
         refresh.finish()
 
 
-def _push_round(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced, progress: IO[str] | None,
+def _push_round(ctx: Context, remote: gitcli.Remote, env: gitenv.GitEnv, out: Synced, progress: IO[str] | None,
                 in_hook: bool, allow_secrets: bool, fetched: gitcli.FetchResult, refresh: _Later) -> bool:
     """The push half of `_round`, once the fetched branch is merged; the working copy's
     `refresh` runs while git pushes (this process only waits for git then)."""
@@ -242,7 +242,7 @@ def _refresh(ctx: Context, merged: sync_merge.MergeResult) -> None:
         materialize(ctx, store.commit_at(ctx.repo, made.oid), manifest=manifest, known=merged.known, changed=made.blobs)
 
 
-def _may_create(ctx: Context, remote: gitcli.Remote, env: gitcli.GitEnv, out: Synced) -> bool:
+def _may_create(ctx: Context, remote: gitcli.Remote, env: gitenv.GitEnv, out: Synced) -> bool:
     """The remote lacks claude-memory: create it there only next to the code."""
     if remote.is_url or (store.config_value(ctx.repo, MEMORY_ONLY_KEY) or "").strip().lower() == "true":
         return True

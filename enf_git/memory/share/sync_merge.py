@@ -43,7 +43,7 @@ from typing import Literal
 
 from ... import paths
 from ...errors import ConcurrencyError, EnfError
-from ...plumbing import record_index, store
+from ...plumbing import record_index, store, store_merge, store_write
 from ...plumbing.workcopy import Manifest
 from ...pure import model, render
 from .. import records
@@ -60,7 +60,7 @@ class MergeResult:  # a plain class: see workspace.Settings
     """What `merge_tips` did, for the edges to print."""
 
     def __init__(self, outcome: Outcome, tip: str, base: str | None = None, plan: Plan | None = None,
-                 commit: store.CommitResult | None = None,
+                 commit: store_write.CommitResult | None = None,
                  problems: dict[str, EnfError] | None = None,
                  notes: list[merge_notes.Note] | None = None, me: str = "") -> None:
         self.outcome = outcome
@@ -109,14 +109,14 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
     if ours is None or store.descends_from(repo, theirs, ours):
         if ours is not None and ours.id == theirs.id:
             return MergeResult("up-to-date", str(ours.id))
-        moved = store.move_branch(repo, ours, str(theirs.id), f"enf: fast-forward to {str(theirs.id)[:8]}")
+        moved = store_merge.move_branch(repo, ours, str(theirs.id), f"enf: fast-forward to {str(theirs.id)[:8]}")
         if not moved:
             return None
         notes = merge_notes.from_fast_forward(repo, ours, theirs) if ours is not None else []
         return MergeResult("fast-forward", str(theirs.id), notes=notes, me=_me(repo, env) if notes else "")
     if store.descends_from(repo, ours, theirs):
         return MergeResult("up-to-date", str(ours.id))
-    base = store.merge_base(repo, ours, theirs)
+    base = store_merge.merge_base(repo, ours, theirs)
     base_tree = base.tree if base else None
     mine, yours = _changed(repo, base_tree, ours.tree), _changed(repo, base_tree, theirs.tree)
     plan = _plan(repo, base_tree, mine, yours)
@@ -127,7 +127,7 @@ def _attempt(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, 
     merge.refuse_markers(plan.changes)
     notes = merge_notes.for_plan(repo, ours, theirs, plan.conflicts, plan.ours_in_place, plan.kept, plan.deleted_here,
                                  plan.why)
-    done = store.commit_merge(repo, ours, theirs, plan.changes, merge_message(ours, theirs, plan, notes), now,
+    done = store_merge.commit_merge(repo, ours, theirs, plan.changes, merge_message(ours, theirs, plan, notes), now,
                                env)
     cache.save()
     if done is None:
@@ -148,7 +148,7 @@ def _judge(repo: store.Repo, ours: store.Commit | None, theirs: store.Commit, re
 
 
 def _me(repo: store.Repo, env: Mapping[str, str] | None) -> str:
-    return str(store.signature(repo, env=env).name)
+    return str(store_write.signature(repo, env=env).name)
 
 
 def plan_merge(repo: store.Repo, base: store.Tree | None, ours: store.Tree, theirs: store.Tree) -> Plan:
@@ -179,7 +179,7 @@ def _plan(repo: store.Repo, base: store.Tree | None, mine: dict[str, str | None]
 
 def _is_blob(repo: store.Repo, oid: str | None) -> bool:
     """Absent, or a blob this repository holds (a gitlink's commit is not in it)."""
-    return oid is None or store.is_blob(repo, oid)
+    return oid is None or store_merge.is_blob(repo, oid)
 
 
 def _changed(repo: store.Repo, base: store.Tree | None, tree: store.Tree) -> dict[str, str | None]:

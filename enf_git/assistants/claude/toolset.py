@@ -15,10 +15,10 @@ Runs on every tool call: standard library only.
 
 import os
 
-from .. import paths
-from ..memory.context import toolsets as sessions
-from ..plumbing import events, toolset_files
-from ..pure import toolsets as ts
+from ... import paths
+from ...memory.context import toolsets as sessions
+from ...plumbing import events, toolset_files
+from ...pure import toolsets as ts
 from . import gate
 from .protocol import Where, reply
 

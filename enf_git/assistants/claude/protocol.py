@@ -9,8 +9,8 @@ TYPE_CHECKING = False  # not typing's: the per-call hooks import this module
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-from .. import fastjson, paths
-from ..plumbing import gitdirs
+from ... import fastjson, paths
+from ...plumbing import gitdirs
 
 
 class Where:
@@ -49,7 +49,7 @@ def reply(event: str, **fields: str) -> str:
     for key in ("additionalContext", "permissionDecisionReason"):  # a denial can quote a team's toolsets.yaml
         text = fields.get(key, "")
         if any(c in text for c in "<&\\\uff1c\ufe64\u2329\u3008"):  # else no spelling of `<`: frame.py not loaded
-            from .. import frame
+            from ... import frame
 
             fields[key] = frame.tags_only(text)
     return fastjson.dumps({"hookSpecificOutput": {"hookEventName": event, **fields}})

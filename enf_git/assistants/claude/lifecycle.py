@@ -11,15 +11,15 @@ from __future__ import annotations
 import os
 import time
 
-from .. import memory, paths
-from ..memory.context import toolsets as sessions
-from ..memory import eventlog
-from ..memory.context import handoff, pointer_refresh, startup
-from ..memory.share import fetched
-from ..memory.lifecycle import facts, instinct_block, pins
-from ..memory.record import fact_stores
-from ..plumbing import detached, events, session_head, signing, store
-from ..pure import briefing, toolsets
+from ... import memory, paths
+from ...memory.context import toolsets as sessions
+from ...memory import eventlog
+from ...memory.context import handoff, pointer_refresh, startup
+from ...memory.share import fetched
+from ...memory.lifecycle import facts, instinct_block, pins
+from ...memory.record import fact_stores
+from ...plumbing import detached, events, session_head, signing, store
+from ...pure import briefing, toolsets
 from . import gate, toolset
 from .protocol import Where, record_error, record_note, reply, session_of
 
@@ -105,7 +105,7 @@ def _instincts_block(ctx: memory.Context) -> str:
 
 def _learn_instincts(ctx: memory.Context, where: Where) -> None:
     """Turn failures a later call fixed into instincts (their own commit); never breaks the checkpoint."""
-    from ..memory.lifecycle import instincts  # the derivation: Stop and PreCompact only
+    from ...memory.lifecycle import instincts  # the derivation: Stop and PreCompact only
 
     try:
         instincts.learn(ctx)
@@ -180,7 +180,7 @@ def _read_transcript(where: Where, sid: str, payload: dict[str, object]) -> None
     """Fold what the transcript gained into this session's token totals (numbers only, in
     .git/enf/transcripts/); with enf.stats.share, into stats/<id8>.json for the branch too.
     Never breaks Stop: a transcript it cannot read costs its figures only."""
-    from ..memory.context import transcripts
+    from ...memory.context import transcripts
 
     path = payload.get("transcript_path")
     id8 = gate.id8(sid)
@@ -196,7 +196,7 @@ def _read_transcript(where: Where, sid: str, payload: dict[str, object]) -> None
 
 
 def _sharing_stats(where: Where) -> bool:
-    from ..memory.context import transcripts
+    from ...memory.context import transcripts
 
     raw = store.config_value(store.open_repo(where.top), transcripts.SHARE_KEY) or ""
     return raw.strip().lower() in ("true", "yes", "on", "1")

@@ -8,8 +8,8 @@ interpreter start (docs/design.md, invariant 6).
 
 import os
 
-from .. import fastjson, paths
-from ..plumbing import events
+from ... import fastjson, paths
+from ...plumbing import events
 from . import gate
 from .protocol import Where, record_error, reply, session_of
 
@@ -47,10 +47,10 @@ def user_prompt_submit(where: Where, payload: dict[str, object]) -> str:
     parts = [said, _session_reminder(where, sid, found, state)]
     # Loaded here, not with the module: PreToolUse and PostToolUse import this file too.
     # A trivial prompt loads nothing more: not the pointers reader, the settings or the skills.
-    from ..plumbing import prompt_kind
+    from ...plumbing import prompt_kind
 
     if not prompt_kind.trivial(prompt):  # "yes", "continue", a number, a slash command: nothing to look up
-        from ..plumbing import fastconfig
+        from ...plumbing import fastconfig
 
         config = _settings(where)
         if fastconfig.flag(config, "brainFirst", True):

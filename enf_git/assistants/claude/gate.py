@@ -18,9 +18,9 @@ file that satisfied the gate, re-verified with one small read.
 
 import os
 
-from .. import paths
-from ..plumbing import events
-from ..plumbing.session_head import HEAD_BYTES, days, frontmatter_id, id8, matching_file
+from ... import paths
+from ...plumbing import events
+from ...plumbing.session_head import HEAD_BYTES, days, frontmatter_id, id8, matching_file
 
 __all__ = ["HEAD_BYTES", "days", "deny_reason", "frontmatter_id", "id8", "is_creation", "is_memory_read",
            "matching_file", "opted_out", "reminder"]

@@ -17,8 +17,8 @@ module only says where to look. Stdlib only: it runs before every prompt.
 import os
 import time
 
-from .. import fastjson, paths
-from ..plumbing import fastconfig, prompt_kind, skill_index
+from ... import fastjson, paths
+from ...plumbing import fastconfig, prompt_kind, skill_index
 from .protocol import Where
 
 LINE = "Possibly relevant skills (suggestion, not auto-fired — invoke only if it fits): "
@@ -26,7 +26,7 @@ MAX_SETTINGS = 1024 * 1024  # bytes of a settings file read (a bigger one is not
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..plumbing.skill_build import Root
+    from ...plumbing.skill_build import Root
 
 
 # What reading a cache that loads but is malformed raises (a bad watch entry, a shard that
@@ -92,7 +92,7 @@ def cached(where: Where, home: str) -> dict[str, object] | None:
 
 def rebuild(where: Where, home: str) -> dict[str, object]:
     """The index built from the installed skills now, and saved over the cache."""
-    from ..plumbing import skill_build  # only when something changed
+    from ...plumbing import skill_build  # only when something changed
 
     sources, roots = discover(where.top, home)
     index = skill_build.build((where.top, home), sources, roots)
@@ -102,7 +102,7 @@ def rebuild(where: Where, home: str) -> dict[str, object]:
 
 def discover(top: str, home: str) -> "tuple[list[str], list[Root]]":
     """(files whose change means re-discovering, skill roots in precedence order)."""
-    from ..plumbing.skill_build import valid_name  # discovery runs only to rebuild
+    from ...plumbing.skill_build import valid_name  # discovery runs only to rebuild
     settings = [os.path.join(home, "settings.json"), os.path.join(top, ".claude", "settings.json"),
                 os.path.join(top, ".claude", "settings.local.json")]
     installed = os.path.join(home, "plugins", "installed_plugins.json")
