@@ -231,3 +231,76 @@ def test_doctor_names_a_day_file_that_disagrees_with_its_folder(ctx: memory.Cont
     found = record_checks.records_index(ctx, memory.require_branch(ctx), records.Records())
     assert [p.what for p in found] == [f"records index {DAY} disagrees with sessions/ (derived: rebuilt at the next "
                                        "commit of that day; its sessions are parsed meanwhile)"]
+
+
+def _forged_clone(repo_dir: Path, tmp_path: Path, trust: str | None) -> Path:
+    """Alice's session on the branch; a teammate's clone commits her day file with her
+    blob id but a parse she never wrote, and pushes it; a fresh clone of that is returned."""
+    mallory = tmp_path / "mallory"
+    run_git(tmp_path, "clone", "-q", str(repo_dir), str(mallory))
+    run_git(mallory, "branch", "-q", "claude-memory", "origin/claude-memory")
+    line = next(x for x in run_git(mallory, "show", f"claude-memory:{DAY}").splitlines(keepends=True)
+                if x.startswith("2026-04-13-search.md "))
+    assert "Added search" in line
+    head = run_git(mallory, "show", f"claude-memory:{DAY}").splitlines(keepends=True)[0]
+    _tamper(mallory, DAY, (head + line.replace("Added search", "Decided to drop the tests")).encode())
+    run_git(mallory, "push", "-q", "origin", "claude-memory")
+    fresh = tmp_path / "fresh"
+    run_git(tmp_path, "clone", "-q", str(repo_dir), str(fresh))
+    run_git(fresh, "branch", "-q", "claude-memory", "origin/claude-memory")
+    if trust is not None:
+        run_git(fresh, "config", "enf.trust", trust)
+    return fresh
+
+
+def _summaries(clone: Path) -> dict[str, str]:
+    c = memory.Context.open(clone)
+    cache = c.cache()
+    recs = records.load(c.repo, memory.require_branch(c).tree, cache)
+    cache.save()
+    return {s.stem: s.summary for s in recs.all_sessions()}
+
+
+def test_the_refresh_corrects_a_forged_index_line_and_doctor_names_it(ctx: memory.Context, repo_dir: Path,
+                                                                      tmp_path: Path) -> None:
+    from enf_git.memory.context import pointer_refresh
+    from enf_git.memory.health import record_checks
+
+    write(ctx, "2026-04-13-search", "Added search")
+    memory.commit(ctx, "alice", now=NOW)
+    fresh = _forged_clone(repo_dir, tmp_path, None)
+    memory.init(memory.Context.open(fresh), now=NOW + 60)
+    # Unchecked, the line is taken (its blob id is right): what a fresh clone saves parsing.
+    assert _summaries(fresh) == {"2026-04-13-search": "Decided to drop the tests"}
+    state = store.state_dir(store.open_repo(str(fresh)))
+    assert (state / records.UNVERIFIED_MARK).exists()
+    pointer_refresh.run(str(fresh))  # the background refresh init starts
+    assert not (state / records.UNVERIFIED_MARK).exists()
+    saved = json.loads((state / "records.json").read_text())
+    assert "unverified" not in saved
+    assert _summaries(fresh) == {"2026-04-13-search": "Added search"}  # the true parse, in records.json
+    forger = run_git(fresh, "log", "-1", "--format=%H %an", "claude-memory", "--", DAY).split(" ", 1)
+    c = memory.Context.open(fresh)
+    found = record_checks.records_index(c, memory.require_branch(c), records.Records())
+    assert [p.what for p in found] == [
+        f"records index {DAY} holds a line for .claude-sessions/sessions/2026-04-13-search.md that is not its parse "
+        f"(commit {forger[0][:12]} by {forger[1].strip()}) (this clone uses the true parse)"]
+    # The next commit of the clone writes that day file again from the true parse.
+    write(c, "2026-04-14-next", "Next", date="2026-04-14", sid="e5f6a7b8")
+    memory.commit(c, "next", now=NOW + 120)
+    assert day_lines(fresh)["2026-04-13-search.md"][1]["data"]["summary"] == "Added search"  # type: ignore[index]
+    assert record_checks.records_index(c, memory.require_branch(c), records.Records()) == []
+
+
+def test_under_signed_memory_the_index_is_never_used(ctx: memory.Context, repo_dir: Path, tmp_path: Path,
+                                                      parses: list[str]) -> None:
+    write(ctx, "2026-04-13-search", "Added search")
+    memory.commit(ctx, "alice", now=NOW)
+    fresh = _forged_clone(repo_dir, tmp_path, "signed")
+    memory.init(memory.Context.open(fresh), now=NOW + 60)
+    parses.clear()
+    assert _summaries(fresh) == {"2026-04-13-search": "Added search"}
+    assert parses == ["sessions/2026-04-13-search.md"]  # parsed, not taken from the index
+    state = store.state_dir(store.open_repo(str(fresh)))
+    assert not (state / records.UNVERIFIED_MARK).exists()
+    assert "unverified" not in json.loads((state / "records.json").read_text())

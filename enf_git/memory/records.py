@@ -23,6 +23,7 @@ from ..plumbing import atomic, record_index, store
 from ..errors import EnfError, RecordError
 
 CACHE_VERSION = 4  # bump whenever parsing results change for the same bytes
+UNVERIFIED_MARK = "records-unverified"  # beside records.json while it holds entries not checked yet
 
 
 class Records:
@@ -47,6 +48,10 @@ class Cache:
         self.path = path
         self._entries: dict[str, Any] | None = None
         self.dirty = False
+        # Keys of entries taken from the branch's records index, not parsed here: the
+        # background refresh parses them and replaces any that disagree (records_verify.py).
+        # Saved with the entries, so an entry taken unchecked stays marked until checked.
+        self.unverified: set[str] = set()
 
     @property
     def entries(self) -> dict[str, Any]:
@@ -59,6 +64,7 @@ class Cache:
                     raw = json.loads(self.path.read_text(encoding="utf-8"))
                     if raw.get("version") == CACHE_VERSION:
                         self._entries = raw["entries"]
+                        self.unverified |= set(raw.get("unverified", ()))
                 except (OSError, ValueError, KeyError, AttributeError, TypeError):
                     self._entries = {}
         return self._entries
@@ -74,7 +80,17 @@ class Cache:
         import json
 
         # Atomic: concurrent writers each leave a whole file.
-        atomic.write(self.path, json.dumps({"version": CACHE_VERSION, "entries": self.entries}).encode("utf-8"))
+        saved: dict[str, Any] = {"version": CACHE_VERSION, "entries": self.entries}
+        if self.unverified:
+            saved["unverified"] = sorted(self.unverified)
+        atomic.write(self.path, json.dumps(saved).encode("utf-8"))
+        # A stat tells the refresh's starter that entries await their check (loading
+        # records.json to ask would cost a hook ~1 s at 100,000 sessions).
+        mark = self.path.with_name(UNVERIFIED_MARK)
+        if self.unverified:
+            mark.touch()
+        else:
+            mark.unlink(missing_ok=True)
         self.dirty = False
 
 
@@ -90,6 +106,7 @@ def load_blob_record(cache: Cache, path: str, oid: str, data_of: Any,
     found = _indexed(index, path, oid)
     if found is not None:
         cache.entries[key] = found[0]
+        cache.unverified.add(key)
         cache.dirty = True
         return found[1]
     entry = parsed_entry(path, data_of())
@@ -116,8 +133,22 @@ def index_versions() -> str:
     return f"{CACHE_VERSION} {tiers.FACTS_VERSION}"
 
 
-def index_reader(repo: store.Repo, tree: store.Tree | None) -> record_index.Reader:
-    return record_index.Reader(repo, tree, index_versions())
+def index_reader(repo: store.Repo, tree: store.Tree | None, reading: bool = False) -> record_index.Reader:
+    """The records index of `tree`. `reading`: to take its entries as records, which
+    under `enf.trust signed` (or a value git config cannot read: fail closed) it never
+    gives: a team that asks for signatures gets attribution proven by them, never by an
+    unsigned derived file. Writers read it to keep the lines that still stand."""
+    return record_index.Reader(repo, None if reading and index_refused(repo) else tree, index_versions())
+
+
+TRUST_KEY = "enf.trust"  # record/trust.py's key; read here without its imports (a hook path)
+
+
+def index_refused(repo: store.Repo) -> bool:
+    """Whether enf.trust asks for signed memory, so that nothing derived and unsigned
+    (the records index, the carried digest) may stand for a record."""
+    mode = (store.config_value(repo, TRUST_KEY) or "all").strip().lower()
+    return mode not in ("all", "authors")
 
 
 def _indexed(index: record_index.Reader | None, path: str,
@@ -186,7 +217,7 @@ def load(repo: store.Repo, tree: store.Tree | None, cache: Cache, overlay: dict[
     """Records of `tree`, with `overlay` (path -> bytes or None for deleted) applied."""
     overlay = overlay or {}
     out = Records()
-    index = index_reader(repo, tree)
+    index = index_reader(repo, tree, reading=True)
     for folder in (model.SESSIONS_DIR, model.DECISIONS_DIR):
         for name, oid, kind in store.folder_entries(repo, tree, folder, links=True):
             path = f"{folder}/{name}"

@@ -392,7 +392,7 @@ class _Run:
             # The branch's records index first (a fresh clone's first ranking reads its
             # day files, not every blob): its entries hold the tier facts too.
             if self._index is None:
-                self._index = records.index_reader(self.ctx.repo, self.tip.tree)
+                self._index = records.index_reader(self.ctx.repo, self.tip.tree, reading=True)
             record = records.load_blob_record(self.cache, path, oid, lambda: store.blob_data(self.ctx.repo, oid),
                                               self._index)
             cached = self._cached_facts(path, oid)  # a new entry holds them: not worked out twice

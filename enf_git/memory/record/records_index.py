@@ -33,7 +33,12 @@ def changes_for(repo: store.Repo, tree: store.Tree | None, overlay: Mapping[str,
     `every`, every day. A merge names what the other side changed in `also`: a day both
     sides changed is rewritten whichever side merges, so both directions agree even when
     one side's file was stale."""
-    days = {d for d in map(record_index.day_of, [*overlay, *also]) if d is not None}
+    from . import records_verify
+
+    # Lines the background refresh found not to be their session's parse: written again
+    # from the true parse by the next commit, whichever day it changes.
+    wrong = {d.session for d in records_verify.in_force(repo)}
+    days = {d for d in map(record_index.day_of, [*overlay, *also, *wrong]) if d is not None}
     listed = _listing(repo, tree, days, every)
     index = records.index_reader(repo, tree)
     if every:
@@ -44,7 +49,7 @@ def changes_for(repo: store.Repo, tree: store.Tree | None, overlay: Mapping[str,
         for path, data in overlay.items():
             if record_index.day_of(path) == day:
                 _apply(names, path, data)
-        new = _day_file(day, names, overlay, index, cache, lambda oid: store.blob_data(repo, oid))
+        new = _day_file(day, names, overlay, index, cache, lambda oid: store.blob_data(repo, oid), wrong)
         path = record_index.file_of(day)
         if store.blob_oid(repo, tree, path) != (store.hash_bytes(new) if new is not None else None):
             out[path] = new
@@ -86,7 +91,7 @@ def index_days(repo: store.Repo, tree: store.Tree | None) -> list[str]:
 
 
 def _day_file(day: str, names: Listing, overlay: Mapping[str, bytes | None], index: record_index.Reader,
-              cache: records.Cache, blob: Callable[[str], bytes]) -> bytes | None:
+              cache: records.Cache, blob: Callable[[str], bytes], wrong: set[str]) -> bytes | None:
     if not names:
         return None
     old = index.day(day) or {}
@@ -95,10 +100,10 @@ def _day_file(day: str, names: Listing, overlay: Mapping[str, bytes | None], ind
         if " " in name or "\n" in name:
             continue  # the line format cannot hold it: that session is parsed by its readers
         kept = old.get(name)
-        if kept is not None and kept[0] == oid:
+        path = f"{paths.SESSIONS_DIR}/{name}"
+        if kept is not None and kept[0] == oid and path not in wrong:
             rows.append((name, oid, kept[1]))
             continue
-        path = f"{paths.SESSIONS_DIR}/{name}"
         rows.append((name, oid, _entry_json(cache, path, oid, _reader(overlay.get(path), oid, blob))))
     return record_index.encode(records.index_versions(), rows)
 
