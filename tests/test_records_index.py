@@ -128,7 +128,7 @@ def test_a_deleted_or_missing_day_file_costs_parses_only(ctx: memory.Context, re
     _tamper(repo_dir, DAY, b"")  # an empty file: not this version's
     opened = store.open_repo(str(repo_dir))
     store_write.commit(opened, lambda tip: {DAY: None}, "drop the index")
-    assert run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", ".derived/").strip() == ""
+    assert run_git(repo_dir, "ls-tree", "-r", "--name-only", "claude-memory", ".derived/records/").strip() == ""
     parses.clear()
     recs = records.load(ctx.repo, store.tip(ctx.repo).tree, records.Cache(None))
     assert [s.summary for s in recs.all_sessions()] == ["Added search"]
@@ -205,6 +205,10 @@ def test_a_merge_rewrites_the_index_of_the_days_it_changed(ctx: memory.Context, 
                                   now=NOW + 120)
     assert other.outcome in ("merged", "fast-forward")
     assert run_git(clone, "show", f"claude-memory:{DAY}") == run_git(repo_dir, "show", f"claude-memory:{DAY}")
+    # The digest the branch carries too (brought up to date on both sides, kept as they agree).
+    digest = run_git(repo_dir, "show", "claude-memory:.derived/digest.json")
+    assert run_git(clone, "show", "claude-memory:.derived/digest.json") == digest
+    assert json.loads(digest)["digest"]["count"] == 3
 
 
 def test_the_reader_reads_a_day_file_once(ctx: memory.Context) -> None:

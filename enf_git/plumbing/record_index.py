@@ -52,8 +52,12 @@ def file_of(day: str) -> str:
     return f"{FOLDER}/{day}.jsonl"
 
 
+DERIVED = ".derived/"  # the derived files the branch carries: this index, the digest (memory/record/carried_digest.py)
+
+
 def is_index_path(path: str) -> bool:
-    return path.startswith(FOLDER + "/")
+    """A path of the branch's derived files (.derived/): rewritten from the records, never merged as text."""
+    return path.startswith(DERIVED)
 
 
 def encode(versions: str, rows: list[tuple[str, str, bytes]]) -> bytes:

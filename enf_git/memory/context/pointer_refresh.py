@@ -55,8 +55,11 @@ def run(top: str) -> int | None:
 
     # First: the recall index and pointers below are built from these entries.
     cache = ctx.cache()
-    if records_verify.verify(ctx.repo, cache) is None or not brain_first_on(ctx.repo):
+    if records_verify.verify(ctx.repo, cache) is None:
         return None  # the check goes on in the next refresh, before anything is built from them
+    records_verify.check_digest(ctx.repo, cache)
+    if not brain_first_on(ctx.repo):
+        return None
     withheld = _withheld(ctx)
     path = str(pointer_state.pointers_path(ctx.repo))
     built = pointers.load(path)

@@ -39,8 +39,57 @@ class Disagreement(NamedTuple):
 
 
 def pending(repo: store.Repo) -> bool:
-    """Whether records.json holds entries not checked yet (a stat: hooks ask it)."""
-    return (store.state_dir(repo) / records.UNVERIFIED_MARK).exists()
+    """Whether records.json or startup.json holds what the branch's derived files gave,
+    not checked yet (two stats: hooks ask it)."""
+    from . import digests
+
+    state = store.state_dir(repo)
+    return (state / records.UNVERIFIED_MARK).exists() or (state / digests.UNCHECKED_MARK).exists()
+
+
+def check_digest(repo: store.Repo, cache: records.Cache) -> Disagreement | None:
+    """When this machine's startup digest came from the branch's (carried_digest.py), fold
+    the true one from every record (checked entries); if it would show anything else, keep
+    the true one and name the commit that wrote the branch's. Seconds at 100,000 sessions:
+    the refresh's, and only after a start took the branch's digest."""
+    from . import carried_digest, digests
+
+    mark = store.state_dir(repo) / digests.UNCHECKED_MARK
+    tip = store.tip(repo)
+    if not mark.exists() or tip is None:
+        return None
+    records.load(repo, tip.tree, cache)  # entries a fresh clone takes from the index...
+    if verify(repo, cache) is None:
+        return None  # ...checked before the fold, over as many refreshes as it takes
+    key = digests.key_of_tree(repo, tip.tree)
+    used = digests.saved_for(repo, key)
+    true = digests.build(repo, tip, cache)
+    found = None
+    if used is not None and shown(used) != shown(true):
+        digests.save(repo, tip, true)
+        writer = store_merge.last_change(repo, tip, carried_digest.PATH)
+        found = Disagreement(carried_digest.PATH, store.blob_oid(repo, tip.tree, carried_digest.PATH) or "", "",
+                             str(writer.id) if writer is not None else "",
+                             str(writer.author.name) if writer is not None else "")
+        save(repo, [found] + [d for d in in_force(repo) if d.day_file != found.day_file])
+    mark.unlink(missing_ok=True)
+    return found
+
+
+def shown(d: Any) -> tuple[Any, ...]:
+    """What of a digest can reach the context: two digests that agree on this give the
+    same start (one brought up to date commit by commit keeps more past its cut)."""
+    from ...pure import briefing
+
+    need = min(briefing.NEED, d.count)
+    lines, size = [], 0
+    for line in d.lines:
+        if size > briefing.HARD_LIMIT:
+            break
+        lines.append((line.date, line.time, line.id, line.text, line.source))
+        size += len(line.text) + 1
+    return (d.count, d.standing, d.disagreements, [records.session_to_json(s) for s in d.newest[:need]],
+            [records.session_to_json(s) for s in d.interrupted], lines)
 
 
 def verify(repo: store.Repo, cache: records.Cache, budget: float = 60.0) -> list[Disagreement] | None:
@@ -129,4 +178,6 @@ def in_force(repo: store.Repo) -> list[Disagreement]:
 def doctor_line(d: Disagreement) -> str:
     """One disagreement as doctor names it."""
     who = f"commit {d.commit[:12]} by {d.author}" if d.commit else "a commit too far back to name"
+    if not d.session:
+        return f"{d.day_file} would show another start than its records give ({who})"
     return f"records index {d.day_file} holds a line for {paths.WC_DIR}/{d.session} that is not its parse ({who})"

@@ -47,7 +47,7 @@ from ...plumbing import record_index, store, store_merge, store_write
 from ...plumbing.workcopy import Manifest
 from ...pure import model, render
 from .. import records
-from ..record import merge, merge_notes, records_index, views
+from ..record import carried_digest, merge, merge_notes, records_index, views
 from ..record.merge_rules import Plan, Rule, Sides, append_only, three_way  # noqa: F401 - re-exported
 
 MAX_ATTEMPTS = 50
@@ -234,7 +234,8 @@ def merged_views(repo: store.Repo, ours: store.Tree, theirs: store.Tree, changes
         yours = views.patched_views(repo, theirs, other, keys=keys)
         if yours is not None and _same_views(repo, ours, mine, theirs, yours):
             # The records index of each day either side changed, rewritten for the merged records.
-            return mine | records_index.changes_for(repo, ours, changes, cache, also=other), {}
+            return (mine | records_index.changes_for(repo, ours, changes, cache, also=other)
+                    | carried_digest.merged(repo, ours, changes, theirs, other)), {}
     return render_views(repo, ours, changes, cache)
 
 
@@ -263,8 +264,7 @@ def render_views(repo: store.Repo, tree: store.Tree, overlay: dict[str, bytes | 
                  cache: records.Cache) -> tuple[dict[str, bytes | None], dict[str, EnfError]]:
     """(every view whose full render from `tree` + `overlay` differs from `tree`'s, malformed records)."""
     recs = records.load(repo, tree, cache, overlay)
-    project = views.project_of(repo, tree, overlay)
-    out = views.changed_views(repo, tree, render.render_all(project, recs.all_sessions(), recs.extra_decisions()))
+    out = views.rendered(repo, tree, overlay, recs)
     out |= records_index.changes_for(repo, tree, overlay, cache, every=True)
     from ..record import fact_stores  # only a full render needs it: not on the path of a patched merge
 
