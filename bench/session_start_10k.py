@@ -41,7 +41,8 @@ next timing, so a detached job never runs inside another measurement.
 
 A fresh clone at 100,000 sessions: `--sessions 100000 --growth 0 --keep` once (minutes),
 then `--reuse DIR` with the kept folder; its first starts take the clone's records from
-the records index the branch carries (.derived/records/), not from every blob.
+the records index the branch carries (.derived/records/), not from every blob, and its
+digest from .derived/digest.json, not from a fold of every decision.
 
 Run: .venv/bin/python bench/session_start_10k.py [--quick] [--growth N] [--only KINDS] [--profile] [--keep]
      [--reuse DIR]
@@ -136,10 +137,11 @@ def fixture(path: Path, n: int, pack: bool, trust: str = "all") -> Path:
 
 
 def reused(repo: Path, n: int) -> Path:
-    """A kept fixture, its branch given the records index if it predates it (one commit,
-    timed: what the first full render of an older branch does once)."""
+    """A kept fixture, its branch given the records index and the carried digest if it
+    predates them (one commit each, timed: what the first full render of an older branch
+    does once)."""
     from enf_git import memory
-    from enf_git.memory.record import records_index
+    from enf_git.memory.record import carried_digest, digests, records_index
     from enf_git.plumbing import record_index, store, store_write
 
     if not (repo / ".git").is_dir():
@@ -153,6 +155,17 @@ def reused(repo: Path, n: int) -> Path:
             ctx.repo, at.tree if at is not None else None, {}, cache, every=True), "enf: records index"))
         cache.save()
         print(f"fixture {n}: records index written in one commit (a branch from before it): {t:.2f} s")
+    tip = memory.require_branch(ctx)
+    if store.blob_oid(ctx.repo, tip.tree, carried_digest.PATH) is None:
+        cache = ctx.cache()
+
+        def digest_of(at: store.Commit | None) -> dict[str, bytes | None]:
+            assert at is not None
+            return carried_digest.changes_for(ctx.repo, at.tree, {}, digests.build(ctx.repo, at, cache))
+
+        t = common.time_call(lambda: store_write.commit(ctx.repo, digest_of, "enf: carried digest"))
+        print(f"fixture {n}: the digest the branch carries written in one commit (a branch from before it): "
+              f"{t:.2f} s")
     print(f"fixture {n}: reused from {repo}")
     return repo
 
