@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from ... import paths
 from ...plumbing import atomic, record_index, store, store_merge
+from ...pure import briefing
 from .. import records
 
 FILE = "records-index-check.json"  # in .git/enf/
@@ -64,9 +65,9 @@ def check_digest(repo: store.Repo, cache: records.Cache) -> Disagreement | None:
     key = digests.key_of_tree(repo, tip.tree)
     used = digests.saved_for(repo, key)
     true = digests.build(repo, tip, cache)
+    digests.save(repo, tip, true)  # checked: what this machine's starts use from now on
     found = None
     if used is not None and shown(used) != shown(true):
-        digests.save(repo, tip, true)
         writer = store_merge.last_change(repo, tip, carried_digest.PATH)
         found = Disagreement(carried_digest.PATH, store.blob_oid(repo, tip.tree, carried_digest.PATH) or "", "",
                              str(writer.id) if writer is not None else "",
@@ -76,11 +77,9 @@ def check_digest(repo: store.Repo, cache: records.Cache) -> Disagreement | None:
     return found
 
 
-def shown(d: Any) -> tuple[Any, ...]:
+def shown(d: briefing.Digest) -> tuple[Any, ...]:
     """What of a digest can reach the context: two digests that agree on this give the
     same start (one brought up to date commit by commit keeps more past its cut)."""
-    from ...pure import briefing
-
     need = min(briefing.NEED, d.count)
     lines, size = [], 0
     for line in d.lines:
