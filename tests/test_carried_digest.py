@@ -59,7 +59,7 @@ def test_every_commit_carries_the_digest_a_full_fold_gives(ctx: memory.Context, 
     sessions = run_git(repo_dir, "rev-parse", "claude-memory:sessions").strip()
     assert raw["folders"] == [sessions, ""]  # the folders it describes: this tip's (no decisions/)
     tip = memory.require_branch(ctx)
-    got = carried_digest.for_tip(ctx.repo, tip)
+    got = digests.carried_for_tip(ctx.repo, tip)
     assert got is not None
     true = digests.build(ctx.repo, tip, records.Cache(None))
     assert records_verify.shown(got) == records_verify.shown(true)

@@ -28,37 +28,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from ...errors import EnfError
-from ...plumbing import record_index, store, store_write
+from ...plumbing import store, store_write
 from ...pure import briefing, model
 from ...pure.frozen import replace
 from .. import records
 from . import digests
 
-PATH = record_index.DERIVED + "digest.json"
+PATH = digests.CARRIED
 Key = tuple[str, str]
-
-
-def read(repo: store.Repo, tree: store.Tree | None) -> tuple[Key, briefing.Digest] | None:
-    """(the folders' key it describes, the digest) of `tree`'s file; None: none, or another version's."""
-    data = store.read_path(repo, tree, PATH) if tree is not None else None
-    if data is None:
-        return None
-    try:
-        raw = json.loads(data)
-        if raw.get("version") != _version():
-            return None
-        return (str(raw["folders"][0]), str(raw["folders"][1])), digests.digest_of_json(raw["digest"])
-    except (ValueError, KeyError, TypeError, AttributeError, IndexError, EnfError):
-        return None
-
-
-def for_tip(repo: store.Repo, tip: store.Commit) -> briefing.Digest | None:
-    """The digest the tip carries, when it describes the tip's records and enf.trust lets it stand for them."""
-    if records.index_refused(repo):
-        return None
-    found = read(repo, tip.tree)
-    return found[1] if found is not None and found[0] == digests.key_of_tree(repo, tip.tree) else None
+read = digests.read_carried  # the start reads it (digests.current); writers here
 
 
 def encode(key: Key, digest: briefing.Digest) -> bytes:
@@ -66,7 +44,7 @@ def encode(key: Key, digest: briefing.Digest) -> bytes:
     up to date commit by commit (the newest sessions as many as a start needs, no more:
     the local digest keeps a margin past them, which depends on its history)."""
     digest = replace(digest, newest=digest.newest[:briefing.NEED])
-    return json.dumps({"version": _version(), "folders": list(key), "digest": digests.digest_to_json(digest)},
+    return json.dumps({"version": digests.carried_version(), "folders": list(key), "digest": digests.digest_to_json(digest)},
                       ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
@@ -146,5 +124,3 @@ def _key_after(repo: store.Repo, tree: store.Tree | None, changed: Mapping[str, 
     return digests.key_of_tree(repo, after)
 
 
-def _version() -> str:
-    return f"{digests.VERSION}.{records.CACHE_VERSION}"

@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from ...errors import EnfError
-from ...plumbing import atomic, store
+from ...plumbing import atomic, record_index, store
 from ...pure import briefing, model, render
 from .. import records
 
@@ -37,9 +37,7 @@ def current(repo: store.Repo, tip: store.Commit, cache: records.Cache) -> briefi
     if saved is not None and saved[1][1] == key[1]:
         digest = _update(repo, saved[0], tip, saved[2])
     if digest is None:
-        from . import carried_digest  # a fresh clone's first start: the branch carries it
-
-        digest = carried_digest.for_tip(repo, tip)
+        digest = carried_for_tip(repo, tip)  # a fresh clone's first start: the branch carries it
         if digest is not None:  # taken unchecked: the background refresh folds the true one
             (store.state_dir(repo) / UNCHECKED_MARK).touch()
     if digest is None:
@@ -53,6 +51,36 @@ def build(repo: store.Repo, tip: store.Commit, cache: records.Cache) -> briefing
     recs = records.load(repo, tip.tree, cache)
     cache.save()
     return briefing.digest_of(recs.all_sessions(), render.build_ledger(recs.all_sessions(), recs.extra_decisions()))
+
+
+CARRIED = record_index.DERIVED + "digest.json"  # the digest the branch carries (written by carried_digest.py)
+
+
+def carried_version() -> str:
+    return f"{VERSION}.{records.CACHE_VERSION}"
+
+
+def read_carried(repo: store.Repo, tree: store.Tree | None) -> tuple[tuple[str, str], briefing.Digest] | None:
+    """(the folders' key it describes, the digest) of `tree`'s carried digest; None: none, or another version's."""
+    data = store.read_path(repo, tree, CARRIED) if tree is not None else None
+    if data is None:
+        return None
+    try:
+        raw = json.loads(data)
+        if raw.get("version") != carried_version():
+            return None
+        return (str(raw["folders"][0]), str(raw["folders"][1])), digest_of_json(raw["digest"])
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, EnfError):
+        return None
+
+
+def carried_for_tip(repo: store.Repo, tip: store.Commit) -> briefing.Digest | None:
+    """The digest the tip carries, when it describes the tip's records and enf.trust lets
+    it stand for them (never under signed memory: records.index_refused)."""
+    if records.index_refused(repo):
+        return None
+    found = read_carried(repo, tip.tree)
+    return found[1] if found is not None and found[0] == key_of_tree(repo, tip.tree) else None
 
 
 def saved_for(repo: store.Repo, key: tuple[str, str]) -> briefing.Digest | None:
