@@ -59,7 +59,10 @@ def changes_for(repo: store.Repo, tree: store.Tree | None, overlay: Mapping[str,
     digest = built if built is not None else _updated(repo, tree, changed)
     if digest is None:
         return {}
-    new = encode(_key_after(repo, tree, changed), digest)
+    key = _key_after(repo, tree, changed)
+    if key is None:
+        return {}
+    new = encode(key, digest)
     return {} if store.read_path(repo, tree, PATH) == new else {PATH: new}
 
 
@@ -72,6 +75,8 @@ def merged(repo: store.Repo, ours: store.Tree, changes: Mapping[str, bytes | Non
     mine = _updated(repo, ours, _records_of(changes))
     yours = _updated(repo, theirs, _records_of(their_changes))
     key = _key_after(repo, ours, _records_of(changes))
+    if key is None:
+        return {}
     if mine is not None and yours is not None and encode(key, mine) == encode(key, yours):
         new: bytes | None = encode(key, mine)
     else:
@@ -114,12 +119,16 @@ def _session(path: str, data: bytes | None) -> list[model.Session]:
     return [record] if isinstance(record, model.Session) else []
 
 
-def _key_after(repo: store.Repo, tree: store.Tree | None, changed: Mapping[str, bytes | None]) -> Key:
+def _key_after(repo: store.Repo, tree: store.Tree | None, changed: Mapping[str, bytes | None]) -> Key | None:
     """The sessions/ and decisions/ tree ids once `changed` is written (objects only: the
-    commit writes the same ones again, deduplicated by id)."""
+    commit writes the same ones again, deduplicated by id); None when they cannot be
+    written (objects not writable: the commit's own write reports it, with its hint)."""
     if not changed:
         return digests.key_of_tree(repo, tree)
-    after = repo[store_write.write_tree(repo, tree, dict(changed))]
+    try:
+        after = repo[store_write.write_tree(repo, tree, dict(changed))]
+    except Exception:  # noqa: BLE001 - pygit2.GitError or OSError: the memory rooms do not import pygit2
+        return None
     assert isinstance(after, store.Tree)
     return digests.key_of_tree(repo, after)
 
