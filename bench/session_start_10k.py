@@ -39,7 +39,13 @@ is checked to have compressed exactly one batch. Every start that leaves the poi
 file stale starts the background refresh: the script waits for it to finish before the
 next timing, so a detached job never runs inside another measurement.
 
+A fresh clone at 100,000 sessions: `--sessions 100000 --growth 0 --keep` once (minutes),
+then `--reuse DIR` with the kept folder; its first starts take the clone's records from
+the records index the branch carries (.derived/records/), not from every blob, and its
+digest from .derived/digest.json, not from a fold of every decision.
+
 Run: .venv/bin/python bench/session_start_10k.py [--quick] [--growth N] [--only KINDS] [--profile] [--keep]
+     [--reuse DIR]
 """
 
 from __future__ import annotations
@@ -75,6 +81,9 @@ def _options(ap: argparse.ArgumentParser) -> None:
                     help="the client whose adapter runs the hook (its payload and session id); default claude")
     ap.add_argument("--only", default=",".join(KINDS),
                     help=f"comma-separated kinds of start to measure (default: {','.join(KINDS)})")
+    ap.add_argument("--reuse", type=Path, help="a folder kept by an earlier --keep run holding repo-N for each size "
+                    "(used as it is: the 100,000-session fixture takes minutes to build); a branch written before "
+                    "the records index gets it in one commit first")
 
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
@@ -91,7 +100,10 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
         print(f"unknown kind of start: {', '.join(sorted(unknown))} (known: {', '.join(KINDS)})", file=sys.stderr)
         return 2
     for size in sizes:
-        repo = fixture(work / f"repo-{size}", size, pack=not args.loose, trust=args.trust)
+        if args.reuse:
+            repo = reused(args.reuse.resolve() / f"repo-{size}", size)
+        else:
+            repo = fixture(work / f"repo-{size}", size, pack=not args.loose, trust=args.trust)
         if measure(repo, size, reps) != 0:
             return 1
         if "first" in kinds and first_starts(work, repo, size, reps) != 0:
@@ -121,6 +133,40 @@ def fixture(path: Path, n: int, pack: bool, trust: str = "all") -> Path:
     print(f"fixture {n}: git enf init: {common.time_cmd([common.GIT_ENF, 'init'], repo):.2f} s")
     t = common.time_call(lambda: pins_and_facts(repo, n))
     print(f"fixture {n}: {PINS} pins + {FACTS} facts (one commit each, in-process): {t:.2f} s")
+    return repo
+
+
+def reused(repo: Path, n: int) -> Path:
+    """A kept fixture, its branch given the records index and the carried digest if it
+    predates them (one commit each, timed: what the first full render of an older branch
+    does once)."""
+    from enf_git import memory
+    from enf_git.memory.record import carried_digest, digests, records_index
+    from enf_git.plumbing import record_index, store, store_write
+
+    if not (repo / ".git").is_dir():
+        raise SystemExit(f"--reuse: no fixture at {repo} (keep one with --keep --sessions {n})")
+    ctx = memory.Context.open(str(repo))
+    tip = memory.require_branch(ctx)
+    if store.blob_oid(ctx.repo, tip.tree, record_index.FOLDER) is None and not store.folder_entries(
+            ctx.repo, tip.tree, record_index.FOLDER):
+        cache = ctx.cache()
+        t = common.time_call(lambda: store_write.commit(ctx.repo, lambda at: records_index.changes_for(
+            ctx.repo, at.tree if at is not None else None, {}, cache, every=True), "enf: records index"))
+        cache.save()
+        print(f"fixture {n}: records index written in one commit (a branch from before it): {t:.2f} s")
+    tip = memory.require_branch(ctx)
+    if store.blob_oid(ctx.repo, tip.tree, carried_digest.PATH) is None:
+        cache = ctx.cache()
+
+        def digest_of(at: store.Commit | None) -> dict[str, bytes | None]:
+            assert at is not None
+            return carried_digest.changes_for(ctx.repo, at.tree, {}, digests.build(ctx.repo, at, cache))
+
+        t = common.time_call(lambda: store_write.commit(ctx.repo, digest_of, "enf: carried digest"))
+        print(f"fixture {n}: the digest the branch carries written in one commit (a branch from before it): "
+              f"{t:.2f} s")
+    print(f"fixture {n}: reused from {repo}")
     return repo
 
 

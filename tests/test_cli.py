@@ -236,7 +236,8 @@ def test_commit_fast_path_matches_the_click_path(populated, repo_dir: Path) -> N
         (sessions / f"2026-05-0{n + 1}-fast-path.md").write_text(session_text(date=f"2026-05-0{n + 1}"))
         proc = subprocess.run([script, *args], cwd=repo_dir, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
-        assert re.fullmatch(r"\[claude-memory [0-9a-f]{12}\] fast \(3 paths\)\n", proc.stdout), proc.stdout
+        # the session, index.md, topics.md, the day's records index file and the digest
+        assert re.fullmatch(r"\[claude-memory [0-9a-f]{12}\] fast \(5 paths\)\n", proc.stdout), proc.stdout
     proc = subprocess.run([script, "commit"], cwd=repo_dir, capture_output=True, text=True)
     assert (proc.returncode, proc.stdout) == (0, "nothing to commit\n")
     assert populated("commit") == "nothing to commit\n"

@@ -27,7 +27,7 @@ Run = Callable[..., tuple[int, str]]
 CLEAN_CHECKS = ["hook commands", "hook scopes", "skill", "exclude entry", "git hooks", "mcp server", "codex install", "gemini install", "cursor install", "copilot install", "qwen install", "toolset profiles", "write access", "writer lock", "ref lock", "recall index",
                 "memory branch", "branch objects", "manifest", "working copy", "records parse", "decision and reversal lines",
                 "session names and ids", "reversal links", "conflict copies", "remembered facts", "pins",
-                "instructions to the assistant"]
+                "instructions to the assistant", "records index"]
 
 
 @pytest.fixture

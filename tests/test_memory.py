@@ -37,8 +37,10 @@ def test_init_creates_branch_first_session_files_and_exclude(repo_dir: Path, git
     report = memory.init(c)
     assert report.commit is not None
     files = git("ls-tree", "-r", "--name-only", "claude-memory").split()
-    assert files == ["decisions.md", "index.md", "log.md", "meta.json", "topics.md"]
-    for name in files:
+    # .derived/ (the digest the branch carries) is for enf-git, never in the working copy
+    assert files == [".derived/digest.json", "decisions.md", "index.md", "log.md", "meta.json", "topics.md"]
+    assert not (c.root / ".derived").exists()
+    for name in files[1:]:
         assert (c.root / name).read_bytes() == git("show", f"claude-memory:{name}").encode()
     assert (c.root / "sessions").is_dir() and (c.root / "raw").is_dir()
     assert "/.claude-sessions/" in (repo_dir / ".git" / "info" / "exclude").read_text().splitlines()
@@ -67,7 +69,9 @@ def test_commit_takes_exactly_the_changed_paths_and_refreshes_views(ctx: memory.
     write(ctx, S1, session_text())
     report = memory.commit(ctx, "checkpoint")
     assert report.commit is not None
-    assert report.commit.paths == ("index.md", S1, "topics.md")  # no decision: decisions.md unchanged
+    # no decision: decisions.md unchanged; the digest and the day's records index file are on the branch only
+    assert report.commit.paths == (".derived/digest.json", ".derived/records/2026/04/13.jsonl", "index.md", S1,
+                                   "topics.md")
     assert git("log", "-1", "--format=%s", "claude-memory").strip() == "checkpoint"
     assert "[2026-04-13-search-api](sessions/2026-04-13-search-api.md): Added search." in (ctx.root / "index.md").read_text()
     assert memory.pending(ctx).empty

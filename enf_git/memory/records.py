@@ -5,6 +5,11 @@ never changes, so each parse result (minus the section text, which views do not
 need) is cached in `.git/enf/records.json` under its blob OID. A session's entry also
 keeps the facts compression ranks it by (`tier_facts`), so a clone's first ranking
 needs no blob. The cache is a pure accelerator: delete it and the next run rebuilds it.
+
+A miss is looked up in the records index the branch carries (plumbing/record_index.py:
+the same entries, one file a day, taken only for the blob id the month folder lists)
+before the blob is parsed, so a fresh clone fills this cache from a few hundred day
+files instead of parsing every session.
 """
 
 from __future__ import annotations
@@ -14,10 +19,11 @@ from typing import Any
 
 from ..pure import frozen, model
 
-from ..plumbing import atomic, store
+from ..plumbing import atomic, record_index, store
 from ..errors import EnfError, RecordError
 
 CACHE_VERSION = 4  # bump whenever parsing results change for the same bytes
+UNVERIFIED_MARK = "records-unverified"  # beside records.json while it holds entries not checked yet
 
 
 class Records:
@@ -42,6 +48,10 @@ class Cache:
         self.path = path
         self._entries: dict[str, Any] | None = None
         self.dirty = False
+        # Keys of entries taken from the branch's records index, not parsed here: the
+        # background refresh parses them and replaces any that disagree (records_verify.py).
+        # Saved with the entries, so an entry taken unchecked stays marked until checked.
+        self.unverified: set[str] = set()
 
     @property
     def entries(self) -> dict[str, Any]:
@@ -54,9 +64,15 @@ class Cache:
                     raw = json.loads(self.path.read_text(encoding="utf-8"))
                     if raw.get("version") == CACHE_VERSION:
                         self._entries = raw["entries"]
+                        self.unverified |= set(raw.get("unverified", ()))
                 except (OSError, ValueError, KeyError, AttributeError, TypeError):
                     self._entries = {}
         return self._entries
+
+    @property
+    def loaded(self) -> bool:
+        """Whether `entries` was read already (a routine commit never asks it)."""
+        return self._entries is not None
 
     def save(self) -> None:
         if self.path is None or not self.dirty:
@@ -64,27 +80,101 @@ class Cache:
         import json
 
         # Atomic: concurrent writers each leave a whole file.
-        atomic.write(self.path, json.dumps({"version": CACHE_VERSION, "entries": self.entries}).encode("utf-8"))
+        saved: dict[str, Any] = {"version": CACHE_VERSION, "entries": self.entries}
+        if self.unverified:
+            saved["unverified"] = sorted(self.unverified)
+        atomic.write(self.path, json.dumps(saved).encode("utf-8"))
+        # A stat tells the refresh's starter that entries await their check (loading
+        # records.json to ask would cost a hook ~1 s at 100,000 sessions).
+        mark = self.path.with_name(UNVERIFIED_MARK)
+        if self.unverified:
+            mark.touch()
+        else:
+            mark.unlink(missing_ok=True)
         self.dirty = False
 
 
-def load_blob_record(cache: Cache, path: str, oid: str, data_of: Any) -> model.Session | list[model.Decision] | EnfError:
-    """The record in one blob, from the cache or parsed (then cached, with a session's
-    tier facts: see `tier_facts`)."""
+def load_blob_record(cache: Cache, path: str, oid: str, data_of: Any,
+                     index: record_index.Reader | None = None) -> model.Session | list[model.Decision] | EnfError:
+    """The record in one blob, from the cache, the branch's records index (`index`, for
+    the tree that lists `path` at `oid`), or parsed; then cached, with a session's tier
+    facts (see `tier_facts`)."""
     key = f"{oid}:{path}"
     hit = cache.entries.get(key)
     if hit is not None:
         return _from_json(hit)
-    data = data_of()
-    record = parse_blob(path, data)
-    entry = _to_json(record)
+    found = _indexed(index, path, oid)
+    if found is not None:
+        cache.entries[key] = found[0]
+        cache.unverified.add(key)
+        cache.dirty = True
+        return found[1]
+    entry = parsed_entry(path, data_of())
+    cache.entries[key] = entry
+    cache.dirty = True
+    return _from_json(entry)
+
+
+def parsed_entry(path: str, data: bytes) -> dict[str, Any]:
+    """The cache entry of a blob, parsed: its record's JSON, with a session's tier facts."""
+    entry = _to_json(parse_blob(path, data))
     if model.is_session_path(path):
         from ..pure import tiers  # here: only a parse pays its import
 
         entry[TIER_FACTS] = [tiers.FACTS_VERSION, *tiers.facts_of(data)]
-    cache.entries[key] = entry
-    cache.dirty = True
-    return record
+    return entry
+
+
+def index_versions() -> str:
+    """What a records index entry depends on besides the bytes: this cache's version and
+    the tier facts' (a day file written by other versions is not read)."""
+    from ..pure import tiers  # here: only a miss pays its import
+
+    return f"{CACHE_VERSION} {tiers.FACTS_VERSION}"
+
+
+def index_reader(repo: store.Repo, tree: store.Tree | None, reading: bool = False) -> record_index.Reader:
+    """The records index of `tree`. `reading`: to take its entries as records, which
+    under `enf.trust signed` (or a value git config cannot read: fail closed) it never
+    gives: a team that asks for signatures gets attribution proven by them, never by an
+    unsigned derived file. Writers read it to keep the lines that still stand."""
+    return record_index.Reader(repo, None if reading and index_refused(repo) else tree, index_versions())
+
+
+TRUST_KEY = "enf.trust"  # record/trust.py's key; read here without its imports (a hook path)
+
+
+def index_refused(repo: store.Repo) -> bool:
+    """Whether enf.trust asks for signed memory, so that nothing derived and unsigned
+    (the records index, the carried digest) may stand for a record."""
+    mode = (store.config_value(repo, TRUST_KEY) or "all").strip().lower()
+    return mode not in ("all", "authors")
+
+
+def _indexed(index: record_index.Reader | None, path: str,
+             oid: str) -> tuple[dict[str, Any], model.Session | list[model.Decision] | EnfError] | None:
+    """(entry, record) from the branch's index, when it holds a well-formed entry for this
+    blob at this path; None: parse the blob (a teammate's file can hold anything)."""
+    raw = index.entry(path, oid) if index is not None else None
+    if raw is None:
+        return None
+    import json
+
+    try:
+        entry = json.loads(raw)
+        record = _from_json(entry)
+        facts = entry.get(TIER_FACTS)
+        if (isinstance(record, model.Session) and record.path == path and _facts_shape(facts)
+                and all(d.source == path for d in record.decisions) and all(r.source == path for r in record.reversals)):
+            return entry, record
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, EnfError):
+        pass
+    return None
+
+
+def _facts_shape(facts: Any) -> bool:
+    return (isinstance(facts, list) and len(facts) == 3 and isinstance(facts[0], str) and isinstance(facts[1], str)
+            and isinstance(facts[2], int))
 
 
 TIER_FACTS = "tiers"  # a session entry's [tiers.FACTS_VERSION, tier, Interactions count]
@@ -127,6 +217,7 @@ def load(repo: store.Repo, tree: store.Tree | None, cache: Cache, overlay: dict[
     """Records of `tree`, with `overlay` (path -> bytes or None for deleted) applied."""
     overlay = overlay or {}
     out = Records()
+    index = index_reader(repo, tree, reading=True)
     for folder in (model.SESSIONS_DIR, model.DECISIONS_DIR):
         for name, oid, kind in store.folder_entries(repo, tree, folder, links=True):
             path = f"{folder}/{name}"
@@ -135,7 +226,7 @@ def load(repo: store.Repo, tree: store.Tree | None, cache: Cache, overlay: dict[
             if kind != "blob":  # a teammate's push can put anything where a record belongs
                 add(out, path, RecordError(path, 0, _NOT_A_FILE.get(kind, f"a {kind} where a record file belongs")))
                 continue
-            add(out, path, load_blob_record(cache, path, oid, lambda oid=oid: store.blob_data(repo, oid)))
+            add(out, path, load_blob_record(cache, path, oid, lambda oid=oid: store.blob_data(repo, oid), index))
     for path, data in overlay.items():
         if data is not None and (model.is_session_path(path) or model.is_decision_path(path)):
             add(out, path, load_blob_record(cache, path, store.hash_bytes(data), lambda d=data: d))

@@ -123,6 +123,14 @@ def author_of(repo: pygit2.Repository, tip: pygit2.Commit, path: str, hide: pygi
     commit reachable from `tip` (not from `hide`) where `path` is as in `tip` and in no
     parent. None when no such commit is within `limit` commits: the message then names
     the side, not the person."""
+    commit = last_change(repo, tip, path, hide, limit)
+    return str(commit.author.name) if commit is not None else None
+
+
+def last_change(repo: pygit2.Repository, tip: pygit2.Commit, path: str, hide: pygit2.Commit | None = None,
+                limit: int = 500) -> pygit2.Commit | None:
+    """The newest commit reachable from `tip` (not from `hide`, within `limit`) that
+    wrote `tip`'s version of `path` (or deleted it): as in `tip` and in no parent."""
     want = blob_oid(repo, tip.tree, path)
     for seen, commit in enumerate(walk(repo, tip, hide=hide)):
         if seen >= limit:
@@ -130,5 +138,5 @@ def author_of(repo: pygit2.Repository, tip: pygit2.Commit, path: str, hide: pygi
         if blob_oid(repo, commit.tree, path) != want or (want is None and not commit.parents):
             continue
         if all(blob_oid(repo, parent.tree, path) != want for parent in commit.parents):
-            return str(commit.author.name)
+            return commit
     return None

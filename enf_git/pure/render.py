@@ -74,10 +74,12 @@ def newest_first(sessions: Iterable[Session]) -> list[Session]:
     return sorted(sessions, key=lambda s: (s.date, s.start_time, s.stem), reverse=True)
 
 
-def render_all(project: str, sessions: Sequence[Session], extra_decisions: Sequence[Decision]) -> dict[str, bytes | None]:
-    """Every view, as path -> bytes (None: the view should not exist)."""
+def render_all(project: str, sessions: Sequence[Session], extra_decisions: Sequence[Decision],
+               ledger: ledger_mod.Ledger | None = None) -> dict[str, bytes | None]:
+    """Every view, as path -> bytes (None: the view should not exist). `ledger`: the one
+    folded from these records already (the digest the branch carries needs it too)."""
     ordered = newest_first(sessions)
-    ledger = build_ledger(sessions, extra_decisions)
+    ledger = ledger if ledger is not None else build_ledger(sessions, extra_decisions)
     index, index_archive = render_index(project, ordered, ledger.standing)
     topics, topics_archive = render_topics(ordered)
     decisions, decisions_archive = render_decisions(ledger)

@@ -25,9 +25,13 @@ def brain_first_on(repo: store.Repo) -> bool:
 
 
 def start(ctx: Context) -> bool:
-    """Start the refresh unless brain-first is off, the file is current, or a refresh is
-    running (it looks again when done); True if started."""
-    if not brain_first_on(ctx.repo) or not pointer_state.pointers_stale(ctx.repo) or _running(ctx):
+    """Start the refresh when the pointers file is stale (and brain-first on) or records.json
+    holds records index entries not checked yet, unless one is running (it looks again
+    when done); True if started."""
+    from ..record import records_verify
+
+    wanted = brain_first_on(ctx.repo) and pointer_state.pointers_stale(ctx.repo)
+    if not (wanted or records_verify.pending(ctx.repo)) or _running(ctx):
         return False
     detached.start("background-index", str(ctx.top))
     return True
@@ -40,18 +44,28 @@ def _running(ctx: Context) -> bool:
 
 
 def run(top: str) -> int | None:
-    """The detached process: the recall index and the pointers file brought to the tip."""
+    """The detached process: the records index's entries checked (record/records_verify.py),
+    then the recall index and the pointers file brought to the tip."""
     from . import indexer  # sqlite and the index builder: the detached process only
 
     from ...plumbing import pointer_build, pointers
 
     ctx = Context.open(top)
+    from ..record import records_verify
+
+    # First: the recall index and pointers below are built from these entries.
+    cache = ctx.cache()
+    if records_verify.verify(ctx.repo, cache) is None:
+        return None  # the check goes on in the next refresh, before anything is built from them
+    records_verify.check_digest(ctx.repo, cache)
+    if not brain_first_on(ctx.repo):
+        return None
     withheld = _withheld(ctx)
     path = str(pointer_state.pointers_path(ctx.repo))
     built = pointers.load(path)
     if built is not None and built.header.get("wh", 0) != pointer_build.withheld_digest(withheld):
         pointers.discard(path)  # enf.trust now withholds other records: the next refresh writes a full file
-    return indexer.refresh_pointers(ctx.repo, ctx.cache(), pins.pinned(ctx.repo, store.tip(ctx.repo)), _by(ctx),
+    return indexer.refresh_pointers(ctx.repo, cache, pins.pinned(ctx.repo, store.tip(ctx.repo)), _by(ctx),
                                     withheld)
 
 

@@ -117,6 +117,35 @@ def instructions(ctx: Context, tip: store.Commit, recs: records.Records) -> list
                     "git enf scan lists each line; edit or delete what nobody on the team wrote, then git enf commit")]
 
 
+def records_index(ctx: Context, tip: store.Commit, recs: records.Records) -> list[Problem]:
+    """Days whose records index file disagrees with the month folder (a teammate's older
+    enf-git, a hand-made push): derived, so nothing is wrong in the records; readers parse
+    those sessions instead, and the next commit that changes the day writes it again."""
+    from ..record.records_index import stale_days
+    from ...plumbing.record_index import file_of
+
+    out = _wrong_lines(ctx)
+    days = stale_days(ctx.repo, tip.tree)
+    if not days:
+        return out
+    more = f" and {len(days) - 1} more" if len(days) > 1 else ""
+    return out + [Problem("warning", f"records index {file_of(days[0])}{more} disagree{'s' if not more else ''} with "
+                               f"{paths.SESSIONS_DIR}/ (derived: rebuilt at the next commit of that day; its "
+                               "sessions are parsed meanwhile)",
+                    "nothing to do; a change of any session of that day, then git enf commit, writes it again")]
+
+
+def _wrong_lines(ctx: Context) -> list[Problem]:
+    """Index lines the background refresh found not to be their session's parse (a
+    forged or buggy line whose blob id is right): each named with who wrote the day file."""
+    from ..record import records_verify
+
+    return [Problem("warning", records_verify.doctor_line(d) + " (this clone uses the true parse)",
+                    "ask whoever wrote that commit; any change to a session of that day, then git enf commit, "
+                    "writes the file again")
+            for d in records_verify.in_force(ctx.repo)]
+
+
 CHECKS: tuple[tuple[str, Callable[[Context, store.Commit, records.Records], list[Problem]]], ...] = (
     ("records parse", malformed),
     ("decision and reversal lines", lines),
@@ -126,4 +155,5 @@ CHECKS: tuple[tuple[str, Callable[[Context, store.Commit, records.Records], list
     ("remembered facts", facts),
     ("pins", pins),
     ("instructions to the assistant", instructions),
+    ("records index", records_index),
 )

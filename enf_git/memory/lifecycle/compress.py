@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import paths
 from ...errors import EnfError, NotFound, is_refusal
-from ...plumbing import atomic, store, store_write
+from ...plumbing import atomic, record_index, store, store_write
 from ...plumbing.workcopy import Manifest
 from ...pure import model, tiers
 from ...pure.pins import PINS_DIR
@@ -236,6 +236,7 @@ class _Run:
         self.todo: Iterable[tuple[str, str]] = ()  # (tier, path), in the order to run them
         self.active = active_markers(ctx)
         self.batch: _Batch | None = None  # None: one commit per session
+        self._index: record_index.Reader | None = None  # the tip's records index, read on a miss
 
     @property
     def oids(self) -> dict[str, str]:
@@ -387,13 +388,18 @@ class _Run:
         cached = self._cached_facts(path, oid)
         if cached is not None:
             return cached
-        data = store.blob_data(self.ctx.repo, oid)
         if self.misses > DIRECT_PARSES:
-            record = records.load_blob_record(self.cache, path, oid, lambda: data)
+            # The branch's records index first (a fresh clone's first ranking reads its
+            # day files, not every blob): its entries hold the tier facts too.
+            if self._index is None:
+                self._index = records.index_reader(self.ctx.repo, self.tip.tree, reading=True)
+            record = records.load_blob_record(self.cache, path, oid, lambda: store.blob_data(self.ctx.repo, oid),
+                                              self._index)
             cached = self._cached_facts(path, oid)  # a new entry holds them: not worked out twice
             if cached is not None:
                 return cached
-        else:
+        data = store.blob_data(self.ctx.repo, oid)
+        if self.misses <= DIRECT_PARSES:
             record = records.parse_blob(path, data)
         hit: list[Any] = [*tiers.facts_of(data)]
         if isinstance(record, model.Session):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ... import paths
 from ...errors import EnfError, is_refusal
-from ...plumbing import signing, store, store_merge, store_write, workcopy
+from ...plumbing import record_index, signing, store, store_merge, store_write, workcopy
 from ...plumbing.workcopy import Manifest
 from ...pure import model, render, slug
 from ...redact import redact_count, spans_in_bytes
@@ -377,7 +377,7 @@ def _mass_deletion(repo: store.Repo, tip: store.Commit | None, changes: dict[str
     deleted = sorted(p for p, d in changes.items() if d is None)
     if len(deleted) < MASS_DELETION_MIN or tip is None:
         return []
-    held = sum(1 for p in store.list_files(repo, tip.tree) if not render.is_view(p))
+    held = sum(1 for p in store.list_files(repo, tip.tree) if not render.is_view(p) and not record_index.is_index_path(p))
     if len(deleted) * 2 <= held:
         return []
     for path in deleted:

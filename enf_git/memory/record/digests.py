@@ -16,11 +16,12 @@ import json
 from typing import Any
 
 from ...errors import EnfError
-from ...plumbing import atomic, store
+from ...plumbing import atomic, record_index, store
 from ...pure import briefing, model, render
 from .. import records
 
 FILE = "startup.json"
+UNCHECKED_MARK = "digest-unchecked"  # beside it while it comes from the branch's digest, not checked yet
 VERSION = 3  # bump whenever the Digest's fields or their meaning change (3: a decision line names its record)
 MAX_CHANGED = 200  # changed sessions folded in one by one; more (a big merge) rebuild it
 
@@ -36,6 +37,10 @@ def current(repo: store.Repo, tip: store.Commit, cache: records.Cache) -> briefi
     if saved is not None and saved[1][1] == key[1]:
         digest = _update(repo, saved[0], tip, saved[2])
     if digest is None:
+        digest = carried_for_tip(repo, tip)  # a fresh clone's first start: the branch carries it
+        if digest is not None:  # taken unchecked: the background refresh folds the true one
+            (store.state_dir(repo) / UNCHECKED_MARK).touch()
+    if digest is None:
         digest = build(repo, tip, cache)
     _write(path, str(tip.id), key, digest)
     return digest
@@ -48,15 +53,60 @@ def build(repo: store.Repo, tip: store.Commit, cache: records.Cache) -> briefing
     return briefing.digest_of(recs.all_sessions(), render.build_ledger(recs.all_sessions(), recs.extra_decisions()))
 
 
+CARRIED = record_index.DERIVED + "digest.json"  # the digest the branch carries (written by carried_digest.py)
+
+
+def carried_version() -> str:
+    return f"{VERSION}.{records.CACHE_VERSION}"
+
+
+def read_carried(repo: store.Repo, tree: store.Tree | None) -> tuple[tuple[str, str], briefing.Digest] | None:
+    """(the folders' key it describes, the digest) of `tree`'s carried digest; None: none, or another version's."""
+    data = store.read_path(repo, tree, CARRIED) if tree is not None else None
+    if data is None:
+        return None
+    try:
+        raw = json.loads(data)
+        if raw.get("version") != carried_version():
+            return None
+        return (str(raw["folders"][0]), str(raw["folders"][1])), digest_of_json(raw["digest"])
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, EnfError):
+        return None
+
+
+def carried_for_tip(repo: store.Repo, tip: store.Commit) -> briefing.Digest | None:
+    """The digest the tip carries, when it describes the tip's records and enf.trust lets
+    it stand for them (never under signed memory: records.index_refused)."""
+    if records.index_refused(repo):
+        return None
+    found = read_carried(repo, tip.tree)
+    return found[1] if found is not None and found[0] == key_of_tree(repo, tip.tree) else None
+
+
+def saved_for(repo: store.Repo, key: tuple[str, str]) -> briefing.Digest | None:
+    """This machine's digest (startup.json) when it describes the folders `key` names."""
+    saved = _read(store.state_dir(repo) / FILE)
+    return saved[2] if saved is not None and saved[1] == key else None
+
+
+def save(repo: store.Repo, tip: store.Commit, digest: briefing.Digest) -> None:
+    """Keep `digest` as this machine's for `tip` (the refresh's checked one, say)."""
+    _write(store.state_dir(repo) / FILE, str(tip.id), _key(repo, tip), digest)
+
+
 def key(repo: store.Repo, tip: store.Commit) -> tuple[str, str]:
     """What the digest (and whatever else is derived from the same records) is a function of."""
     return _key(repo, tip)
 
 
 def _key(repo: store.Repo, tip: store.Commit) -> tuple[str, str]:
+    return key_of_tree(repo, tip.tree)
+
+
+def key_of_tree(repo: store.Repo, tree: store.Tree | None) -> tuple[str, str]:
     """What the digest is a function of: the sessions/ and decisions/ folders."""
-    return (store.blob_oid(repo, tip.tree, model.SESSIONS_DIR) or "",
-            store.blob_oid(repo, tip.tree, model.DECISIONS_DIR) or "")
+    return (store.blob_oid(repo, tree, model.SESSIONS_DIR) or "",
+            store.blob_oid(repo, tree, model.DECISIONS_DIR) or "")
 
 
 def _update(repo: store.Repo, since: str, tip: store.Commit, digest: briefing.Digest) -> briefing.Digest | None:
@@ -91,28 +141,28 @@ def _read(path: Any) -> tuple[str, tuple[str, str], briefing.Digest] | None:
         raw = json.loads(path.read_text(encoding="utf-8"))
         if raw.get("version") != f"{VERSION}.{records.CACHE_VERSION}":
             return None
-        return str(raw["tip"]), (str(raw["key"][0]), str(raw["key"][1])), _digest_of_json(raw["digest"])
+        return str(raw["tip"]), (str(raw["key"][0]), str(raw["key"][1])), digest_of_json(raw["digest"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, EnfError):
         return None
 
 
 def _write(path: Any, tip: str, key: tuple[str, str], digest: briefing.Digest) -> None:
     data = {"version": f"{VERSION}.{records.CACHE_VERSION}", "tip": tip, "key": list(key),
-            "digest": _digest_to_json(digest)}
+            "digest": digest_to_json(digest)}
     try:
         atomic.write(path, json.dumps(data).encode("utf-8"))  # whole files only: starts may race
     except OSError:
         pass  # a read-only state dir costs the next start a rebuild, never this one
 
 
-def _digest_to_json(d: briefing.Digest) -> dict[str, Any]:
+def digest_to_json(d: briefing.Digest) -> dict[str, Any]:
     return {"count": d.count, "newest": [records.session_to_json(s) for s in d.newest],
             "interrupted": [records.session_to_json(s) for s in d.interrupted], "standing": d.standing,
             "lines": [[x.date, x.time, x.id, x.text, x.source] for x in d.lines], "disagreements": list(d.disagreements),
             "fixed": sorted(d.fixed), "last_reversal": list(d.last_reversal)}
 
 
-def _digest_of_json(raw: dict[str, Any]) -> briefing.Digest:
+def digest_of_json(raw: dict[str, Any]) -> briefing.Digest:
     last = raw["last_reversal"]
     return briefing.Digest(
         int(raw["count"]), tuple(records.session_from_json(s) for s in raw["newest"]),

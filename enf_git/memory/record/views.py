@@ -5,7 +5,8 @@ teammate's few); the views are then the current views with those lines swapped o
 inserted where they sort (pure/render.py proves each patch equal to a full render in
 its tests). Anything else (a removal, a decision file, a new session with decisions)
 renders every view from the records cache. Only views whose bytes differ are
-returned, so a commit with no real change makes none (invariant 8).
+returned, so a commit with no real change makes none (invariant 8). The records
+index's day files (records_index.py) come with them: derived the same way.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ...plumbing import store, store_write
 from ...plumbing.workcopy import Manifest
 from ...pure import model, render
 from .. import records
+from . import carried_digest, records_index
 
 
 def views_for(repo: store.Repo, tip: store.Commit | None, overlay: dict[str, bytes | None], cache: records.Cache,
@@ -33,11 +35,25 @@ def views_for(repo: store.Repo, tip: store.Commit | None, overlay: dict[str, byt
     reader = synced_reader(repo, synced[0], synced[1], tree) if synced else None
     patched = patched_views(repo, tree, overlay, reader)
     if patched is not None:
-        return patched | _memories(repo, tree, overlay), {}
+        derived = records_index.changes_for(repo, tree, overlay, cache) | carried_digest.changes_for(repo, tree, overlay)
+        return patched | _memories(repo, tree, overlay) | derived, {}
     recs = records.load(repo, tree, cache, overlay)
+    out = rendered(repo, tree, overlay, recs)
+    # Every record is loaded: the whole records index is checked against its folders too.
+    index = records_index.changes_for(repo, tree, overlay, cache, every=True)
+    return out | _memories(repo, tree, overlay) | index, recs.problems
+
+
+def rendered(repo: store.Repo, tree: store.Tree | None, overlay: dict[str, bytes | None],
+             recs: records.Records) -> dict[str, bytes | None]:
+    """Every view that differs from `tree`'s, and the digest the branch carries, from every
+    record (one fold of the ledger serves both)."""
+    from ...pure import briefing
+
     project = project_of(repo, tree, overlay)
-    out = changed_views(repo, tree, render.render_all(project, recs.all_sessions(), recs.extra_decisions()))
-    return out | _memories(repo, tree, overlay), recs.problems
+    ledger = render.build_ledger(recs.all_sessions(), recs.extra_decisions())
+    out = changed_views(repo, tree, render.render_all(project, recs.all_sessions(), recs.extra_decisions(), ledger))
+    return out | carried_digest.changes_for(repo, tree, overlay, briefing.digest_of(recs.all_sessions(), ledger))
 
 
 def changed_views(repo: store.Repo, tree: store.Tree | None,

@@ -22,7 +22,8 @@ A path's rule is looked up in RULES, first match wins; the default is the list a
 Compression adds a rule there (a session compressed on one side and edited on the
 other keeps the edit) without touching the rest.
 
-Derived views are then made for the merged records, never merged as text. Usually a
+Derived views (and the records index, record/records_index.py) are then made for the
+merged records, never merged as text. Usually a
 teammate brought a few new sessions: ours' views are patched with them (their lines
 inserted where they sort, memory/views.py), and theirs' views with what ours brought;
 when both patches succeed and agree, that is the result. Both sides are computed
@@ -42,11 +43,11 @@ from typing import Literal
 
 from ... import paths
 from ...errors import ConcurrencyError, EnfError
-from ...plumbing import store, store_merge, store_write
+from ...plumbing import record_index, store, store_merge, store_write
 from ...plumbing.workcopy import Manifest
 from ...pure import model, render
 from .. import records
-from ..record import merge, merge_notes, views
+from ..record import carried_digest, merge, merge_notes, records_index, views
 from ..record.merge_rules import Plan, Rule, Sides, append_only, three_way  # noqa: F401 - re-exported
 
 MAX_ATTEMPTS = 50
@@ -163,7 +164,7 @@ def _plan(repo: store.Repo, base: store.Tree | None, mine: dict[str, str | None]
         return store.blob_data(repo, oid) if oid else b""
 
     for path in sorted(yours):
-        if render.is_view(path):
+        if render.is_view(path) or record_index.is_index_path(path):
             continue  # rendered from the merged records afterwards
         if not _is_blob(repo, yours[path]) or not _is_blob(repo, mine.get(path)):
             plan.skipped.append(path)  # a submodule or folder from a hand-made push: leave ours as it is
@@ -229,9 +230,12 @@ def merged_views(repo: store.Repo, ours: store.Tree, theirs: store.Tree, changes
     keys: dict[str, render.Key | None] = {}  # the two patches probe mostly the same sessions
     mine = views.patched_views(repo, ours, changes, read, keys)
     if mine is not None:
-        yours = views.patched_views(repo, theirs, their_changes(), keys=keys)
+        other = their_changes()
+        yours = views.patched_views(repo, theirs, other, keys=keys)
         if yours is not None and _same_views(repo, ours, mine, theirs, yours):
-            return mine, {}
+            # The records index of each day either side changed, rewritten for the merged records.
+            return (mine | records_index.changes_for(repo, ours, changes, cache, also=other)
+                    | carried_digest.merged(repo, ours, changes, theirs, other)), {}
     return render_views(repo, ours, changes, cache)
 
 
@@ -260,8 +264,8 @@ def render_views(repo: store.Repo, tree: store.Tree, overlay: dict[str, bytes | 
                  cache: records.Cache) -> tuple[dict[str, bytes | None], dict[str, EnfError]]:
     """(every view whose full render from `tree` + `overlay` differs from `tree`'s, malformed records)."""
     recs = records.load(repo, tree, cache, overlay)
-    project = views.project_of(repo, tree, overlay)
-    out = views.changed_views(repo, tree, render.render_all(project, recs.all_sessions(), recs.extra_decisions()))
+    out = views.rendered(repo, tree, overlay, recs)
+    out |= records_index.changes_for(repo, tree, overlay, cache, every=True)
     from ..record import fact_stores  # only a full render needs it: not on the path of a patched merge
 
     return out | fact_stores.memories_view(repo, tree, overlay), recs.problems
