@@ -423,6 +423,12 @@ def _month_folders(repo: pygit2.Repository, tree: pygit2.Tree | None,
             if kind == "tree" and len(month) == 2]
 
 
+def month_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str) -> list[tuple[str, str, str]]:
+    """(name, hex OID, type) of the sessions one month folder ("YYYY/MM") keeps: a reader
+    that remembers what it learnt of each month opens only the months that changed."""
+    return _month_sessions(repo, tree, folder)
+
+
 def _month_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str,
                     links: bool = False) -> list[tuple[str, str, str]]:
     """The sessions a month folder ("YYYY/MM") keeps: the entries named for that month."""
