@@ -19,6 +19,8 @@ Per machine, `.git/enf/tiers.json` remembers each session blob's tier and
 Interactions count and the compressions that were refused or not smaller, so a
 session start on a 10,000-session branch does not re-read every file; without it (a
 fresh clone) the records cache's entries give the same facts (records.tier_facts).
+A tier's run reads the branch one month folder at a time, and only the folders its walk
+reaches or that changed (compress_folders.py): its cost does not grow with the branch.
 """
 
 from __future__ import annotations
