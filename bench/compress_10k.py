@@ -3,7 +3,9 @@ plain one-session `git enf commit` on the same branch (goal <= 2.0).
 
 (a) `git-enf compress --tier warm NAME` (a named session, each time another one)
 (b) `git-enf compress --tier cold --limit 1` (one tier's run: picks the oldest due
-    session among all 10,000, from records.json and .git/enf/tiers.json)
+    session among all 10,000, opening only the month folders it reaches and those
+    that changed, from .git/enf/tiers-folders.json and tiers-months/; its cost must
+    not grow with the branch: run it with --sessions 100000 too)
 each interleaved with `git-enf commit -m x` of one edited session (what a Stop hook
 does), alternating which goes first; plus (b)'s first run, which reads every
 session's blob once to fill tiers.json, reported once.

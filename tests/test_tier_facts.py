@@ -9,12 +9,13 @@ ranking with no cache at all, on a real branch.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from enf_git import memory
-from enf_git.memory.lifecycle import compress
+from enf_git.memory.lifecycle import compress, compress_folders
 from enf_git.memory import records
 from enf_git.plumbing import store, store_write
 from enf_git.pure import tiers
@@ -46,10 +47,12 @@ def via_records(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def fresh(ctx: memory.Context) -> memory.Context:
-    """A new Context (no records cache in memory) without tiers.json or compress-idle.json."""
+    """A new Context (no records cache in memory) without tiers.json, compress-idle.json or
+    the month folders' facts (a fresh clone has none of them)."""
     state = store.state_dir(ctx.repo)
-    for name in (compress.CACHE_FILE, compress.IDLE_FILE):
+    for name in (compress.CACHE_FILE, compress.IDLE_FILE, compress_folders.SUMMARY_FILE):
         (state / name).unlink(missing_ok=True)
+    shutil.rmtree(state / compress_folders.MONTHS_DIR, ignore_errors=True)
     return memory.Context.open(ctx.top)
 
 

@@ -424,7 +424,8 @@ def _month_folders(repo: pygit2.Repository, tree: pygit2.Tree | None,
 
 
 def month_sessions(repo: pygit2.Repository, tree: pygit2.Tree | None, folder: str) -> list[tuple[str, str, str]]:
-    """(name, hex OID, type) of the sessions a month folder ("YYYY/MM") keeps."""
+    """(name, hex OID, type) of the sessions one month folder ("YYYY/MM") keeps: a reader
+    that remembers what it learnt of each month opens only the months that changed."""
     return _month_sessions(repo, tree, folder)
 
 
