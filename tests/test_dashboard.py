@@ -96,6 +96,10 @@ def decode(col: Any) -> list[Any]:
     """The reference reader of a dashboard_codec column (dashboard.js's column() in Python)."""
     if not isinstance(col, str):
         return list(col)
+    if col[0] == "#":  # fixed width: w digits of six bits a value
+        width, body = dashboard_codec.DIGITS.index(col[1]), col[2:]
+        return [sum(dashboard_codec.DIGITS.index(c) << 6 * (width - 1 - k) for k, c in enumerate(body[i:i + width]))
+                for i in range(0, len(body), width)]
     out: list[Any] = []
     delta, prev, last, at = col[0] == "+", 0, 0, 1
 
@@ -161,6 +165,17 @@ def test_a_column_takes_the_shorter_of_values_and_differences() -> None:
     assert len(dashboard_codec.column(list(range(10_000, 20_000)))) < 40  # a run of +1: a few characters
     assert dashboard_codec.column([0, 30000, 0, 30000]).startswith("=")
     assert dashboard_codec.column([0] * 100_000) == "=CBjh0f"  # zero (C), then repeat (B) 99,999 (3, 1, 20, 31) more times
+
+
+def test_scattered_large_figures_take_fixed_width_digits() -> None:
+    import random
+
+    rng = random.Random(3)
+    values = [rng.randrange(2 ** 30) for _ in range(1000)]
+    col = dashboard_codec.column(values)
+    assert col[:2] == "#F" and len(col) == 2 + 5 * 1000 and decode(col) == values  # 30 bits: five digits
+    assert dashboard_codec.column([*values, None])[0] != "#"  # a None: the other forms say it
+    assert decode(dashboard_codec.column([*values, None])) == [*values, None]
 
 
 def test_a_value_the_script_could_not_add_exactly_keeps_the_list() -> None:

@@ -15,6 +15,7 @@
   // Doubles, not 32-bit operators: a figure can pass 2**31 (the encoder keeps under 2**50).
   function column(v) {
     if (typeof v !== "string") { return v || []; }
+    if (v.charAt(0) === "#") { return fixed(v); }
     var out = [], delta = v.charAt(0) === "+", prev = 0, last = 0, at = 1;
     var number = function () {
       var n = 0, d;
@@ -30,6 +31,15 @@
     while (at < v.length) {
       var code = number();
       if (code === 1) { for (var k = number(); k > 0; k--) { emit(last); } } else { emit(code); last = code; }
+    }
+    return out;
+  }
+  function fixed(v) {
+    var width = DIGIT[v.charCodeAt(1)], out = new Array((v.length - 2) / width);
+    for (var i = 0, at = 2; i < out.length; i++) {
+      var n = 0;
+      for (var k = 0; k < width; k++) { n = n * 64 + DIGIT[v.charCodeAt(at++)]; }
+      out[i] = n;
     }
     return out;
   }

@@ -14,7 +14,11 @@ bits a digit, most significant first, a digit of 32 or more meaning "more digits
 - 2 + zigzag(x) is x, zigzag mapping 0, -1, 1, -2, … to 0, 1, 2, 3, … so a small
   negative difference is one digit too.
 
-The encoder writes whichever of `=` and `+` is shorter. Values past 2**50 (where the page's
+A third form suits figures that are neither small nor close to the previous one (a
+session's token counts, its id): `#`, one digit giving the width w, then every value as
+exactly w digits of six bits, most significant first (no None, no negative value).
+
+The encoder writes whichever form is shortest. Values past 2**50 (where the page's
 script, counting in doubles, would stop being exact) keep the plain JSON list, which the
 script reads as it is. dashboard.js's `column()` is the decoder; tests/test_dashboard.py
 holds a reference one in Python.
@@ -36,7 +40,23 @@ def column(values: Sequence[int | None]) -> str | list[int | None]:
     if any(v is not None and abs(v) >= SAFE for v in values):
         return list(values)
     plain, delta = _codes(values, False), _codes(values, True)
-    return "+" + _stream(delta) if _size(delta) < _size(plain) else "=" + _stream(plain)
+    best = min(("=", _size(plain)), ("+", _size(delta)), key=lambda form: form[1])
+    width = _fixed_width(values)
+    if width is not None and 1 + width * len(values) < best[1]:
+        return "#" + DIGITS[width] + "".join(_fixed(v, width) for v in values if v is not None)
+    return best[0] + _stream(delta if best[0] == "+" else plain)
+
+
+def _fixed_width(values: Sequence[int | None]) -> int | None:
+    """Six-bit digits enough for the largest value, when every value is there and >= 0."""
+    if any(v is None or v < 0 for v in values):
+        return None
+    top = max((v for v in values if v is not None), default=0)
+    return max(1, -(-top.bit_length() // 6))
+
+
+def _fixed(v: int, width: int) -> str:
+    return "".join(DIGITS[(v >> (6 * k)) & 63] for k in range(width - 1, -1, -1))
 
 
 def _codes(values: Sequence[int | None], delta: bool) -> list[int]:
