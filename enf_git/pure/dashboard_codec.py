@@ -35,8 +35,8 @@ _NULL, _REPEAT, _FIRST = 0, 1, 2
 
 
 def column(values: Sequence[int | None]) -> str | list[int | None]:
-    """The shorter of the plain and the delta string of `values`, or the list itself when a
-    value is too large for the page's script to add up exactly."""
+    """The shortest of the three forms of `values`, or the list itself when a value is too
+    large for the page's script to add up exactly."""
     if any(v is not None and abs(v) >= SAFE for v in values):
         return list(values)
     plain, delta = _codes(values, False), _codes(values, True)
