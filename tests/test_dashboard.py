@@ -164,7 +164,8 @@ def test_a_column_takes_the_shorter_of_values_and_differences() -> None:
     assert dashboard_codec.column(list(range(10_000, 20_000))).startswith("+")
     assert len(dashboard_codec.column(list(range(10_000, 20_000)))) < 40  # a run of +1: a few characters
     assert dashboard_codec.column([0, 30000, 0, 30000]).startswith("=")
-    assert dashboard_codec.column([0] * 100_000) == "=CBjh0f"  # zero (C), then repeat (B) 99,999 (3, 1, 20, 31) more times
+    # zero (C), then repeat (B) 99,999 (digits 3, 1, 20, 31) more times
+    assert dashboard_codec.column([0] * 100_000) == "=CBjh0f"
 
 
 def test_scattered_large_figures_take_fixed_width_digits() -> None:
@@ -264,8 +265,8 @@ def test_a_hundred_thousand_sessions_leave_room_in_the_pages_budget() -> None:
     n, tags = 100_000, [f"tag{k}" for k in range(12)]
     rows = [{"stem": f"s{i}", "date": f"202{rng.randrange(6)}-0{1 + rng.randrange(9)}-1{rng.randrange(10)}",
              "author": f"dev{rng.randrange(20)}", "tags": rng.sample(tags, rng.randrange(4)),
-             "status": rng.choice(["active", "completed"]), "decisions": rng.randrange(3), "reversals": rng.randrange(2),
-             "friction": rng.randrange(3), "errors": rng.randrange(3)} for i in range(n)]
+             "status": rng.choice(["active", "completed"]), "decisions": rng.randrange(3),
+             "reversals": rng.randrange(2), "friction": rng.randrange(3), "errors": rng.randrange(3)} for i in range(n)]
     rows.sort(key=lambda r: r["date"], reverse=True)  # as git enf stats lists them
     page = dashboard.render({"command": "stats", "sessions": {"rows": rows}})
     assert len(page.encode()) < 1024 * 1024, len(page.encode())

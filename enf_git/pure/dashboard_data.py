@@ -80,12 +80,15 @@ def _row_columns(rows: Sequence[Mapping[str, Any]], day0: dt.date, authors: list
         "day": column([_day(r.get("date"), day0) for r in rows]),
         "author": column([author_at.get(str(r.get("author") or ""), -1) for r in rows]),
         "tagset": column([set_at[k] for k in sets]), "tagsets": [list(k) for k in tagsets],
-        "done": column([1 if r.get("status") == "completed" else 0 if r.get("status") == "active" else 2 for r in rows]),
+        "done": column([_DONE.get(str(r.get("status")), 2) for r in rows]),
         "dec": column([_int(r.get("decisions")) for r in rows]),
         "rev": column([_int(r.get("reversals")) for r in rows]),
         "fri": column([_int(r.get("friction")) for r in rows]),
         "err": column([_int(r.get("errors")) for r in rows]),
     }
+
+
+_DONE = {"completed": 1, "active": 0}  # anything else: 2, neither
 
 
 def _reversals(decisions: Mapping[str, Any], day0: dt.date, tags: list[str],
