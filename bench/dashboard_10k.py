@@ -7,10 +7,14 @@ The fixture is bench/stats_10k.py's: bench/common.py's branch of N sessions in o
 transcript for 20 sessions. Both commands run once first (caches warm), then interleaved,
 alternating which goes first.
 
-The page's size is measured twice: the page of this fixture, and the worst case, where
+The page's size is measured for this fixture's page and for the worst case, where
 every one of the N sessions also has transcript figures and a SessionStart size (the
 envelope's per-session lists filled in, rendered in-process), since those lists grow with
-the sessions this machine saw.
+the sessions this machine saw. Its figures step by one from session to session, which the
+page's columns (dashboard_codec: differences, runs written once) store in almost nothing;
+so a third page, with random figures and random session ids in the same places, is
+measured too and printed for information: it is what a real machine's transcripts of that
+many sessions would cost, where no difference is small.
 
 Drawing is measured in a headless Chromium (tests/browser.py; skipped with the reason when
 there is none), a fresh tab per repetition, by the page's own performance marks: from the
@@ -76,6 +80,10 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
         size = path.stat().st_size
         print(f"PAGE {label}: {size:,} bytes ({size / 1024 / 1024:.2f} MB)  goal <= 2 MB: "
               f"{'MET' if size <= GOAL_BYTES else 'MISSED'}")
+    noisy = len(render(every_session_measured(envelope, noise=True)).encode("utf-8"))
+    extra = (noisy - page.stat().st_size) / n
+    print(f"PAGE (information) worst case with random figures: {noisy:,} bytes ({noisy / 1024 / 1024:.2f} MB): "
+          f"{extra:.1f} bytes a session for its transcript and SessionStart figures")
     draw(page, "this fixture", reps)
     draw(worst, "worst case", reps)
     return 0
@@ -87,19 +95,28 @@ def render(envelope: dict[str, Any]) -> str:
     return dashboard.render(envelope)
 
 
-def every_session_measured(envelope: dict[str, Any]) -> dict[str, Any]:
-    """The envelope as if this machine had a transcript and a SessionStart for every session."""
-    rows = envelope["sessions"]["rows"]
-    usage = [{"session": f"{i:08x}", "date": r["date"], "models": ["claude-sonnet-4-5"], "input": 1200 + i,
-              "output": 40_000 + i, "cache_creation": 30_000 + i, "cache_read": 2_400_000 + i,
-              "cache_hit_rate": 0.9861, "compactions": i % 3, "peak_context": 150_000, "context_pressure": 0.75,
-              "prompts": 20, "assistant_messages": 140, "minutes": 42.5, "cost_usd": 1.2345, "shared": False}
-             for i, r in enumerate(reversed(rows))]
-    starts = [{"session": f"{i:08x}", "date": r["date"], "source": "startup", "tokens": 2400 + i % 500,
-               "chars": 9600} for i, r in enumerate(reversed(rows))]
-    for i, r in enumerate(reversed(rows)):
-        r["session"] = f"{i:08x}"  # joined, as the envelope says it when it carries the ids
+def every_session_measured(envelope: dict[str, Any], noise: bool = False) -> dict[str, Any]:
+    """The envelope as if this machine had a transcript and a SessionStart for every session;
+    with `noise`, random figures (within a real session's ranges) and random ids."""
+    import random
+
+    rng = random.Random(11)
+    jitter = (lambda top: rng.randrange(top)) if noise else (lambda top: 0)
     out = json.loads(json.dumps(envelope))
+    rows = out["sessions"]["rows"]
+    ids = [f"{rng.getrandbits(32):08x}" if noise else f"{i:08x}" for i in range(len(rows))]
+    usage = [{"session": ids[i], "date": r["date"], "models": ["claude-sonnet-4-5"], "input": 1200 + i + jitter(20_000),
+              "output": 40_000 + i + jitter(100_000), "cache_creation": 30_000 + i + jitter(200_000),
+              "cache_read": 2_400_000 + i + jitter(10_000_000), "cache_hit_rate": 0.9861, "compactions": i % 3,
+              "peak_context": 150_000, "context_pressure": 0.75, "prompts": 20, "assistant_messages": 140,
+              "minutes": 42.5, "cost_usd": round(1.2345 + jitter(30_000_000) / 1e6, 6), "shared": False}
+             for i, r in enumerate(reversed(rows))]
+    starts = [{"session": ids[i], "date": r["date"], "source": "startup", "tokens": 2400 + i % 500 + jitter(20_000),
+               "chars": 9600} for i, r in enumerate(reversed(rows))]
+    usage.sort(key=lambda p: (p["date"], p["session"]))  # as git enf stats lists them
+    starts.sort(key=lambda p: (p["date"], p["session"]))
+    for i, r in enumerate(reversed(rows)):
+        r["session"] = ids[i]  # joined, as the envelope says it when it carries the ids
     out["transcripts"]["per_session"] = usage
     out["memory"]["context"]["per_session"] = starts
     return out

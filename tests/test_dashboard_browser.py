@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import browser
-from enf_git.pure import dashboard
+from enf_git.pure import dashboard, dashboard_data
 from gitfixtures import commit_as, session_text
 
 pytestmark = pytest.mark.skipif(browser.skip_reason() is not None, reason=browser.skip_reason() or "")
@@ -268,3 +268,100 @@ def test_a_saved_envelope_with_hostile_text_loads_clean(tmp_path: Path, chrome: 
     assert page.evaluate("window.pwned === undefined")
     texts = json.loads(page.evaluate("JSON.stringify([...document.querySelectorAll('td, th, option')].map(e => e.textContent))"))
     assert sum(EVERYWHERE in t for t in texts) >= 5
+
+
+# --- transcript and SessionStart figures, as the page's columns carry them ------------------
+
+def measured_team(sessions: int = 400, steady: bool = False) -> dict[str, Any]:
+    """A saved envelope of `sessions` sessions by three authors over twenty weeks, most with
+    transcript figures (some unpriced, some past 2**31 tokens) and a SessionStart size, in
+    the orders git enf stats lists them. `steady`: cache reads past 2**31 that drift a
+    little from one session to the next (the page's columns store them as differences)."""
+    import datetime as dt
+    import random
+
+    from test_dashboard import stats as saved
+
+    rng = random.Random(5)
+    s = saved()
+    authors = ["Alice <a@x>", "Bob <bob@x>", "Carol <c@x>"]
+    rows = []
+    for i in range(sessions):
+        day = dt.date(2026, 1, 5) + dt.timedelta(days=rng.randrange(140))
+        rows.append({"stem": f"{day}-s{i}", "session": f"{rng.getrandbits(32):08x}", "date": day.isoformat(),
+                     "author": authors[i % 3], "tags": rng.sample(["api", "search", "ui"], rng.randrange(3)),
+                     "status": "completed", "decisions": 1, "reversals": 0, "friction": 0, "errors": 0})
+    rows.sort(key=lambda r: (r["date"], r["stem"]), reverse=True)
+    usage = [{"session": r["session"], "date": r["date"], "input": rng.randrange(10 ** 5),
+              "output": rng.randrange(10 ** 6), "cache_creation": rng.randrange(10 ** 6),
+              "cache_read": (3 * 10 ** 9 + 7 * i + rng.randrange(100) if steady
+                             else rng.randrange(3 * 10 ** 9) if i % 7 else rng.randrange(10 ** 7)),
+              "cost_usd": None if i % 11 == 0 else round(rng.random() * 40, 6)}
+             for i, r in enumerate(rows) if i % 4]
+    starts = [{"session": r["session"], "date": r["date"], "tokens": rng.randrange(40_000)} for r in rows]
+    s["sessions"]["rows"] = rows
+    s["transcripts"]["per_session"] = sorted(usage, key=lambda p: (p["date"], p["session"]))
+    s["memory"]["context"]["per_session"] = sorted(starts, key=lambda p: (p["date"], p["session"]))
+    s["decisions"]["reversals"], s["errors"]["recurring"] = [], []
+    return s
+
+
+def js_round4(x: float) -> float:
+    import math
+
+    return math.floor(x * 10000 + 0.5) / 10000  # Math.round(x * 10000) / 10000, as the page rounds
+
+
+def expected_usage(s: dict[str, Any], keep: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    import statistics
+
+    by_id = {r["session"]: r for r in s["sessions"]["rows"]}
+    usage = [u for u in s["transcripts"]["per_session"] if keep(by_id[u["session"]]) and keep(u)]
+    starts = [p for p in s["memory"]["context"]["per_session"] if keep(by_id[p["session"]]) and keep(p)]
+    kinds = {k: sum(u[k] for u in usage) for k in ("input", "output", "cache_creation", "cache_read")}
+    priced = 0.0
+    for u in usage:
+        priced += u["cost_usd"] if u["cost_usd"] is not None else 0.0
+    prompt = kinds["input"] + kinds["cache_creation"] + kinds["cache_read"]
+    return {"tokens": sum(kinds.values()), "cache_hit_rate": js_round4(kinds["cache_read"] / prompt),
+            "cost": js_round4(priced), "context_median": statistics.median(p["tokens"] for p in starts),
+            "usage": usage}
+
+
+@pytest.mark.parametrize("steady", [False, True])
+@pytest.mark.parametrize(("field", "pick", "keep"), [
+    (None, {}, lambda x: True),
+    ("f-author", {"label": "Bob <bob@x>"}, lambda x: x.get("author", "Bob <bob@x>") == "Bob <bob@x>"),
+    ("f-tag", {"label": "ui"}, lambda x: "ui" in x.get("tags", ["ui"])),
+    ("f-since", {"value": "2026-05-01"}, lambda x: x["date"] >= "2026-05-01"),
+])
+def test_transcript_and_start_figures_are_exact_under_every_filter(
+        tmp_path: Path, chrome: browser.Browser, field: str | None, pick: dict[str, str],
+        keep: Callable[[dict[str, Any]], bool], steady: bool) -> None:
+    s = measured_team(steady=steady)
+    assert dashboard_data.compact(s)["usage"]["cr"][0] == ("+" if steady else "#")  # both forms of a column
+    path = tmp_path / "measured.html"
+    path.write_text(dashboard.render(s), encoding="utf-8")
+    page = load(chrome, path)
+    if field is not None:
+        choose(page, field, **pick)
+    want = expected_usage(s, keep)
+    shown = kpis(page)
+    assert {k: shown[k] for k in ("tokens", "cache_hit_rate", "cost", "context_median")} == {
+        k: want[k] for k in ("tokens", "cache_hit_rate", "cost", "context_median")}
+    assert want["tokens"] > 2 ** 31  # past what 32-bit arithmetic would add up
+    assert page.errors == []
+
+
+def test_a_few_transcripts_are_drawn_one_bar_each_with_their_ids(tmp_path: Path, chrome: browser.Browser) -> None:
+    s = measured_team()
+    path = tmp_path / "measured.html"
+    path.write_text(dashboard.render(s), encoding="utf-8")
+    page = load(chrome, path)
+    choose(page, "f-author", label="Carol <c@x>")
+    choose(page, "f-since", value="2026-05-10")
+    want = expected_usage(s, lambda x: x.get("author", "Carol <c@x>") == "Carol <c@x>" and x["date"] >= "2026-05-10")
+    assert 0 < len(want["usage"]) <= 60  # one bar a session
+    assert [row[:5] + [row[6]] for row in table(page, "tokens")] == [
+        [f"{u['date']} {u['session']}", u["input"], u["output"], u["cache_creation"], u["cache_read"],
+         None if u["cost_usd"] is None else js_round4(u["cost_usd"])] for u in want["usage"]]

@@ -5,10 +5,63 @@
 (function () {
   performance.mark("enf-start");
   var M = JSON.parse(document.getElementById("enf-data").textContent);
+
+  // --- the data's columns (dashboard_codec.py: read there how they are written) ---------
+  var DIGIT = new Int8Array(128).fill(-1);
+  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".split("").forEach(function (c, i) {
+    DIGIT[c.charCodeAt(0)] = i;
+  });
+  // A column string back into its numbers (null where the data has none); a list as it is.
+  // Doubles, not 32-bit operators: a figure can pass 2**31 (the encoder keeps under 2**50).
+  function column(v) {
+    if (typeof v !== "string") { return v || []; }
+    if (v.charAt(0) === "#") { return fixed(v); }
+    var out = [], delta = v.charAt(0) === "+", prev = 0, last = 0, at = 1;
+    var number = function () {
+      var n = 0, d;
+      do { d = DIGIT[v.charCodeAt(at++)]; n = n * 32 + (d & 31); } while (d >= 32);
+      return n;
+    };
+    var emit = function (code) {
+      if (code === 0) { out.push(null); return; }
+      var z = code - 2, x = z % 2 ? -(z + 1) / 2 : z / 2;
+      if (delta) { prev += x; x = prev; }
+      out.push(x);
+    };
+    while (at < v.length) {
+      var code = number();
+      if (code === 1) { for (var k = number(); k > 0; k--) { emit(last); } } else { emit(code); last = code; }
+    }
+    return out;
+  }
+  function fixed(v) {
+    var width = DIGIT[v.charCodeAt(1)], out = new Array((v.length - 2) / width);
+    for (var i = 0, at = 2; i < out.length; i++) {
+      var n = 0;
+      for (var k = 0; k < width; k++) { n = n * 64 + DIGIT[v.charCodeAt(at++)]; }
+      out[i] = n;
+    }
+    return out;
+  }
+  // The rows as the script reads them: a list per field, and each row's tags as a list.
+  function rowsOf(data) {
+    var R = {};
+    ["day", "author", "done", "dec", "rev", "fri", "err"].forEach(function (f) { R[f] = column(data[f]); });
+    R.tags = column(data.tagset).map(function (k) { return data.tagsets[k]; });
+    return R;
+  }
+  function hex8(n) { return n === null ? "" : ("0000000" + n.toString(16)).slice(-8); }
+  ["day", "in", "out", "cw", "cr", "row"].forEach(function (f) { M.usage[f] = column(M.usage[f]); });
+  M.usage.id = Array.isArray(M.usage.id) ? M.usage.id : column(M.usage.id.hex).map(hex8);
+  M.usage.cost = Array.isArray(M.usage.cost) ? M.usage.cost
+    : column(M.usage.cost.micro).map(function (n) { return n === null ? null : n / 1e6; });
+  ["day", "tokens", "row"].forEach(function (f) { M.context[f] = column(M.context[f]); });
+  M.recurring.forEach(function (e) { e[2] = column(e[2]); });
+
   var SVG = "http://www.w3.org/2000/svg";
   var DAY = 86400000;
   var DAY0 = Date.parse(M.day0 + "T00:00:00Z");
-  var R = M.rows;
+  var R = rowsOf(M.rows);
   var N = R.day.length;
   var PER_SESSION_MAX = 60;  // token chart: one bar per session up to this many, else per week
   var W = 760, H = 260, PAD = {l: 56, r: 48, t: 12, b: 34};

@@ -1,12 +1,21 @@
 """The dashboard's data: the `git enf stats --json` envelope, made compact for the page.
 
 The page filters in the browser (author, tag, time range), so it carries one row per
-session, not only the totals. At 10,000 sessions the envelope's rows, spelled out as
-objects, would be most of the 2 MB budget; here they become columns (one list per field),
-authors and tags become indexes into one list of names, dates become day numbers from the
-first session, and the stems, which the page never shows, go. What refers to a session
-elsewhere in the envelope (a recurring error's sessions, a reversal, a transcript's or a
-SessionStart's figures) refers to its row's index instead, -1 when no row is known.
+session, not only the totals. At 100,000 sessions even one JSON number a field would be
+over the 2 MB budget, so a session is a few characters:
+
+- the rows are columns (one per field), in the envelope's order (newest first);
+- authors and tags are indexes into one list of names, dates are day numbers from the
+  first session, and the stems, which the page never shows, go;
+- a row's tags are one index into `tagsets`, the distinct sets, the commonest first;
+- each number column, the rows', the transcripts' and the SessionStarts' alike, is a
+  dashboard_codec string (base-64 digits, as differences where that is shorter, runs
+  written once), which the page's script turns back into numbers once, as it loads.
+
+What refers to a session elsewhere in the envelope (a recurring error's sessions, a
+reversal, a transcript's or a SessionStart's figures) refers to its row's index instead,
+-1 when no row is known. Nothing is rounded or merged: every filter counts what `git enf
+stats` counts with the same option.
 
 Everything else of the envelope that the page shows is carried as it is (docs/stats.md
 names every field); the page never trusts any of it to be markup (dashboard.py).
@@ -15,10 +24,14 @@ names every field); the page never trusts any of it to be markup (dashboard.py).
 from __future__ import annotations
 
 import datetime as dt
+import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-MODEL = 1  # the shape the page's script reads; bump with it
+from .dashboard_codec import SAFE, column
+
+MODEL = 2  # the shape the page's script reads; bump with it
 
 
 def compact(stats: Mapping[str, Any]) -> dict[str, Any]:
@@ -54,19 +67,28 @@ def compact(stats: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _row_columns(rows: Sequence[Mapping[str, Any]], day0: dt.date, authors: list[str],
-                 tags: list[str]) -> dict[str, list[Any]]:
+                 tags: list[str]) -> dict[str, Any]:
+    """A column per field; a row's tags are an index into `tagsets`, the commonest first."""
     author_at = {name: i for i, name in enumerate(authors)}
     tag_at = {name: i for i, name in enumerate(tags)}
+    # a tag list's order never shows (the page asks "has this tag?" and counts per tag)
+    sets = [tuple(sorted(tag_at[t] for t in map(str, _list(r.get("tags"))) if t in tag_at)) for r in rows]
+    counts = Counter(sets)
+    tagsets = sorted(counts, key=lambda k: -counts[k])  # stable: ties keep first-seen order
+    set_at = {k: i for i, k in enumerate(tagsets)}
     return {
-        "day": [_day(r.get("date"), day0) for r in rows],
-        "author": [author_at.get(str(r.get("author") or ""), -1) for r in rows],
-        "tags": [[tag_at[str(t)] for t in _list(r.get("tags"))] for r in rows],
-        "done": [1 if r.get("status") == "completed" else 0 if r.get("status") == "active" else 2 for r in rows],
-        "dec": [_int(r.get("decisions")) for r in rows],
-        "rev": [_int(r.get("reversals")) for r in rows],
-        "fri": [_int(r.get("friction")) for r in rows],
-        "err": [_int(r.get("errors")) for r in rows],
+        "day": column([_day(r.get("date"), day0) for r in rows]),
+        "author": column([author_at.get(str(r.get("author") or ""), -1) for r in rows]),
+        "tagset": column([set_at[k] for k in sets]), "tagsets": [list(k) for k in tagsets],
+        "done": column([_DONE.get(str(r.get("status")), 2) for r in rows]),
+        "dec": column([_int(r.get("decisions")) for r in rows]),
+        "rev": column([_int(r.get("reversals")) for r in rows]),
+        "fri": column([_int(r.get("friction")) for r in rows]),
+        "err": column([_int(r.get("errors")) for r in rows]),
     }
+
+
+_DONE = {"completed": 1, "active": 0}  # anything else: 2, neither
 
 
 def _reversals(decisions: Mapping[str, Any], day0: dt.date, tags: list[str],
@@ -85,29 +107,56 @@ def _reversals(decisions: Mapping[str, Any], day0: dt.date, tags: list[str],
 
 
 def _recurring(errors: Mapping[str, Any], by_stem: Mapping[str, int]) -> list[list[Any]]:
-    """[key, text, rows]: the rows (oldest first) the error was seen in."""
+    """[key, text, rows]: the rows (oldest first, a column) the error was seen in."""
     out = []
     for e in (_obj(x) for x in _list(errors.get("recurring"))):
-        rows = [by_stem[s] for s in map(str, _list(e.get("sessions"))) if s in by_stem]
-        out.append([str(e.get("key") or ""), str(e.get("text") or ""), rows])
+        rows: list[int | None] = [by_stem[s] for s in map(str, _list(e.get("sessions"))) if s in by_stem]
+        out.append([str(e.get("key") or ""), str(e.get("text") or ""), column(rows)])
     return out
 
 
-def _context(context: Mapping[str, Any], day0: dt.date, by_id8: Mapping[str, int]) -> dict[str, list[int | None]]:
+def _context(context: Mapping[str, Any], day0: dt.date, by_id8: Mapping[str, int]) -> dict[str, Any]:
     per = [_obj(p) for p in _list(context.get("per_session"))]
-    return {"day": [_day(p.get("date"), day0) for p in per], "tokens": [_int(p.get("tokens")) for p in per],
-            "row": [by_id8.get(str(p.get("session", ""))[:8], -1) for p in per]}
+    return {"day": column([_day(p.get("date"), day0) for p in per]),
+            "tokens": column([_int(p.get("tokens")) for p in per]),
+            "row": column([by_id8.get(str(p.get("session", ""))[:8], -1) for p in per])}
 
 
-def _usage(transcripts: Mapping[str, Any], day0: dt.date, by_id8: Mapping[str, int]) -> dict[str, list[Any]]:
+def _usage(transcripts: Mapping[str, Any], day0: dt.date, by_id8: Mapping[str, int]) -> dict[str, Any]:
     per = [_obj(p) for p in _list(transcripts.get("per_session"))]
-    cost = [p.get("cost_usd") for p in per]
-    return {"day": [_day(p.get("date"), day0) for p in per],
-            "id": [str(p.get("session", ""))[:8] for p in per],
-            "in": [_int(p.get("input")) for p in per], "out": [_int(p.get("output")) for p in per],
-            "cw": [_int(p.get("cache_creation")) for p in per], "cr": [_int(p.get("cache_read")) for p in per],
-            "cost": [c if isinstance(c, (int, float)) else None for c in cost],
-            "row": [by_id8.get(str(p.get("session", ""))[:8], -1) for p in per]}
+    return {"day": column([_day(p.get("date"), day0) for p in per]),
+            "id": _ids([str(p.get("session", ""))[:8] for p in per]),
+            "in": column([_int(p.get("input")) for p in per]), "out": column([_int(p.get("output")) for p in per]),
+            "cw": column([_int(p.get("cache_creation")) for p in per]),
+            "cr": column([_int(p.get("cache_read")) for p in per]),
+            "cost": _costs([p.get("cost_usd") for p in per]),
+            "row": column([by_id8.get(str(p.get("session", ""))[:8], -1) for p in per])}
+
+
+def _ids(ids: list[str]) -> dict[str, Any] | list[str]:
+    """Claude Code's session ids are hex: eight hex digits are a number (a column under
+    {"hex"}), other ids stay strings."""
+    if ids and all(len(i) == 8 and all(c in _HEX for c in i) for i in ids):
+        return {"hex": column([int(i, 16) for i in ids])}
+    return ids
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def _costs(costs: list[Any]) -> dict[str, Any] | list[float | None]:
+    """Dollars to the millionth (prices.cost rounds to six places) as whole millionths
+    (a column under {"micro"}) when n / 1e6 gives back each one exactly, as the page's
+    script divides; else the numbers themselves."""
+    kept = [float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) else None
+            for c in costs]
+    micro = [None if c is None else round(c * _MICRO) for c in kept]
+    if all(c is None or (m is not None and abs(m) < SAFE and m / _MICRO == c) for c, m in zip(kept, micro)):
+        return {"micro": column(micro)}
+    return kept
+
+
+_MICRO = 1_000_000
 
 
 def _first_day(rows: Sequence[Mapping[str, Any]]) -> dt.date:
