@@ -386,7 +386,8 @@ SETTLED_BY_HAND: list[str] = []  # refreshes the script had to run itself (repor
 
 
 def settle(repo: Path, most: float = 300.0) -> None:
-    """Wait until no pointers refresh runs and the pointers file is current (what SessionStart
+    """Wait until no pointers refresh runs, the pointers file is current and nothing taken from
+    the branch's derived files waits for its check (what SessionStart
     and init start in the background would otherwise run inside the next timing). A file
     still stale with no refresh running for 2 s (a background refresh that died, say of
     its time budget on a loaded machine) is refreshed here, in-process, and counted."""
@@ -394,6 +395,7 @@ def settle(repo: Path, most: float = 300.0) -> None:
 
     from enf_git import paths
     from enf_git.memory.context import pointer_refresh, pointer_state
+    from enf_git.memory.record import records_verify
     from enf_git.plumbing import locks, store
 
     opened = store.open_repo(str(repo))
@@ -402,7 +404,9 @@ def settle(repo: Path, most: float = 300.0) -> None:
     idle_since: float | None = None
     while time.monotonic() < deadline:
         with locks.file_lock(lock, wait=0) as free:
-            stale = pointer_state.pointers_stale(opened)
+            # The refresh also checks what a fresh clone took from the branch's derived files
+            # (records_verify): while that is pending a refresh is due, or about to start.
+            stale = pointer_state.pointers_stale(opened) or records_verify.pending(opened)
         if free and not stale:
             return
         now = time.monotonic()
