@@ -84,3 +84,21 @@ def commit_as(repo: Path, who: dict[str, str], files: dict[str, str]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     memory.commit(memory.Context.open(repo, environ=who), f"by {who['GIT_AUTHOR_NAME']}")
+
+
+def write_session(repo_dir: Path, stem_name: str, text: str) -> Path:
+    """A session file in the working copy, as the assistant writes one (not committed)."""
+    path = repo_dir / ".claude-sessions" / "sessions" / f"{stem_name}.md"
+    path.write_text(text)
+    return path
+
+
+def search_sessions(repo_dir: Path) -> None:
+    """Recall's small corpus: a search API session (SCALE), its reversal to Postgres (COST),
+    and four unrelated sessions, so that idf means something. Not committed."""
+    write_session(repo_dir, "2026-04-13-search-api", session_text(body=SCALE))
+    write_session(repo_dir, "2026-04-20-postgres-fts", session_text(
+        session_id="b2c3d4e5", date="2026-04-20", summary="Moved search to Postgres", tags="[search]", body=COST))
+    for i in range(4):
+        write_session(repo_dir, f"2026-03-0{i + 1}-other-{i}", session_text(
+            session_id=f"c{i}d4e5f6", date=f"2026-03-0{i + 1}", summary=f"Tuned the build cache {i}", tags="[ci]"))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gitfixtures import COST, SCALE, session_text
+from gitfixtures import COST, search_sessions, session_text, write_session
 
 
 @pytest.fixture
@@ -26,20 +26,11 @@ def enf(run_cli):  # type: ignore[no-untyped-def]
     return run_cli
 
 
-def write(repo_dir: Path, stem_name: str, text: str) -> Path:
-    path = repo_dir / ".claude-sessions" / "sessions" / f"{stem_name}.md"
-    path.write_text(text)
-    return path
+write = write_session  # the shared helper, under this file's short name
 
 
 def sessions(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
-    write(repo_dir, "2026-04-13-search-api", session_text(body=SCALE))
-    write(repo_dir, "2026-04-20-postgres-fts", session_text(session_id="b2c3d4e5", date="2026-04-20",
-                                                           summary="Moved search to Postgres", tags="[search]",
-                                                           body=COST))
-    for i in range(4):
-        write(repo_dir, f"2026-03-0{i + 1}-other-{i}", session_text(session_id=f"c{i}d4e5f6", date=f"2026-03-0{i + 1}",
-                                                                   summary=f"Tuned the build cache {i}", tags="[ci]"))
+    search_sessions(repo_dir)
     enf("commit", "-m", "sessions")
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from enf_git.mcp import tools
 from enf_git.plumbing import asks, search
-from gitfixtures import session_text
+from gitfixtures import session_text, write_session
 
 
 @pytest.mark.parametrize(("question", "kind"), [
@@ -95,10 +95,7 @@ def enf(run_cli, repo_dir: Path):  # type: ignore[no-untyped-def]
     return run_cli
 
 
-def write(repo_dir: Path, stem_name: str, text: str) -> Path:
-    path = repo_dir / ".claude-sessions" / "sessions" / f"{stem_name}.md"
-    path.write_text(text)
-    return path
+write = write_session  # the shared helper, under this file's short name
 
 
 def van_sessions(enf, repo_dir: Path, given: bool) -> None:  # type: ignore[no-untyped-def]
