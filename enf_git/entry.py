@@ -257,7 +257,7 @@ def _fast_recall(args: list[str]) -> bool:
         text = " ".join(words)
         if not search.terms(text):
             return False  # the full CLI says why that is a usage error
-        check = fastconfig.switch(dirs[1], dirs[2], search.ANSWER_CHECK, False)
+        check = fastconfig.switch(dirs[1], dirs[2], search.ANSWER_CHECK_KEY, False)
         answer = search.query(db, text, limit, answer_check=check)
         out = recall_json(search.as_rows(answer.hits), text, answer.weak, answer.strength()) if as_json else search.format_hits(answer, text)
     except Exception:  # noqa: BLE001 - any doubt: the full path rebuilds and reports properly

@@ -235,7 +235,7 @@ def recall(query: tuple[str, ...], limit: int, as_json: bool) -> None:
     ctx = reading()
     tip = memory.require_branch(ctx)
     db = indexer.ensure(ctx.repo, ctx.cache())
-    check = fastconfig.truth(store.config_value(ctx.repo, f"enf.{search.ANSWER_CHECK}"), False)
+    check = fastconfig.truth(store.config_value(ctx.repo, f"enf.{search.ANSWER_CHECK_KEY}"), False)
     answer = search.query(db, text, limit, answer_check=check)
     answers.note_asked(ctx, tip, [h.path for h in answer.hits])
     click.echo(recall_json(search.as_rows(answer.hits), text, answer.weak, answer.strength()) if as_json

@@ -134,7 +134,7 @@ def _recall(where: Where, args: Args) -> dict[str, Any]:
                            hint=RECALL.example)
     ctx = where.open()
     tip = require_branch(ctx)
-    check = fastconfig.truth(store.config_value(ctx.repo, f"enf.{search.ANSWER_CHECK}"), False)
+    check = fastconfig.truth(store.config_value(ctx.repo, f"enf.{search.ANSWER_CHECK_KEY}"), False)
     answer = search.query(indexer.ensure(ctx.repo, ctx.cache()), text, args["limit"], answer_check=check)
     answers.note_asked(ctx, tip, [h.path for h in answer.hits])
     table = where.written_by(ctx, tip)

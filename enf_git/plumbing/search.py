@@ -105,7 +105,7 @@ ANSWER_SHARE = 0.6
 # That check is off unless `git config enf.answerCheck true`: chosen on the dev sets, it
 # flagged 8.4% of the conversational held-out set's answerable questions (3.8% without it),
 # for 38.3% of its unanswerable ones (23.3% without): docs/benchmarks.md, recall_quality.py.
-ANSWER_CHECK = "answerCheck"
+ANSWER_CHECK_KEY = "answerCheck"  # the `enf.` setting that turns it on
 WEAK_TOP = 3  # results `matched` reports on: the answer is often second or third, rarely further
 _CANDIDATES = 50  # rows FTS5 ranks first, which _score ranks again (history rows may share a file)
 K1, B = 1.2, 0.75  # BM25's (and FTS5's) saturation and length normalisation
