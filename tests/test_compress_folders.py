@@ -109,3 +109,60 @@ def test_the_current_session_is_found_in_a_folder_left_unopened(ctx: memory.Cont
     assert set(opened) <= {"2026/03", "2026/04"}  # and no all-cold folder opened to learn that
     old_id = full(OLD[0]).split("session_id: ")[1].split("\n")[0]
     assert compress.compress(ctx, AS_OF, current=old_id, dry_run=True).current_named  # in an unopened folder
+
+
+def _forget_rankings(ctx: memory.Context) -> None:
+    """As on a fresh clone: no month folder's bounds or facts known on this machine."""
+    import shutil
+
+    state = store.state_dir(ctx.repo)
+    for name in (compress_folders.SUMMARY_FILE, compress.CACHE_FILE, compress.IDLE_FILE):
+        (state / name).unlink(missing_ok=True)
+    shutil.rmtree(state / compress_folders.MONTHS_DIR, ignore_errors=True)
+
+
+def test_a_start_leaves_a_ranking_past_its_budget_to_the_background_refresh(
+        ctx: memory.Context, git: Git, monkeypatch: pytest.MonkeyPatch, opened: list[str]) -> None:
+    dated(ctx)
+    put(ctx, {stem: full(stem) for stem in OLD})
+    _forget_rankings(ctx)
+    monkeypatch.setattr(compress, "START_BUDGET", 4)  # 10 sessions to work out: past it
+    tip = git("rev-parse", "claude-memory")
+    deferred = compress.scheduled(ctx, NOW)
+    assert deferred.done == [] and deferred.error == "" and deferred.until is None
+    assert git("rev-parse", "claude-memory") == tip  # nothing compressed, nothing committed
+    state = store.state_dir(ctx.repo)
+    assert compress_folders.ranking_deferred(state)
+    assert not (state / compress_folders.SUMMARY_FILE).exists()  # nothing worked out: no folder opened
+    assert not (state / compress.IDLE_FILE).exists()  # "nothing due" is not what it found
+    from enf_git.memory.context import pointer_refresh
+
+    pointer_refresh.run(str(ctx.top))  # the background refresh the start begins
+    assert not compress_folders.ranking_deferred(state)
+    assert (state / compress_folders.SUMMARY_FILE).exists()
+    assert git("rev-parse", "claude-memory") == tip  # the refresh only ranks
+    done = compress.scheduled(ctx, NOW)  # the next start: every folder's bounds known, within budget
+    assert stems(done) == [*OLD, *COLD]
+    assert "tier: cold" in git("show", f"claude-memory:sessions/2025/05/{OLD[0]}.md")
+
+
+def test_a_start_within_its_budget_ranks_and_compresses_at_once(
+        ctx: memory.Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    dated(ctx)
+    put(ctx, {stem: full(stem) for stem in OLD})
+    _forget_rankings(ctx)
+    monkeypatch.setattr(compress, "START_BUDGET", 10)  # exactly the 10 sessions on the branch
+    assert stems(compress.scheduled(ctx, NOW)) == [*OLD, *COLD]
+    assert not compress_folders.ranking_deferred(store.state_dir(ctx.repo))
+
+
+def test_a_deferred_ranking_starts_the_background_refresh(ctx: memory.Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    from enf_git.memory.context import pointer_refresh
+    from enf_git.plumbing import detached
+
+    started: list[str] = []
+    monkeypatch.setattr(detached, "start", lambda job, top: started.append(job))
+    monkeypatch.setattr(pointer_refresh, "brain_first_on", lambda repo: False)  # pointers are not why
+    assert not pointer_refresh.start(ctx)
+    (store.state_dir(ctx.repo) / compress_folders.DEFERRED_MARK).touch()
+    assert pointer_refresh.start(ctx) and started == ["background-index"]

@@ -25,13 +25,17 @@ def brain_first_on(repo: store.Repo) -> bool:
 
 
 def start(ctx: Context) -> bool:
-    """Start the refresh when the pointers file is stale (and brain-first on) or records.json
-    holds records index entries not checked yet, unless one is running (it looks again
+    """Start the refresh when the pointers file is stale (and brain-first on), records.json
+    holds records index entries not checked yet, or a start left compression's ranking to
+    it, unless one is running (it looks again
     when done); True if started."""
     from ..record import records_verify
 
+    from ..lifecycle.compress_folders import ranking_deferred
+
     wanted = brain_first_on(ctx.repo) and pointer_state.pointers_stale(ctx.repo)
-    if not (wanted or records_verify.pending(ctx.repo)) or _running(ctx):
+    due = records_verify.pending(ctx.repo) or ranking_deferred(store.state_dir(ctx.repo))
+    if not (wanted or due) or _running(ctx):
         return False
     detached.start("background-index", str(ctx.top))
     return True
@@ -58,6 +62,7 @@ def run(top: str) -> int | None:
     if records_verify.verify(ctx.repo, cache) is None:
         return None  # the check goes on in the next refresh, before anything is built from them
     records_verify.check_digest(ctx.repo, cache)
+    _warm_ranking(ctx)
     if not brain_first_on(ctx.repo):
         return None
     withheld = _withheld(ctx)
@@ -67,6 +72,17 @@ def run(top: str) -> int | None:
         pointers.discard(path)  # enf.trust now withholds other records: the next refresh writes a full file
     return indexer.refresh_pointers(ctx.repo, cache, pins.pinned(ctx.repo, store.tip(ctx.repo)), _by(ctx),
                                     withheld)
+
+
+def _warm_ranking(ctx: Context) -> None:
+    """Compression's ranking, when a start left it here (a fresh clone: seconds at
+    100,000 sessions); a failure leaves it to the next start, which defers again."""
+    from ..lifecycle import compress
+
+    try:
+        compress.warm(ctx)
+    except (EnfError, OSError):
+        pass
 
 
 def _withheld(ctx: Context) -> frozenset[str] | None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import nullcontext
 from pathlib import Path
@@ -51,6 +52,7 @@ HOT_KEY, COLD_KEY, FOLD_KEY = "enf.hotSessions", "enf.coldDays", "enf.foldAfter"
 ENABLED_KEY, PER_START_KEY = "enf.compress", "enf.compressPerStart"
 PER_START_DEFAULT = 20  # one session start compresses at most this many (each is a commit)
 CACHE_FILE = "tiers.json"
+START_BUDGET = 2000  # sessions' facts a start's ranking may work out (~30 us each, plus loading records.json)
 DIRECT_PARSES = 20  # misses of tiers.json parsed directly before the records cache is loaded
 SAVE_AFTER = 8  # new facts in tiers.json worth rewriting it for (< DIRECT_PARSES)
 ACTIVE_DIR = ".active"  # under the working copy, local only: <session-id prefix> of a session in progress
@@ -138,14 +140,40 @@ def scheduled(ctx: Context, now: int, current: str | None = None) -> Compression
         if idle.known(current):
             return Compression(as_of)
         done = compress(ctx, as_of, current=current, limit=policy.per_start, now=now, one_tier=True, policy=policy,
-                        batch=True)
+                        batch=True, budget=START_BUDGET)
         if not done.done:
             idle.remember(current, done)
         return done
+    except compress_folders.Deferred:
+        _mark_deferred(ctx)
+        return Compression(as_of)
     except EnfError as exc:
         done = Compression(as_of)
         done.error = exc.message
         return done
+
+
+def _mark_deferred(ctx: Context) -> None:
+    try:
+        (store.state_dir(ctx.repo) / compress_folders.DEFERRED_MARK).touch()
+    except OSError:
+        pass  # an unwritable .git/enf: every start defers, and compression waits for `git enf compress`
+
+
+def warm(ctx: Context) -> None:
+    """The background refresh's step after a start deferred its ranking: every month
+    folder whose bounds are not known is opened and its facts kept, so the next start
+    ranks from them. Writes only caches; compresses nothing."""
+    mark = store.state_dir(ctx.repo) / compress_folders.DEFERRED_MARK
+    if not mark.exists():
+        return
+    run = _Run(ctx, as_of_day(int(time.time())), Policy(ctx.repo), dry_run=True, now=None)
+    run._rows()  # opens every folder it has no bounds for
+    run.known.save()
+    assert run.folders is not None
+    run.folders.save()
+    run.cache.save()
+    mark.unlink(missing_ok=True)
 
 
 IDLE_FILE = "compress-idle.json"
@@ -195,14 +223,17 @@ IDLE_VERSION = 2  # 2: kept from day to day, until a session ages into cold
 def compress(ctx: Context, as_of: dt.date, *, tier: str | None = None, names: Sequence[str] = (),
              dry_run: bool = False, current: str | None = None, pins: frozenset[str] | None = None,
              limit: int | None = None, now: int | None = None, one_tier: bool = False,
-             policy: Policy | None = None, batch: bool = False) -> Compression:
+             policy: Policy | None = None, batch: bool = False, budget: int | None = None) -> Compression:
     """Compress what is due on `as_of` (or `names`, to `tier` if given), one commit each,
     or with `batch` and `one_tier` one commit for the run (SessionStart's: see `_Batch`).
-    `pins` None: the sessions pinned on the branch (memory/pins.py), never compressed."""
+    `pins` None: the sessions pinned on the branch (memory/pins.py), never compressed.
+    `budget`: the sessions' facts the ranking may work out, past which it raises
+    compress_folders.Deferred having changed nothing (None: no limit)."""
     require_branch(ctx)
     # A dry run writes nothing, so it needs no lock (and answers in a .git it may not write).
     with nullcontext(True) if dry_run else ctx.lock():
         run = _Run(ctx, as_of, policy or Policy(ctx.repo), dry_run, now)
+        run.budget = budget
         run.batch = _Batch(run) if batch and one_tier and not dry_run else None  # one tier: one subject
         if pins is None:
             from .pins import pinned
@@ -241,6 +272,7 @@ class _Run:
         self.batch: _Batch | None = None  # None: one commit per session
         self._index: record_index.Reader | None = None  # the tip's records index, read on a miss
         self.folders: compress_folders.Walk | None = None  # the ranking's month folders, once walked
+        self.budget: int | None = None  # see compress()
 
     @property
     def oids(self) -> dict[str, str]:
@@ -325,7 +357,7 @@ class _Run:
     def _rows(self) -> compress_folders.Walk:
         """The sessions at the tip by month folder, each opened only when the ranking reaches it."""
         self.folders = compress_folders.Walk(self.ctx.repo, self.tip.tree, compress_folders.Cache(
-            store.state_dir(self.ctx.repo), _cache_version()), self._row_facts)
+            store.state_dir(self.ctx.repo), _cache_version()), self._row_facts, self.budget)
         return self.folders
 
     def _row_facts(self, path: str, oid: str) -> list[Any]:

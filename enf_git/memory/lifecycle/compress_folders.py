@@ -20,6 +20,11 @@ from `hi`. An opened folder's facts come from its month's file under MONTHS_DIR 
 -> blob id and facts, checked by blob id), so a folder that changed in one file costs
 one miss, not a load of every blob's facts. All of it is an accelerator: delete it and
 the next run opens every folder once.
+
+That once is seconds at 100,000 sessions (a fresh clone, or a cache deleted): too
+much for a SessionStart hook. So a start's walk has a budget of facts it may work out
+(`Walk(budget=...)`); folders that would take it past raise `Deferred` before any is
+opened, and the start leaves compression to the background refresh, which walks every folder (compress.warm) for the next start.
 """
 
 from __future__ import annotations
@@ -35,11 +40,21 @@ from ...pure import model
 
 SUMMARY_FILE = "tiers-folders.json"
 MONTHS_DIR = "tiers-months"  # in .git/enf/: <YYYY-MM>.json (flat.json: sessions/ itself), a month's facts
+DEFERRED_MARK = "tiers-deferred"  # in .git/enf/: a start left its ranking to the background refresh
 FLAT = ""  # the entries directly under sessions/: undated sessions, a branch not moved yet
 
 Key = tuple[str, str, str]  # (date, start_time, stem): ranking's order
 Row = tuple[str, str, str, str, list[Any]]  # (date, start_time, stem, path, facts), as ranking reads them
 Facts = Callable[[str, str], list[Any]]  # (path, blob id) -> [tier, Interactions, date, start_time, status, id]
+
+
+def ranking_deferred(state: Path) -> bool:
+    """Whether a start left its ranking to the background refresh (one stat: hooks ask)."""
+    return (state / DEFERRED_MARK).exists()
+
+
+class Deferred(Exception):
+    """A walk's budget would be spent: the ranking is left to the background refresh."""
 
 
 class Summary:
@@ -146,28 +161,55 @@ class Cache:
 class Walk:
     """The sessions of one tip, by month folder: each opened only when a walk reaches it."""
 
-    def __init__(self, repo: store.Repo, tree: store.Tree, cache: Cache, find: Facts) -> None:
+    def __init__(self, repo: store.Repo, tree: store.Tree, cache: Cache, find: Facts,
+                 budget: int | None = None) -> None:
         self.repo, self.tree, self.cache, self.find = repo, tree, cache, find
+        self.budget = budget  # facts the folders with unknown bounds may take (None: no limit)
         self.trees = store.session_months(repo, tree)  # "YYYY/MM" -> tree id
         self.flat = {n: o for n, o, k in store.flat_sessions(repo, tree) if k == "blob"}
         self.oids: dict[str, str] = {}  # path -> blob id of each session of the opened folders
         self.facts: dict[str, list[Any]] = {}  # path -> its blob's facts, likewise
         self.rows: dict[str, list[Row]] = {}  # opened folder -> its rows, oldest first
         self.summaries: dict[str, Summary] = {}
+        unknown = [m for m, tree_id in self.trees.items() if cache.summary(m, tree_id) is None]
         for month, tree_id in self.trees.items():
             known = cache.summary(month, tree_id)
-            if known is None:
-                self.open(month)  # changed since the last run: its bounds are not known
-            else:
+            if known is not None:
                 self.summaries[month] = known
+        # Checked before any is opened, so a deferred start works out nothing. Folders
+        # opened later, as a walk reaches them, have known bounds and so a month file.
+        self._afford([*unknown, FLAT])
+        for month in unknown:
+            self.open(month)  # changed since the last run: its bounds are not known
         self.open(FLAT)
+
+    def _entries(self, month: str) -> list[tuple[str, str]]:
+        """(name, blob id) of the sessions in `month` (FLAT: directly under sessions/)."""
+        if month == FLAT:
+            return list(self.flat.items())
+        return [(n, o) for n, o, k in store.month_sessions(self.repo, self.tree, month)
+                if k == "blob" and n not in self.flat]  # a flat copy of a name wins over its month's
+
+    def _fresh(self, month: str, entries: list[tuple[str, str]]) -> int:
+        """How many of `entries` the month's file does not know: facts to work out."""
+        known = self.cache.month(month)
+        return sum(1 for n, o in entries if (known.get(n) or [None])[0] != o)
+
+    def _afford(self, months: list[str]) -> None:
+        """Raise Deferred when opening `months` would work out more facts than the budget
+        allows (counted folder by folder: a fresh clone stops at its second folder)."""
+        if self.budget is None:
+            return
+        fresh = 0
+        for month in months:
+            fresh += self._fresh(month, self._entries(month))
+            if fresh > self.budget:
+                raise Deferred(f"{fresh}+ sessions' facts to work out, {self.budget} allowed to this walk")
 
     def open(self, month: str) -> list[Row]:
         if month in self.rows:
             return self.rows[month]
-        entries = self.flat.items() if month == FLAT else (
-            (n, o) for n, o, k in store.month_sessions(self.repo, self.tree, month)
-            if k == "blob" and n not in self.flat)  # a flat copy of a name wins over its month's
+        entries = self._entries(month)
         known = self.cache.month(month)
         rows: list[Row] = []
         bad = []
