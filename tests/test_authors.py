@@ -130,3 +130,84 @@ def test_a_read_only_state_folder_still_answers(run_cli, repo_dir: Path) -> None
     (folder / "lock").write_text("")
     (folder / "tip").mkdir()  # not a file: nothing can be saved over it
     assert authors.load(as_(repo_dir, ALICE)).by(S).startswith("Bob")
+
+
+def _walked_in_process(ctx: memory.Context) -> dict[str, authors.Change]:
+    """The table as the in-process walk from the first commit makes it: the last change wins."""
+    out: dict[str, authors.Change] = {}
+    tip = store.tip(ctx.repo)
+    assert tip is not None
+    for path, change in authors._walk(ctx, tip, None):
+        if change is None:
+            out.pop(path, None)
+        else:
+            out[path] = change
+    return out
+
+
+def _history(repo_dir: Path) -> None:
+    """Sessions, a deletion, a fact and a merge of a teammate's side, by Alice and Bob."""
+    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="base"))
+    memory.commit(as_(repo_dir, ALICE), "base")
+    repo = store.open_repo(repo_dir)
+    base = store.tip(repo)
+    assert base is not None
+    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="Bob's edit"))
+    write(repo_dir, "sessions/2026-04-15-gone.md", session_text(session_id="c3c3c3c3", summary="soon gone"))
+    memory.commit(as_(repo_dir, BOB), "bob")
+    (repo_dir / ".claude-sessions" / "sessions" / "2026-04-15-gone.md").unlink()
+    memory.commit(as_(repo_dir, BOB), "bob deletes")
+    bobs = store.tip(repo)
+    assert bobs is not None
+    repo.references[store.REF].set_target(base.id)
+    memory.Context.open(repo_dir).manifest_path.unlink()
+    write(repo_dir, T, session_text(session_id="b2b2b2b2", summary="Alice's own"))
+    memory.commit(as_(repo_dir, ALICE), "alice")
+    ctx = as_(repo_dir, ALICE)
+    assert sync_merge.merge_tips(ctx.repo, store.tip(ctx.repo), bobs, ctx.cache(), env=ALICE).outcome == "merged"
+
+
+def test_git_s_list_of_changes_gives_the_in_process_walk_s_table(run_cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    run_cli("init")
+    _history(repo_dir)
+    ctx = as_(repo_dir, ALICE)
+    expected = _walked_in_process(ctx)
+    assert {p: c.name for p, c in expected.items() if p in (S, T)} == {S: "Bob", T: "Alice"}
+    assert "sessions/2026-04-15-gone.md" not in expected
+    shutil.rmtree(store.state_dir(ctx.repo) / authors.FOLDER, ignore_errors=True)
+    assert dict(authors.load(ctx).all()) == expected  # from scratch: git's list
+    assert git_last(repo_dir, S) == "Bob"
+
+
+def test_a_long_increment_is_brought_forward_by_git(run_cli, repo_dir: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    run_cli("init")
+    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="first"))
+    memory.commit(as_(repo_dir, ALICE), "first")
+    authors.load(as_(repo_dir, ALICE))  # saved at this tip
+    _history(repo_dir)  # then several commits and a merge at once
+    monkeypatch.setattr(authors, "IN_PROCESS", 1)
+    ctx = as_(repo_dir, ALICE)
+    assert dict(authors.load(ctx).all()) == _walked_in_process(ctx)
+
+
+def test_a_bounded_walk_hands_out_a_partial_table_and_saves_nothing(run_cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    run_cli("init")
+    stems = [f"sessions/2026-04-1{i}-s{i}.md" for i in range(4)]
+    for i, stem in enumerate(stems):
+        write(repo_dir, stem, session_text(session_id=f"{i}" * 8, summary=f"s{i}"))
+        memory.commit(as_(repo_dir, (ALICE, BOB)[i % 2]), f"c{i}")
+    folder = store.state_dir(store.open_repo(repo_dir)) / authors.FOLDER
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        authors.bound_walks(2)  # as a hook does on a fresh clone
+        table = authors.load(as_(repo_dir, ALICE))
+        assert table.partial and authors.provisional()
+        assert table.by(stems[3]) == "Bob, 2025-12-02"  # the newest commits: reached
+        assert table.by(stems[0]) == authors.NOT_KNOWN  # older: never shown as the reader's own
+        assert not (folder / "tip").exists()  # a partial table is never saved
+    finally:
+        authors.bound_walks(None)
+    assert not authors.provisional()
+    whole = authors.load(as_(repo_dir, ALICE))
+    assert not whole.partial and whole.by(stems[0]) == "" and whole.by(stems[1]) == "Bob, 2025-12-02"
+    assert (folder / "tip").exists()

@@ -137,3 +137,43 @@ def test_a_teammate_s_later_edit_is_named_at_the_next_start(project: Path) -> No
     assert [ln for ln in context(project).splitlines() if "own-cache" in ln and "— Bob Mallory" in ln]
     run_git(project, "config", "enf.trust", "authors")
     assert "own-cache" not in context(project)
+
+
+def test_a_fresh_clone_s_first_start_never_shows_a_teammate_s_line_as_one_s_own(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its history too long to walk in a hook: lines it did not reach say the author is
+    not known yet, nothing of it is cached, and the refresh's walk names Bob next time."""
+    import shutil
+
+    from enf_git import hook
+    from enf_git.assistants.claude import lifecycle
+    from enf_git.memory.record import authors
+
+    sessions = project / paths.WC_DIR / "sessions"
+    for i in range(3):  # newer commits of one's own: Bob's lie further back than the start walks
+        (sessions / f"2026-04-1{4 + i}-later.md").write_text(OWN.replace("a11ce000", f"a11ce00{i + 1}")
+                                                             .replace("2026-04-12", f"2026-04-1{4 + i}"))
+        enf(project, "commit", "-m", f"later {i}")
+    state = project / ".git" / "enf"
+    shutil.rmtree(state / authors.FOLDER, ignore_errors=True)  # as on a fresh clone
+    for name in ("start-authors.json", "facts-block.json", "pins-listing.json", "instincts-block.json"):
+        (state / name).unlink(missing_ok=True)
+    monkeypatch.setattr(lifecycle, "HOOK_COMMITS", 1)
+    monkeypatch.setattr(pointer_refresh, "start", lambda ctx: False)  # the refresh runs by hand below
+    payload = json.dumps({"session_id": SID, "cwd": str(project), "hook_event_name": "SessionStart",
+                          "source": "startup"}).encode()
+    try:
+        first = json.loads(hook.run("SessionStart", payload))["hookSpecificOutput"]["additionalContext"]
+        bob_lines = [ln for ln in first.splitlines() if "zephyr-cache" in ln or "Deploys need" in ln]
+        assert bob_lines and all("— author not known yet" in ln for ln in bob_lines), bob_lines
+        assert "Bob Mallory" not in first
+        for name in ("start-authors.json", "facts-block.json"):
+            assert not (state / name).exists(), name  # built from a partial table: not kept
+        pointer_refresh.run(str(project))  # the background refresh: the whole history, walked
+        assert (state / authors.FOLDER / "tip").exists()
+        second = json.loads(hook.run("SessionStart", payload))["hookSpecificOutput"]["additionalContext"]
+    finally:
+        authors.bound_walks(None)
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    assert "author not known yet" not in second
+    assert [ln for ln in second.splitlines() if "Deploys need" in ln][0].endswith(f"— Bob Mallory, {today}")

@@ -159,6 +159,8 @@ def authorship(ctx: Context, tip: store.Commit, digest: briefing.Digest,
         change = table.of(path)
         if change is not None:
             out[path] = ("", "") if table.mine(change) else (change.name or change.email, change.date)
+        elif table.partial:
+            out[path] = (authors.NOT_KNOWN, "")  # not reached yet: never shown as the reader's own
     return out
 
 
@@ -182,6 +184,8 @@ def _whose(ctx: Context, tip: store.Commit, digest: briefing.Digest,
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
     found = {"authorship": authorship(ctx, tip, digest, details), "withheld": _withheld(ctx, digest, details)}
+    if authors.provisional():
+        return found  # some authors not known yet (a fresh clone's first start): worked out again next time
     try:
         atomic.write(path, json.dumps({"key": key, "authorship": found["authorship"],
                                        "withheld": sorted(found["withheld"])}).encode("utf-8"))

@@ -399,8 +399,12 @@ def _cached_block(ctx: Context, key: list[object], today: str) -> str | None:
 
 
 def _save_block(ctx: Context, key: list[object], lapses: str, today: str, text: str) -> None:
-    if today >= lapses:
-        return  # an expired fact was left standing (the prune lost a race): recompute next time
+    from ..record import authors
+
+    if today >= lapses or authors.provisional():
+        # An expired fact was left standing (the prune lost a race), or the authors were
+        # not all known yet (a fresh clone's first start): recompute next time.
+        return
     try:
         atomic.write(store.state_dir(ctx.repo) / BLOCK_FILE,
                      json.dumps({"key": key, "lapses": lapses, "text": text}).encode("utf-8"))

@@ -66,8 +66,11 @@ def session_start_block(ctx: Context) -> str:
     text = pi.block(found, room, _by(ctx, [pi.instinct_path(i.id) for i in found]))
     if withheld:
         text = (text or "## Learned instincts") + f"\n- {trust.withheld_line(len(withheld), 'instinct')}"
+    from ..record import authors
+
     try:
-        atomic.write(cache, fastjson.dumps({"key": [*key, trust.cache_key(gate)], "text": text}).encode("utf-8"))
+        if not authors.provisional():  # names not known yet: the next start signs them
+            atomic.write(cache, fastjson.dumps({"key": [*key, trust.cache_key(gate)], "text": text}).encode("utf-8"))
     except OSError:
         pass  # a read-only state dir costs the next start a recompute, never this one
     return text

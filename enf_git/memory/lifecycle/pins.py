@@ -645,7 +645,9 @@ def _cached_listing(ctx: Context, key: list[object] | None) -> Listing | None:
 
 
 def _save_listing(ctx: Context, key: list[object] | None, listing: Listing) -> None:
-    if key is None or listing.by is None:
+    from ..record import authors
+
+    if key is None or listing.by is None or authors.provisional():  # authors not all known: not kept
         return
     # Who last changed a pinned session changes only with its blob (`_reads`), so the
     # signatures are kept too: reading the authors table costs a shard per pin, and a

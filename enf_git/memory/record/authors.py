@@ -15,6 +15,16 @@ walked from the start. Shards are written before `tip`, under a lock, so a write
 killed halfway leaves a `tip` whose walk is simply redone (each step is "the last change
 wins": doing it twice gives the same). A pure accelerator: delete the folder and the
 next read walks the branch again.
+
+A walk of more than a few dozen commits (a fresh clone's, a merge of a long absence) is
+git's: `git log --raw -c` lists each commit's changes newest first (plumbing/
+gitlog_changes.py), and a record's last change is the newest commit that wrote the very
+blob the tip holds. In process, loading a busy month folder twice per commit made a
+clone of 100,000 commits take over ten minutes; git takes ~30 s, in the background
+refresh. A hook never waits for that: under `bound_walks(n)` a walk from scratch reads
+at most n commits, and the table it hands out is `partial`: a record it did not reach
+reads "author not known yet" (never as the reader's own), and nothing built from it is
+cached or saved.
 """
 
 from __future__ import annotations
@@ -23,10 +33,12 @@ import marshal
 import time
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import closing
+from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
-from ...plumbing import atomic, locks, store
+from ...plumbing import atomic, gitlog_changes, locks, store
 from ...pure import model
 from ..workspace import Context
 
@@ -34,6 +46,23 @@ FOLDER = "authors"
 VERSION = 1
 SHARDS = 256
 LOCK_WAIT = 2.0  # seconds; a writer stuck longer: this read walks in memory and writes nothing
+IN_PROCESS = 64  # commits an increment walks in process; past them, git lists the changes
+NOT_KNOWN = "author not known yet"  # a partial table's record it did not reach
+_BOUND: list[int | None] = [None]  # bound_walks(): the commits a walk from scratch may read here
+_PARTIAL: list[bool] = [False]  # whether a partial table was handed out since
+
+
+def bound_walks(most: int | None) -> None:
+    """In this process (a hook's), walks from scratch read at most `most` commits (None:
+    no bound), and the lock a background build holds is not waited for."""
+    _BOUND[0] = most
+    _PARTIAL[0] = False
+
+
+def provisional() -> bool:
+    """Whether a table handed out in this process since bound_walks() was partial: what a
+    reader built from it must not be cached."""
+    return _PARTIAL[0]
 
 
 class Change(NamedTuple):
@@ -63,6 +92,7 @@ class Authors:
         self._folder = folder  # None: everything is in `loaded`
         self._shards: dict[int, dict[str, Change]] = loaded or {}
         self._me = (me[0].strip().lower(), me[1].strip().lower())
+        self.partial = False  # a bounded walk stopped before the start: unknown means not reached
 
     def of(self, path: str) -> Change | None:
         return self._shard(shard_of(path)).get(path)
@@ -90,7 +120,9 @@ class Authors:
         """"Alice, 2026-12-01" for a record someone else last changed; "" for the reader's
         own, or one this table does not know."""
         change = self.of(path)
-        if change is None or self.mine(change):
+        if change is None:
+            return NOT_KNOWN if self.partial else ""
+        if self.mine(change):
             return ""
         return f"{change.name or change.email}, {change.date}"
 
@@ -113,14 +145,18 @@ def load(ctx: Context, tip: store.Commit | None = None) -> Authors:
     folder = store.state_dir(ctx.repo) / FOLDER
     if _saved_tip(folder) == str(tip.id):
         return Authors(str(tip.id), folder, me)
+    table = None
     try:
         folder.mkdir(exist_ok=True)
-        with locks.file_lock(folder / "lock", wait=LOCK_WAIT) as held:
+        with locks.file_lock(folder / "lock", wait=LOCK_WAIT if _BOUND[0] is None else 0) as held:
             if held:
-                return _bring(ctx, tip, folder, me, write=True)
+                table = _bring(ctx, tip, folder, me, write=True)
     except OSError:
         pass  # not ours to write (a read-only .git): answer from memory
-    return _bring(ctx, tip, folder, me, write=False)
+    if table is None:
+        table = _bring(ctx, tip, folder, me, write=False)
+    _PARTIAL[0] = _PARTIAL[0] or table.partial
+    return table
 
 
 def _bring(ctx: Context, tip: store.Commit, folder: Path, me: tuple[str, str], write: bool) -> Authors:
@@ -129,9 +165,21 @@ def _bring(ctx: Context, tip: store.Commit, folder: Path, me: tuple[str, str], w
         return Authors(saved, folder, me)
     base = store.commit_at(ctx.repo, saved) if saved else None
     fresh = base is None or not store.descends_from(ctx.repo, tip, base)
-    table = Authors(str(tip.id), None if fresh else folder, me)
-    touched: set[int] = set(range(SHARDS)) if fresh else set()
-    for path, change in _walk(ctx, tip, None if fresh else base):
+    if fresh or not _few(ctx, tip, base):
+        table, touched = _from_log(ctx, tip, None if fresh else base, folder, me)
+    else:
+        table, touched = _increment(ctx, tip, base, folder, me)
+    if write and not table.partial:
+        _save(folder, str(tip.id), {n: table._shard(n) for n in touched})
+    return table
+
+
+def _increment(ctx: Context, tip: store.Commit, base: store.Commit | None, folder: Path,
+               me: tuple[str, str]) -> tuple[Authors, set[int]]:
+    """The saved table brought from `base` to `tip` in process (a few commits: cheaper than starting git)."""
+    table = Authors(str(tip.id), folder, me)
+    touched: set[int] = set()
+    for path, change in _walk(ctx, tip, base):
         n = shard_of(path)
         shard = table._shard(n)
         touched.add(n)
@@ -139,9 +187,75 @@ def _bring(ctx: Context, tip: store.Commit, folder: Path, me: tuple[str, str], w
             shard.pop(path, None)
         else:
             shard[path] = change
-    if write:
-        _save(folder, str(tip.id), {n: table._shard(n) for n in touched})
-    return table
+    return table, touched
+
+
+def _few(ctx: Context, tip: store.Commit, base: store.Commit | None) -> bool:
+    """Whether at most IN_PROCESS commits lie between `base` and `tip` (reads commits only)."""
+    return next(islice(store.walk(ctx.repo, tip, hide=base), IN_PROCESS, None), None) is None
+
+
+def _from_log(ctx: Context, tip: store.Commit, base: store.Commit | None, folder: Path,
+              me: tuple[str, str]) -> tuple[Authors, set[int]]:
+    """The table at `tip` from git's list of changes since `base` (None: from the start,
+    every shard rewritten), newest first: a record's change is the newest commit that
+    wrote the blob the tip holds; one gone from the tip is dropped. Under bound_walks(n)
+    a walk from the start stops after n commits, its table partial."""
+    table = Authors(str(tip.id), None if base is None else folder, me)
+    touched: set[int] = set(range(SHARDS)) if base is None else set()
+    at_tip = _TipBlobs(ctx.repo, tip.tree)
+    settled: set[str] = set()
+    most = _BOUND[0] if base is None else None
+    walked = 0
+    with closing(gitlog_changes.changes(str(ctx.repo.path), str(tip.id), str(base.id) if base else None)) as log:
+        for c in log:
+            walked += 1
+            if most is not None and walked > most:
+                table.partial = True
+                break
+            for path, new in _logical(c.paths):
+                if path in settled or not _record(path):
+                    continue
+                now = at_tip.get(path)
+                n = shard_of(path)
+                if now is None:  # gone from the tip (its newest change a deletion)
+                    settled.add(path)
+                    table._shard(n).pop(path, None)
+                    touched.add(n)
+                elif new == now:
+                    settled.add(path)
+                    table._shard(n)[path] = Change(c.id, c.name, c.email, c.time)
+                    touched.add(n)
+    return table, touched
+
+
+def _logical(changed: list[tuple[str, str | None, str | None]]) -> Iterator[tuple[str, str | None]]:
+    """One commit's changes under working-copy names: a session moved into its month
+    folder unchanged (deleted with blob B in one place, added with B in the other) is no
+    change."""
+    gone: dict[str, str | None] = {}
+    added: dict[str, str | None] = {}
+    for path, old, new in changed:
+        (gone if new is None else added)[store.logical_path(path)] = old if new is None else new
+    for path, new in added.items():
+        if gone.pop(path, "") != new:
+            yield path, new
+    for path in gone:
+        yield path, None
+
+
+class _TipBlobs:
+    """The blob each record path names at the tip, by working-copy name (a flat copy
+    wins, as every read has it), each looked up once."""
+
+    def __init__(self, repo: store.Repo, tree: store.Tree) -> None:
+        self.repo, self.tree = repo, tree
+        self.seen: dict[str, str | None] = {}
+
+    def get(self, path: str) -> str | None:
+        if path not in self.seen:
+            self.seen[path] = store.blob_oid(self.repo, self.tree, path)  # a working-copy name, as reads take it
+        return self.seen[path]
 
 
 def _walk(ctx: Context, tip: store.Commit, base: store.Commit | None) -> Iterator[tuple[str, Change | None]]:
