@@ -19,7 +19,7 @@ import subprocess
 from collections.abc import Generator, Iterator
 from typing import NamedTuple
 
-from . import gitenv
+from . import gitenv, store
 
 NO_OID = "0" * 40
 _FORMAT = "%x01%H%x00%an%x00%ae%x00%at%x00"
@@ -94,3 +94,18 @@ def _parsed(chunks: Iterator[bytes]) -> Iterator[Commit]:
                           None if old == NO_OID else old, None if new == NO_OID else new))
             i += 2
         yield Commit(oid, name, email, int(when or 0), paths)
+
+
+def working_copy(changed: list[tuple[str, str | None, str | None]]) -> Iterator[tuple[str, str | None]]:
+    """One commit's changes under working-copy names (store.logical_path): a session moved
+    into its month folder unchanged (deleted with blob B in one place, added with B in
+    the other) is no change."""
+    gone: dict[str, str | None] = {}
+    added: dict[str, str | None] = {}
+    for path, old, new in changed:
+        (gone if new is None else added)[store.logical_path(path)] = old if new is None else new
+    for path, new in added.items():
+        if gone.pop(path, "") != new:
+            yield path, new
+    for path in gone:
+        yield path, None

@@ -213,7 +213,7 @@ def _from_log(ctx: Context, tip: store.Commit, base: store.Commit | None, folder
             if most is not None and walked > most:
                 table.partial = True
                 break
-            for path, new in _logical(c.paths):
+            for path, new in gitlog_changes.working_copy(c.paths):
                 if path in settled or not _record(path):
                     continue
                 now = at_tip.get(path)
@@ -227,21 +227,6 @@ def _from_log(ctx: Context, tip: store.Commit, base: store.Commit | None, folder
                     table._shard(n)[path] = Change(c.id, c.name, c.email, c.time)
                     touched.add(n)
     return table, touched
-
-
-def _logical(changed: list[tuple[str, str | None, str | None]]) -> Iterator[tuple[str, str | None]]:
-    """One commit's changes under working-copy names: a session moved into its month
-    folder unchanged (deleted with blob B in one place, added with B in the other) is no
-    change."""
-    gone: dict[str, str | None] = {}
-    added: dict[str, str | None] = {}
-    for path, old, new in changed:
-        (gone if new is None else added)[store.logical_path(path)] = old if new is None else new
-    for path, new in added.items():
-        if gone.pop(path, "") != new:
-            yield path, new
-    for path in gone:
-        yield path, None
 
 
 class _TipBlobs:

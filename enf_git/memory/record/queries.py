@@ -117,14 +117,20 @@ def build_ledger(recs: records.Records) -> ledger_mod.Ledger:
 
 
 def first_authors(repo: store.Repo, tip: store.Commit) -> dict[str, str]:
-    """Session or decision file path -> 'Name <email>' of the commit that first added it."""
+    """Session or decision file path -> 'Name <email>' of the commit that first added it.
+
+    From git's list of changes, newest first, the oldest writer winning: loading each
+    commit's month folders in process took minutes on a history of 100,000 commits."""
+    from contextlib import closing
+
+    from ...plumbing import gitlog_changes
+
     authors: dict[str, str] = {}
-    for c in store.walk(repo, tip, oldest_first=True):
-        parent_tree = c.parents[0].tree if c.parents else None
-        for delta in store.deltas(parent_tree, c.tree):
-            path = delta.new_path
-            if (model.is_session_path(path) or model.is_decision_path(path)) and path not in authors:
-                authors[path] = f"{c.author.name} <{c.author.email}>"
+    with closing(gitlog_changes.changes(str(repo.path), str(tip.id))) as log:
+        for c in log:
+            for path, new in gitlog_changes.working_copy(c.paths):
+                if new is not None and (model.is_session_path(path) or model.is_decision_path(path)):
+                    authors[path] = f"{c.name} <{c.email}>"
     return authors
 
 
