@@ -109,3 +109,21 @@ def working_copy(changed: list[tuple[str, str | None, str | None]]) -> Iterator[
             yield path, new
     for path in gone:
         yield path, None
+
+
+def messages(git_dir: str, tip: str, grep: str, env: dict[str, str] | None = None) -> list[tuple[str, int, str]]:
+    """(id, commit time, whole message) of the commits reachable from `tip` whose message
+    matches `grep` (git's basic regular expression), oldest first: git reads the messages,
+    no tree is loaded."""
+    args = ["git", "--git-dir", git_dir, "log", "--reverse", "--topo-order", "--no-color", f"--grep={grep}",
+            "--format=%x01%H%x00%ct%x00%B", tip, "--"]
+    proc = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, check=False,
+                          env=gitenv.env_for_git(env if env is not None else os.environ))
+    if proc.returncode != 0:
+        raise OSError(f"git log of {tip} failed (exit {proc.returncode})")
+    out = []
+    for record in proc.stdout.split(b"\x01"):
+        fields = record.split(b"\x00", 2)
+        if len(fields) == 3 and fields[1].strip().isdigit():  # a message that held \x01 itself is skipped
+            out.append((fields[0].decode("ascii", "replace"), int(fields[1]), fields[2].decode("utf-8", "replace")))
+    return out
