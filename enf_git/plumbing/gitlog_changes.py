@@ -37,11 +37,14 @@ class Commit(NamedTuple):
     paths: list[tuple[str, str | None, str | None]]
 
 
-def changes(git_dir: str, tip: str, hide: str | None = None, env: dict[str, str] | None = None) -> Generator[Commit, None, None]:
+def changes(git_dir: str, tip: str, hide: str | None = None, env: dict[str, str] | None = None,
+            each_parent: bool = False) -> Generator[Commit, None, None]:
     """The commits reachable from `tip` (not from `hide`), children before parents, each
-    with the paths it changed. Closing the iterator early stops git."""
+    with the paths it changed; `each_parent`: a merge's changes against each of its
+    parents in turn (`-m`: every blob it brings relative to either side), not only what
+    differs from all of them. Closing the iterator early stops git."""
     args = ["git", "--git-dir", git_dir, "-c", "log.showSignature=false", "-c", "core.quotePath=false",
-            "log", "--raw", "-c", "-z", "--no-renames", "--no-abbrev", "--root", "--topo-order", "--no-color",
+            "log", "--raw", "-m" if each_parent else "-c", "-z", "--no-renames", "--no-abbrev", "--root", "--topo-order", "--no-color",
             "--no-ext-diff", "--no-textconv", "--no-mailmap", f"--format={_FORMAT}", tip]
     if hide:
         args.append(f"^{hide}")
