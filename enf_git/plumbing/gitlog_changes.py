@@ -22,7 +22,7 @@ from typing import NamedTuple
 from . import gitenv, store
 
 NO_OID = "0" * 40
-_FORMAT = "%x01%H%x00%an%x00%ae%x00%at%x00"
+_FORMAT = "%x01%H%x00%an%x00%ae%x00%at%x00%ct%x00%s%x00"
 _READ = 1 << 16
 
 
@@ -33,22 +33,28 @@ class Commit(NamedTuple):
     id: str
     name: str
     email: str
-    time: int
+    time: int  # the author's date
+    commit_time: int
+    subject: str
     paths: list[tuple[str, str | None, str | None]]
 
 
 def changes(git_dir: str, tip: str, hide: str | None = None, env: dict[str, str] | None = None,
-            each_parent: bool = False) -> Generator[Commit, None, None]:
+            each_parent: bool = False, only: tuple[str, ...] = ()) -> Generator[Commit, None, None]:
     """The commits reachable from `tip` (not from `hide`), children before parents, each
     with the paths it changed; `each_parent`: a merge's changes against each of its
     parents in turn (`-m`: every blob it brings relative to either side), not only what
-    differs from all of them. Closing the iterator early stops git."""
+    differs from all of them; `only`: the commits that touch these paths, every one
+    (`--full-history`: a merge is listed, with no change, when one side had the path
+    as it left it). Closing the iterator early stops git."""
     args = ["git", "--git-dir", git_dir, "-c", "log.showSignature=false", "-c", "core.quotePath=false",
             "log", "--raw", "-m" if each_parent else "-c", "-z", "--no-renames", "--no-abbrev", "--root", "--topo-order", "--no-color",
             "--no-ext-diff", "--no-textconv", "--no-mailmap", f"--format={_FORMAT}", tip]
     if hide:
         args.append(f"^{hide}")
-    proc = subprocess.Popen([*args, "--"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    if only:
+        args.insert(args.index("--raw"), "--full-history")
+    proc = subprocess.Popen([*args, "--", *only], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=gitenv.env_for_git(env if env is not None else os.environ))
     assert proc.stdout is not None
     try:
@@ -80,9 +86,11 @@ def _chunks(stream: object) -> Iterator[bytes]:
 def _parsed(chunks: Iterator[bytes]) -> Iterator[Commit]:
     for chunk in chunks:
         fields = chunk.split(b"\x00")
-        # header: id, name, email, time, then ("\n" + the first entry's meta), path, meta, path, ...
-        oid, name, email, when = (f.decode("utf-8", "replace") for f in fields[:4])
-        entries = fields[4:]
+        # header: id, name, email, dates, subject, then ("\n" + the first entry's meta), path, meta, path, ...
+        if len(fields) < 6:
+            continue  # not a commit's record (a subject that held \x01 itself): left out
+        oid, name, email, when, committed, subject = (f.decode("utf-8", "replace") for f in fields[:6])
+        entries = fields[6:]
         paths: list[tuple[str, str | None, str | None]] = []
         i = 0
         while i < len(entries) - 1:
@@ -96,7 +104,11 @@ def _parsed(chunks: Iterator[bytes]) -> Iterator[Commit]:
             paths.append((entries[i + 1].decode("utf-8", "surrogateescape"),
                           None if old == NO_OID else old, None if new == NO_OID else new))
             i += 2
-        yield Commit(oid, name, email, int(when or 0), paths)
+        yield Commit(oid, name, email, _int(when), _int(committed), subject, paths)
+
+
+def _int(text: str) -> int:
+    return int(text) if text.strip().isdigit() else 0
 
 
 def working_copy(changed: list[tuple[str, str | None, str | None]]) -> Iterator[tuple[str, str | None]]:

@@ -203,12 +203,19 @@ def missing_at(repo: store.Repo, tip: store.Commit, at: store.Commit, rev: str, 
 
 
 def history(repo: store.Repo, tip: store.Commit, path: str) -> list[Version]:
-    """Every commit that changed `path`, newest first, with the blob it left behind."""
+    """Every commit that changed `path`, newest first, with the blob it left behind: a
+    commit changed it when its blob there differs from the blob in every parent (git's
+    combined diff, over the branch's places for it: month folder and flat)."""
+    from contextlib import closing
+
+    from ...plumbing import gitlog_changes
+
+    places = tuple(dict.fromkeys((store.stored_path(path), path)))
     out = []
-    for c in store.walk(repo, tip, by_time=True):
-        mine = store.blob_oid(repo, c.tree, path)
-        parents = [store.blob_oid(repo, p.tree, path) for p in c.parents] or [None]
-        if all(mine != p for p in parents):
-            when = dt.datetime.fromtimestamp(c.commit_time, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
-            out.append(Version(str(c.id), when, c.author.name, c.message.splitlines()[0] if c.message else "", mine))
-    return out
+    with closing(gitlog_changes.changes(str(repo.path), str(tip.id), only=places)) as log:
+        for c in log:
+            changed = dict(gitlog_changes.working_copy(c.paths))
+            if path in changed:
+                when = dt.datetime.fromtimestamp(c.commit_time, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+                out.append(Version(c.id, when, c.name, c.subject, changed[path]))
+    return sorted(out, key=lambda v: v.date, reverse=True)
