@@ -22,7 +22,7 @@ from typing import NamedTuple
 from . import gitenv, store
 
 NO_OID = "0" * 40
-_FORMAT = "%x01%H%x00%an%x00%ae%x00%at%x00%ct%x00%s%x00"
+_FORMAT = "%x01%H%x00%P%x00%an%x00%ae%x00%at%x00%ct%x00%s%x00"
 _READ = 1 << 16
 
 
@@ -31,6 +31,7 @@ class Commit(NamedTuple):
     blob or None: added, the commit's blob or None: deleted)."""
 
     id: str
+    parents: list[str]
     name: str
     email: str
     time: int  # the author's date
@@ -84,13 +85,20 @@ def _chunks(stream: object) -> Iterator[bytes]:
 
 
 def _parsed(chunks: Iterator[bytes]) -> Iterator[Commit]:
+    """Commits as git lists them. Under `-m` a merge comes once for each parent its tree
+    differs from (git leaves an empty diff out, so which parent a block compares with is
+    not known from the blocks alone: `paths`' new blobs are what such readers use)."""
+    return _records(chunks)
+
+
+def _records(chunks: Iterator[bytes]) -> Iterator[Commit]:
     for chunk in chunks:
         fields = chunk.split(b"\x00")
         # header: id, name, email, dates, subject, then ("\n" + the first entry's meta), path, meta, path, ...
-        if len(fields) < 6:
+        if len(fields) < 7:
             continue  # not a commit's record (a subject that held \x01 itself): left out
-        oid, name, email, when, committed, subject = (f.decode("utf-8", "replace") for f in fields[:6])
-        entries = fields[6:]
+        oid, parents, name, email, when, committed, subject = (f.decode("utf-8", "replace") for f in fields[:7])
+        entries = fields[7:]
         paths: list[tuple[str, str | None, str | None]] = []
         i = 0
         while i < len(entries) - 1:
@@ -98,13 +106,13 @@ def _parsed(chunks: Iterator[bytes]) -> Iterator[Commit]:
             if not meta.startswith(b":"):  # the separators git puts between commits
                 i += 1
                 continue
-            parents = len(meta) - len(meta.lstrip(b":"))
-            ids = meta.split()[parents + 1:-1]  # modes, then the parents' blobs and the result's, then the status
+            sides = len(meta) - len(meta.lstrip(b":"))  # one colon per parent compared with
+            ids = meta.split()[sides + 1:-1]  # modes, then the parents' blobs and the result's, then the status
             old, new = ids[0].decode("ascii"), ids[-1].decode("ascii")
             paths.append((entries[i + 1].decode("utf-8", "surrogateescape"),
                           None if old == NO_OID else old, None if new == NO_OID else new))
             i += 2
-        yield Commit(oid, name, email, _int(when), _int(committed), subject, paths)
+        yield Commit(oid, parents.split(), name, email, _int(when), _int(committed), subject, paths)
 
 
 def _int(text: str) -> int:
