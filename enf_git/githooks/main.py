@@ -124,6 +124,7 @@ def pre_push(name: str, url: str) -> None:
             "(git config enf.pushMemory alongside)")
     if fast_push(name, os.environ.get(PUSH_ENV, ""), url):
         return
+    _full_site()
     from ..memory.share.sync import sync
     from ..memory.workspace import Context
 
@@ -215,6 +216,7 @@ def _scanned_before(label: str) -> bool:
 def merge_fetched() -> None:
     """Merge fetched memory, then refresh this worktree's working copy: from the merge, or
     from a commit another worktree made (the shim starts us only when one of them is new)."""
+    _full_site()
     from ..memory.record.working_set import materialize
     from ..memory.workspace import Context
     from ..plumbing import store
@@ -248,6 +250,15 @@ def _merge_remote(ctx: Context) -> tuple[str, MergeResult] | None:
     except fetched.BlobsUnavailable as exc:
         say(exc.message)  # the working copy is still refreshed from what is here
         return None
+
+
+def _full_site() -> None:
+    """site.py, for the paths that open the repository: the shim starts us with `-S`
+    (install/githooks._launch), which the fast push needs no more than the standard library."""
+    if sys.flags.no_site:
+        import site
+
+        site.main()
 
 
 def _limit() -> int:

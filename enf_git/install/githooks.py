@@ -154,11 +154,11 @@ if [ $hook = pre-push ] && [ "$mode" != first ]; then
   # its own, so the push waits for neither. A failure is still said here; on a terminal a
   # success only while git is still running, never over the shell's next prompt.
   ENF_GIT_PUSH_PID=$gitpid; export ENF_GIT_PUSH_PID
-  {{ $bound "$py" -c '{launch}' "$hook" "$@" </dev/null >&2 ||
+  {{ $bound "$py" {launch} "$hook" "$@" </dev/null >&2 ||
     echo "enf-git: the $hook step for memory failed (exit $?, $py); your git command is not affected" >&2; }} &
   exit $status
 fi
-$bound "$py" -c '{launch}' "$hook" "$@" </dev/null >&2 ||
+$bound "$py" {launch} "$hook" "$@" </dev/null >&2 ||
   echo "enf-git: the $hook step for memory failed (exit $?, $py); your git command is not affected" >&2
 exit $status
 """
@@ -167,10 +167,26 @@ exit $status
 def render(hook: str, python: str) -> str:
     """The shim for `hook`, calling `python` (an absolute path when installed)."""
     return _TEMPLATE.format(marker=MARKER, hook=hook, python=_quote(python), chained=CHAINED,
+                            launch=_launch(python),
                             limit=PUSH_TIMEOUT if hook == "pre-push" else MERGE_TIMEOUT,
                             branch=paths.BRANCH, ref=paths.REF, url_remote=paths.URL_REMOTE_NAME,
-                            state=paths.STATE_DIR, materialized=paths.MATERIALIZED, launch=LAUNCH, seen=paths.SEEN_DIR,
-                            mode_key=PUSH_MODE_KEY)
+                            state=paths.STATE_DIR, materialized=paths.MATERIALIZED, seen=paths.SEEN_DIR,
+                            mode_key=PUSH_MODE_KEY, mode_lower=PUSH_MODE_KEY.lower())
+
+
+def _launch(python: str) -> str:
+    """How the shim starts our part. With this interpreter (what init installs): `-S`,
+    enf_git's folder named (paths.launch_bare), because site.py and the .pth files it runs
+    cost more than the whole memory push's start (~50 ms in a development install, whose
+    editable finder imports pathlib and re); githooks.main loads site only for the paths
+    that need the libraries (a sync, a merge). Another interpreter (the shipped copy's
+    `python3`): a plain start, its enf_git found wherever it is installed. The same
+    folder is the same installation (a venv's python and python3), as doctor sees it."""
+    if os.path.dirname(python) != os.path.dirname(sys.executable):
+        return f"-c {_quote(LAUNCH)}"
+    from .claude import launch_dirs
+
+    return f"-S -c {_quote(paths.launch_bare(launch_dirs(), 'enf_git.githooks.main'))}"
 
 
 def _quote(text: str) -> str:
