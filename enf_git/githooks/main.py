@@ -27,13 +27,14 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..plumbing import gitenv
     from ..memory.share.sync_merge import MergeResult
     from ..memory.workspace import Context
 
 from .. import paths
 
 PREFIX = "enf-git:"
-PUSH_ENV = "ENF_GIT_HOOK_PUSH"  # set by the pre-push shim: "<remote> <ours> <theirs>" (install/githooks)
+PUSH_ENV = "ENF_GIT_HOOK_PUSH"  # set by the pre-push shim: "<remote> <ours> <theirs> <ssh 0|1>" (install/githooks)
 MODE_ENV = "ENF_GIT_PUSH_MODE"  # the shim's reading of enf.pushMemory
 PID_ENV = "ENF_GIT_PUSH_PID"  # set when we run alongside the push: the `git push` process
 PUSH_MODES = ("alongside", "first", "false")  # enf.pushMemory; unset: alongside
@@ -177,15 +178,16 @@ def fast_push(name: str, facts: str, url: str = "") -> bool:
     `url`: where git pushes (the hook's $2), noted with what the remote now has (gitseen.note_seen).
     """
     parts = facts.split()
-    if len(parts) != 3 or parts[0] != name:
+    if len(parts) not in (3, 4) or parts[0] != name:
         return False
-    remote_name, ours, theirs = parts
+    remote_name, ours, theirs = parts[:3]
     from ..plumbing import gitcli
 
     remote = gitcli.Remote(remote_name, is_url=False)
     if not _scanned_before(remote.label):
         return False
-    pushed = gitcli.push(".", remote, ours, expect=theirs, no_verify=True, url=url or None)
+    env = _push_env(remote_name, url, parts[3]) if len(parts) == 4 and url else None
+    pushed = gitcli.push(".", remote, ours, expect=theirs, no_verify=True, url=url or None, env=env)
     if pushed.outcome is gitcli.Outcome.NON_FAST_FORWARD:
         return False
     if pushed.outcome is gitcli.Outcome.UP_TO_DATE:
@@ -195,6 +197,16 @@ def fast_push(name: str, facts: str, url: str = "") -> bool:
     else:
         not_pushed([pushed.message])
     return True
+
+
+def _push_env(remote: str, url: str, ssh: str) -> gitenv.GitEnv:
+    """What gitenv.prepare would read with one more `git config`, from what the shim read
+    with its own (ssh: "1" when core.sshCommand is set, so the user's ssh runs as is):
+    the push starts a process sooner."""
+    from ..plumbing import gitenv
+
+    git_env = gitenv.env_for_git(os.environ, ssh_configured=ssh == "1")
+    return gitenv.GitEnv(".", git_env, (remote,), memory_remote=remote, push_urls={remote: url})
 
 
 def _scanned_before(label: str) -> bool:

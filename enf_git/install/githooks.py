@@ -47,7 +47,7 @@ hook={hook}
 py={python}
 limit={limit}
 case $0 in */*) chained="${{0%/*}}/$hook{chained}" ;; *) chained="./$hook{chained}" ;; esac
-status=0
+status=0; known=
 if [ $hook = pre-push ]; then
   # Read once and replayed to your hook as it came (`git lfs pre-push` still sees the refs);
   # ours reads it for one thing: whether this push names memory itself.
@@ -76,28 +76,42 @@ if [ $hook = pre-push ]; then
   # it last went to (or came from) there, and "there" is still this URL ($2; the remote's
   # URL changes with `git remote set-url`: .git/{state}/{seen}/$1 names the one we last saw).
   # Loose refs and that file settle it without starting a process; else one git call.
+  # (Both loose refs read: they are the refs, a packed copy never overrides a loose one.)
   if [ "$1" != "$2" ]; then
     common=.git; ours=; theirs=
     [ -z "${{GIT_DIR:-}}" ] && [ -d .git ] &&
       {{ read -r ours <.git/{ref} && read -r theirs <".git/refs/remotes/$1/{branch}"; }} 2>/dev/null
-    if [ -z "$ours" ] || [ "$ours" != "$theirs" ]; then  # packed refs, a worktree, GIT_DIR
+    if [ -z "$ours" ] || [ -z "$theirs" ]; then  # packed refs, a worktree, GIT_DIR, a first push
       refs=$(git rev-parse --git-common-dir {ref} "refs/remotes/$1/{branch}" 2>/dev/null) &&
         common=${{refs%%"$nl"*}} && refs=${{refs#*"$nl"}} && ours=${{refs%%"$nl"*}} && theirs=${{refs#*"$nl"}}
     fi
     was=; {{ read -r at tracked was <"$common/{state}/{seen}/$1"; }} 2>/dev/null
     [ -n "$ours" ] && [ "$ours" = "$theirs" ] && [ "$was" = "$url" ] && exit $status
+    [ -n "$ours" ] && known=$1  # memory's refs as they stand for remote $1: not read again below
   fi
 fi
-remote=$(git config --get enf.remote 2>/dev/null)
+# One git call for the settings: the memory remote, whether it is a remote's name, how
+# pre-push sends memory, and whether ssh is the user's own (for our part's ssh options).
+# Keys are printed lower-case (a remote's name as written); the last value wins, as --get.
+remote=; mode=; named=; ssh=0
+config=$(git config --get-regexp '^(enf\.(remote|pushmemory)|remote\..*\.url|core\.sshcommand)$' 2>/dev/null)
+while read -r key value; do
+  case $key in enf.remote) remote=$value ;; {mode_lower}) mode=$value ;; core.sshcommand) ssh=1 ;; esac
+done <<EOT
+$config
+EOT
 [ -n "$remote" ] || [ "$hook" != pre-push ] || exit $status  # not shared: nothing to push
-if git config --get "remote.$remote.url" >/dev/null 2>&1; then
-  tracking="refs/remotes/$remote/{branch}"; named=1; seen_as=$remote
+case "$nl$config$nl" in *"${{nl}}remote.$remote.url "*|*"${{nl}}remote.$remote.url${{nl}}"*) named=1 ;; esac
+if [ -n "$named" ]; then
+  tracking="refs/remotes/$remote/{branch}"; seen_as=$remote
 else
-  tracking="refs/remotes/{url_remote}/{branch}"; named=; seen_as={url_remote}
+  tracking="refs/remotes/{url_remote}/{branch}"; seen_as={url_remote}
 fi
-ours=$(git rev-parse --git-common-dir -q --verify {ref} 2>/dev/null) || exit $status
-common=${{ours%%"$nl"*}}; ours=${{ours#*"$nl"}}
-theirs=$(git rev-parse -q --verify "$tracking" 2>/dev/null)
+if [ -z "$named" ] || [ "${{known:-}}" != "$remote" ]; then
+  ours=$(git rev-parse --git-common-dir -q --verify {ref} 2>/dev/null) || exit $status
+  common=${{ours%%"$nl"*}}; ours=${{ours#*"$nl"}}
+  theirs=$(git rev-parse -q --verify "$tracking" 2>/dev/null)
+fi
 case $hook in
 pre-push)
   # only the elected remote gets memory, never a fork or a mirror
@@ -105,7 +119,6 @@ pre-push)
   else [ "$1" = "$remote" ] || [ "$2" = "$remote" ] || exit $status; fi
   was=; {{ read -r at tracked was <"$common/{state}/{seen}/$seen_as"; }} 2>/dev/null
   [ "$ours" = "$theirs" ] && [ "$was" = "$url" ] && exit $status  # nothing to push: Python is not started
-  mode=$(git config --get {mode_key} 2>/dev/null)
   case $mode in  # git's spellings, in any case
     [Ff][Aa][Ll][Ss][Ee]|[Oo][Ff][Ff]|[Nn][Oo]|0)  # memory goes with `git enf sync` only: say so, every push
       echo "enf-git: memory not pushed: {mode_key} is $mode, so only git enf sync shares it (git enf sync now; git config --unset {mode_key}: it goes with every push)" >&2
@@ -130,7 +143,7 @@ EOT
   done
   set +f
   # what Python needs to push without opening the repository (githooks.main.fast_push)
-  [ -n "$named" ] && ENF_GIT_HOOK_PUSH="$remote $ours $theirs" && export ENF_GIT_HOOK_PUSH ;;
+  [ -n "$named" ] && ENF_GIT_HOOK_PUSH="$remote $ours $theirs $ssh" && export ENF_GIT_HOOK_PUSH ;;
 *)
   [ "$hook" = post-checkout ] && [ "$3" != 1 ] && exit $status  # a file checkout
   [ "$hook" = post-rewrite ] && [ "$1" != rebase ] && exit $status  # an amend fetched nothing
