@@ -453,18 +453,25 @@ def test_the_shim_reads_what_our_part_needs_with_one_git_call(tmp_path: Path, re
     assert any(c.startswith("git rev-parse") for c in calls), calls
 
 
-def test_the_push_env_keeps_the_users_ssh_and_else_never_prompts(monkeypatch: pytest.MonkeyPatch) -> None:
-    from enf_git.githooks import main as githooks_main
-    from enf_git.plumbing import gitenv
-
-    monkeypatch.delenv("GIT_SSH_COMMAND", raising=False)
-    monkeypatch.delenv("GIT_SSH", raising=False)
-    monkeypatch.setenv("GIT_DIR", "/elsewhere")  # a repository-locating variable is dropped
-    theirs = githooks_main._push_env("origin", "ssh://host/x.git", "1")
-    assert "GIT_SSH_COMMAND" not in theirs and "GIT_DIR" not in theirs and theirs["GIT_TERMINAL_PROMPT"] == "0"
-    assert theirs.push_urls == {"origin": "ssh://host/x.git"} and theirs.repo_dir == "."
-    ours = githooks_main._push_env("origin", "ssh://host/x.git", "0")
-    assert ours["GIT_SSH_COMMAND"] == gitenv.BATCH_SSH
+def test_the_usual_push_runs_the_users_own_ssh_command(tmp_path: Path, repo_dir: Path, origin: Path) -> None:
+    """core.sshCommand (read by the shim's one git config) is the ssh our push runs, not
+    our batch-mode default: git prefers GIT_SSH_COMMAND, so ours would replace it."""
+    used = tmp_path / "ssh-used"
+    fake_ssh = user_hook(tmp_path / "bin", "fake-ssh", f'echo "$@" >>{used}\nshift\nexec sh -c "$*"\n')
+    run_git(repo_dir, "config", "core.sshCommand", str(fake_ssh))
+    run_git(repo_dir, "remote", "set-url", "origin", f"ssh://fakehost{origin}")
+    enf(repo_dir, "init")
+    code_commit(repo_dir, "a.txt")
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0  # the first push of memory: a sync
+    memory_landed(repo_dir, origin)
+    write_session(repo_dir, "b2b2b2b2", "Over ssh")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "b.txt")
+    used.unlink()
+    pushed = git_run(repo_dir, "-c", "enf.pushMemory=first", "push", "origin", "main")
+    assert pushed.returncode == 0 and "enf-git: memory pushed to origin" in pushed.stderr, pushed.stderr
+    assert remote_tip(origin) == local_tip(repo_dir)
+    assert used.read_text().count("git-receive-pack") == 2  # the code's push and memory's
 
 
 def test_the_users_pre_push_hook_sees_its_args_and_stdin_and_decides(repo_dir: Path, origin: Path,

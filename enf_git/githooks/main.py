@@ -20,14 +20,14 @@ Python, so a git child still running is killed with its process group (gitcli).
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
-from types import FrameType
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing (and signal's enum, below) cost more than the push's own start
 if TYPE_CHECKING:
-    from ..plumbing import gitenv
+    from types import FrameType
+
+    from ..plumbing.gitresults import PushResult
     from ..memory.share.sync_merge import MergeResult
     from ..memory.workspace import Context
 
@@ -181,13 +181,20 @@ def fast_push(name: str, facts: str, url: str = "") -> bool:
     if len(parts) not in (3, 4) or parts[0] != name:
         return False
     remote_name, ours, theirs = parts[:3]
+    if not _scanned_before(remote_name):  # a remote's name is its label (no URL, so no user-info to hide)
+        return False
+    from . import spawn
+
+    if len(parts) == 4 and url and spawn.available():
+        pushed = _spawned_push(remote_name, ours, url, parts[3] == "1")
+    else:  # a shim from before it passed the ssh setting; no posix_spawn
+        from ..plumbing import gitcli
+
+        remote = gitcli.Remote(remote_name, is_url=False)
+        pushed = gitcli.push(".", remote, ours, expect=theirs, no_verify=True, url=url or None)
     from ..plumbing import gitcli
 
     remote = gitcli.Remote(remote_name, is_url=False)
-    if not _scanned_before(remote.label):
-        return False
-    env = _push_env(remote_name, url, parts[3]) if len(parts) == 4 and url else None
-    pushed = gitcli.push(".", remote, ours, expect=theirs, no_verify=True, url=url or None, env=env)
     if pushed.outcome is gitcli.Outcome.NON_FAST_FORWARD:
         return False
     if pushed.outcome is gitcli.Outcome.UP_TO_DATE:
@@ -199,26 +206,40 @@ def fast_push(name: str, facts: str, url: str = "") -> bool:
     return True
 
 
-def _push_env(remote: str, url: str, ssh: str) -> gitenv.GitEnv:
-    """What gitenv.prepare would read with one more `git config`, from what the shim read
-    with its own (ssh: "1" when core.sshCommand is set, so the user's ssh runs as is):
-    the push starts a process sooner."""
+def _spawned_push(remote: str, ours: str, url: str, own_ssh: bool) -> PushResult:
+    """`ours` pushed to the remote's claude-memory as a plain push, started before anything
+    heavy is imported (githooks.spawn). A plain push, not a lease on what the remote had:
+    git itself refuses what is not a fast-forward of the ref the remote advertised ("non-
+    fast-forward", or "fetch first" when that commit is not here), and receive-pack moves
+    the ref only if it still holds that value; so it is the same compare-and-swap of a
+    fast-forward as gitcli.push's lease, without a merge-base process before the push.
+    `own_ssh`: core.sshCommand is set (read by the shim's git config), so it runs as is."""
+    from .. import paths
     from ..plumbing import gitenv
+    from . import spawn
 
-    git_env = gitenv.env_for_git(os.environ, ssh_configured=ssh == "1")
-    return gitenv.GitEnv(".", git_env, (remote,), memory_remote=remote, push_urls={remote: url})
+    env = gitenv.env_for_git(os.environ, ssh_configured=own_ssh)
+    started = spawn.Spawned(["push", "--porcelain", "--no-follow-tags", "--recurse-submodules=no", "--no-verify",
+                             remote, f"{ours}:{paths.REF}"], {**env, gitenv.HOOK_GUARD: "1"})
+    from ..plumbing import gitcli, gitrun  # imported while git transfers
+
+    git_env = gitenv.GitEnv(".", env, (remote,), memory_remote=remote, push_urls={remote: url})
+    code, out, err, timed_out = started.finish(gitrun.PUSH_TIMEOUT)
+    return gitcli.push_answer(".", gitcli.Remote(remote, is_url=False), ours, gitrun._Run(code, out, err, timed_out),
+                              git_env, url)
 
 
 def _scanned_before(label: str) -> bool:
     """Whether memory already went to `label` once from here (memory.sync's scan marker)."""
-    import subprocess
-
-    from ..plumbing import gitenv, gitrun
     from ..pure.ids import stable_id
 
     marker = os.path.join(paths.SCANNED_DIR, stable_id("r", label))
     if os.path.isdir(".git") and os.path.exists(os.path.join(paths.state_dir(".git"), marker)):
         return True  # the usual layout (hooks run at the top of the work tree), found without git
+    import subprocess
+
+    from ..plumbing import gitenv, gitrun
+
     proc = subprocess.run(["git", "rev-parse", "--git-common-dir"], capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, env=gitenv.env_for_git(os.environ), timeout=gitrun.LOCAL_TIMEOUT)
     common = proc.stdout.strip()
@@ -285,14 +306,19 @@ def _on_alarm(signum: int, frame: FrameType | None) -> None:
 
 
 def _arm(seconds: int) -> None:
-    if hasattr(signal, "SIGALRM"):
-        signal.signal(signal.SIGALRM, _on_alarm)
-        signal.alarm(seconds)
+    # The C module: `signal` would import enum first (as hook._arm_timer). typeshed has no stub.
+    import _signal  # type: ignore[import-not-found]
+
+    if hasattr(_signal, "SIGALRM"):
+        _signal.signal(_signal.SIGALRM, _on_alarm)
+        _signal.alarm(seconds)
     # The shim's `timeout` backstop sends SIGTERM: end as at the alarm, so that the git
-    # child still running is killed with us (gitcli), not left to push on unwatched.
-    signal.signal(signal.SIGTERM, _on_alarm)
+    # child still running is killed with us (gitcli, spawn), not left to push on unwatched.
+    _signal.signal(_signal.SIGTERM, _on_alarm)
 
 
 def _disarm() -> None:
-    if hasattr(signal, "SIGALRM"):
-        signal.alarm(0)
+    import _signal
+
+    if hasattr(_signal, "SIGALRM"):
+        _signal.alarm(0)
