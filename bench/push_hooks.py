@@ -14,8 +14,10 @@ this checkout (common.use_checkout), whichever checkout the venv was installed f
     until `git push` returns; and until memory has landed on the remote     goal <= 3.0
     (the remote's claude-memory is the clone's, polled from the bare repository's ref
     file every ms once git push returned): a push without hooks plus the memory push
-    alone is ~2.2-2.4, so 3.0 leaves the hook ~0.6-0.8 of a push for its own start and
-    checks; also reported: until the hook's part has exited (its output closed)
+    alone is ~2.2-2.7 at 10,000 sessions, so 3.0 leaves the hook ~0.3-0.8 of a push for
+    its own start and checks; ~3.4-3.9 at 100,000 (the remote's connectivity check walks
+    the new commit's whole tree), where memory lands before that only because it goes
+    alongside; also reported: until the hook's part has exited (its output closed)
     also: `git push` of that memory commit alone; baseline + that = the floor of any
     hook that pushes memory before the code push goes on
 (c) bob's `git pull` of alice's code + memory (post-merge merges it)     reported
