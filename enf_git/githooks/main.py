@@ -169,9 +169,9 @@ def _configured_mode() -> str:
 def fast_push(name: str, facts: str, url: str = "") -> bool:
     """The usual pre-push: memory is ahead of what the remote had when we last saw it.
 
-    Pushed as a fast-forward of that (the lease is a compare-and-swap, never a force)
-    without opening the repository, so neither pygit2 nor the merge machinery is
-    imported. False when the full sync must run instead: the shim gave no facts (a URL
+    Pushed as a fast-forward, never a force (a plain push, `_spawned_push`; under an
+    older shim, gitcli.push's lease on what we last saw) without opening the repository,
+    so neither pygit2 nor the merge machinery is imported. False when the full sync must run instead: the shim gave no facts (a URL
     remote, or an older shim), memory never went there (the first push scans the history
     for secrets), or the remote moved or the histories diverged (a merge is needed).
     What is pushed is what is committed: the Claude Code hooks commit at Stop and PreCompact.
