@@ -14,8 +14,10 @@ this checkout (common.use_checkout), whichever checkout the venv was installed f
     until `git push` returns; and until memory has landed on the remote     goal <= 3.0
     (the remote's claude-memory is the clone's, polled from the bare repository's ref
     file every ms once git push returned): a push without hooks plus the memory push
-    alone is ~2.2-2.4, so 3.0 leaves the hook ~0.6-0.8 of a push for its own start and
-    checks; also reported: until the hook's part has exited (its output closed)
+    alone is ~2.2-2.7 at 10,000 sessions, so 3.0 leaves the hook ~0.3-0.8 of a push for
+    its own start and checks; ~3.4-3.9 at 100,000 (the remote's connectivity check walks
+    the new commit's whole tree), where memory lands before that only because it goes
+    alongside; also reported: until the hook's part has exited (its output closed)
     also: `git push` of that memory commit alone; baseline + that = the floor of any
     hook that pushes memory before the code push goes on
 (c) bob's `git pull` of alice's code + memory (post-merge merges it)     reported
@@ -24,7 +26,14 @@ this checkout (common.use_checkout), whichever checkout the venv was installed f
     holding the same tree; what `git count-objects -v` on the remote gained: one pack,
     no loose objects from memory                                            reported
 
+`--keep` leaves the work folder; `--reuse DIR` copies such a folder (alice, bob and the
+remote; the 100,000-session fixture takes minutes to build) and measures on the copy, so
+every run starts from the same state; `--sessions` must name the size it was built with.
+`--trace DIR`: after the measurements, one memory push alone and one `git push` with the
+hooks, each with GIT_TRACE2_PERF (client and server, through the daemon) written to DIR.
+
 Run: .venv/bin/python bench/push_hooks.py [--quick] [--reps N] [--sessions N] [--path] [--only abcd] [--keep]
+     [--reuse DIR] [--trace DIR]
 """
 
 from __future__ import annotations
@@ -50,24 +59,38 @@ def main() -> int:
     def extra(ap: argparse.ArgumentParser) -> None:
         ap.add_argument("--path", action="store_true", help="push to the bare repository's path, not git://")
         ap.add_argument("--only", default="abcd", help="the parts to measure, e.g. --only b (default: abcd)")
+        ap.add_argument("--reuse", type=Path, help="a work folder kept by an earlier --keep run: measured on a copy")
+        ap.add_argument("--trace", type=Path, help="write GIT_TRACE2_PERF of a memory push and a hooked push here")
 
     return common.fixture_main("push", __doc__, 15, run, extra)
 
 
 def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
     common.use_checkout()  # hermetic() dropped PYTHONPATH
+    if args.reuse:
+        copy_fixture(args.reuse.resolve(), work)
     served = work / "served"
-    served.mkdir()
+    served.mkdir(exist_ok=True)
     daemon = None if args.path else Daemon(served)
     try:
         url: Callable[[str], str] = daemon.url if daemon else (lambda name: str(served / name))
         common.header("push_hooks", sessions=n, repetitions=reps, remote=url("<name>.git"),
                       objects="loose" if args.loose else "packed", enf_git=common.CHECKOUT)
         bench = Bench(work, served, url, n, reps, not args.loose)
-        bench.setup()
+        if args.reuse:
+            bench.reuse()
+        else:
+            bench.setup()
         parts = {"a": bench.push_unchanged, "b": bench.push_with_memory, "c": bench.pull, "d": bench.first_push}
         for part in sorted(set(args.only) & set(parts)):
             parts[part]()
+        if args.trace:
+            out = args.trace.resolve()
+            (out / "server").mkdir(parents=True, exist_ok=True)  # trace2 writes into a folder that exists
+            if daemon:  # the same port, so the clones' URL (and the hook's note of it) holds
+                daemon.stop()
+                daemon = Daemon(served, daemon.port, env={"GIT_TRACE2_PERF": str(out / "server")})
+            bench.trace(out)
     finally:
         if daemon:
             daemon.stop()
@@ -75,17 +98,17 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
 
 
 class Daemon:
-    """`git daemon` serving `base` on a free 127.0.0.1 port, push enabled."""
+    """`git daemon` serving `base` on a free 127.0.0.1 port (or `port`), push enabled;
+    `env`: more environment for it and the git processes it starts (a trace)."""
 
-    def __init__(self, base: Path) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+    def __init__(self, base: Path, port: int = 0, env: dict[str, str] | None = None) -> None:
+        self.port = port or free_port()
         exe = os.path.join(common.git(base, "--exec-path").strip(), "git-daemon")
         self.proc = subprocess.Popen(
             [exe, "--reuseaddr", f"--base-path={base}", "--export-all", "--enable=receive-pack",
              "--listen=127.0.0.1", f"--port={self.port}", str(base)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            env={**os.environ, **(env or {})})
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             try:
@@ -108,9 +131,9 @@ class Bench:
     def __init__(self, work: Path, served: Path, url: Callable[[str], str], n: int, reps: int, pack: bool) -> None:
         self.work, self.served, self.url, self.n, self.reps, self.pack = work, served, url, n, reps, pack
         self.empty = work / "no-hooks"  # core.hooksPath of the baseline: git runs no hook
-        self.empty.mkdir()
+        self.empty.mkdir(exist_ok=True)
         self.trivial = work / "exit-0-hooks"  # a pre-push that does nothing: what any hook costs
-        self.trivial.mkdir()
+        self.trivial.mkdir(exist_ok=True)
         (self.trivial / "pre-push").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
         (self.trivial / "pre-push").chmod(0o755)
         self.alice = work / "alice"
@@ -136,6 +159,29 @@ class Bench:
         assert rev(self.bob, BRANCH) == rev(self.alice, BRANCH), "bob did not adopt alice's memory"
         self.push(self.alice, hooks=False)  # warm: the first pushes pay for cold caches
         self.push(self.alice, hooks=True)
+
+    def reuse(self) -> None:
+        """A copied fixture: its remote is served on a new port, so both clones point there,
+        and this checkout's hooks are installed; the counter goes on past the files an
+        earlier run committed."""
+        for repo in (self.alice, self.bob):
+            common.git(repo, "remote", "set-url", "origin", self.url("origin.git"))
+            common.run_enf(repo, "init")  # this checkout's hooks, not the ones the kept run installed
+        self.k = 1 + max((int(p.stem.split("-")[1]) for p in self.alice.glob("code-*.txt")), default=0)
+        print(f"fixture: {self.n} sessions, reused (a copy)")
+        self.push(self.alice, hooks=False)  # warm, and the hook notes the remote's new URL
+        self.memory_commit(self.alice)
+        self.push(self.alice, hooks=True)
+        self.wait_landed()
+        self.push(self.alice, hooks=True)
+
+    def wait_landed(self) -> None:
+        """Until the remote's claude-memory is the clone's (a push alongside lands after it returns)."""
+        want = rev(self.alice, BRANCH)
+        deadline = time.monotonic() + 60
+        while ref_file(self.served / "origin.git", f"refs/heads/{BRANCH}") != want and time.monotonic() < deadline:
+            time.sleep(0.01)
+        check(rev(self.served / "origin.git", f"refs/heads/{BRANCH}") == want, "memory did not land")
 
     def code_commit(self, repo: Path) -> None:
         self.k += 1
@@ -237,6 +283,35 @@ class Bench:
         floor = [b + a for b, a in zip(base, alone)]
         common.ratio_report("(push + memory push alone)/push, the floor of a synchronous hook", floor, base)
 
+    # --- traces -------------------------------------------------------------------------
+
+    def trace(self, out: Path) -> None:
+        """GIT_TRACE2_PERF of the client's git processes (the hook's included) per push, in
+        out/<what>/; the server's (through the daemon: out/server/) are told apart by time."""
+        env = os.environ.copy()
+        for what in ("memory-alone", "code-alone", "hooked", "memory-alone-2", "code-alone-2", "hooked-2"):
+            folder = out / what
+            folder.mkdir(parents=True, exist_ok=True)
+            if not what.startswith("code-alone"):
+                self.memory_commit(self.alice)  # not traced
+            os.environ["GIT_TRACE2_PERF"] = str(folder)
+            try:
+                if what.startswith("memory-alone"):
+                    t0 = time.time()
+                    common.timed_run(self.git_argv(False, "push", "-q", "origin", BRANCH), self.alice)
+                elif what.startswith("code-alone"):
+                    t0 = time.time()
+                    self.push(self.alice, hooks=False)
+                else:
+                    t0 = time.time()
+                    self.push(self.alice, hooks=True)
+                    self.wait_landed()
+            finally:
+                os.environ.clear()
+                os.environ.update(env)
+            print(f"trace: {what} started at {t0:.6f} (epoch), in {folder}")
+            time.sleep(0.5)
+
     # --- (c) ----------------------------------------------------------------------------
 
     def pull(self) -> None:
@@ -318,6 +393,20 @@ class Bench:
 
 
 # --- helpers --------------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def copy_fixture(kept: Path, work: Path) -> None:
+    """The kept run's clones and remote, copied into this run's folder (symlinks as links)."""
+    if not (kept / "alice" / ".git").is_dir() or not (kept / "served" / "origin.git").is_dir():
+        raise SystemExit(f"--reuse: no kept push_hooks fixture at {kept} (keep one with --keep --only b)")
+    for name in ("alice", "bob", "served"):
+        shutil.copytree(kept / name, work / name, symlinks=True)
+
 
 def bare(path: Path) -> Path:
     common.git(path.parent, "init", "-q", "--bare", str(path))

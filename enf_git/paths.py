@@ -73,19 +73,20 @@ USER_FALLBACK_STATE = os.path.join("~", ".cache", "enf-git")  # hook errors outs
 LAUNCH = "import sys; sys.path[:] = [p for p in sys.path if p]; from enf_git.hook import main; main()"
 
 
-def launch_bare(dirs: "list[str]") -> str:
+def launch_bare(dirs: "list[str]", module: str = "enf_git.hook") -> str:
     """LAUNCH for `python -S`: the per-call hooks skip site.py (~0.6 ms of CPU on every
     tool call and prompt: .pth files, the site folders, sitecustomize), which they do
     not need. The folders of enf_git and of the libraries a per-call path may load
     (YAML, to compile a toolsets.yaml) go where site.py would put them, after PYTHONPATH
     and the standard library; the cwd entry `-c` adds is dropped, as LAUNCH does. Should
     enf_git have left the first folder (a reinstall elsewhere), site.py runs as
-    usual; the lifecycle hooks run it too (hook.main), as a normal start would."""
+    usual; the lifecycle hooks run it too (hook.main), as a normal start would.
+    `module`: whose main() runs (the git hooks' is enf_git.githooks.main)."""
     import json  # at install time only; double quotes keep the shell-quoted command readable
 
     return (f"import sys, os; sys.path[:] = [p for p in sys.path if p] + {json.dumps(dirs)}; "
             f"os.path.isdir({json.dumps(dirs[0] + '/enf_git')}) or __import__(\"site\").main(); "
-            "from enf_git.hook import main; main()")
+            f"from {module} import main; main()")
 
 
 def is_instinct_path(path: str) -> bool:

@@ -415,6 +415,65 @@ def test_nothing_to_push_never_starts_python(repo_dir: Path, origin: Path) -> No
     assert run_git(origin, "rev-parse", "main").strip() == run_git(repo_dir, "rev-parse", "main").strip()
 
 
+def hook_git_calls(trace: Path) -> list[str]:
+    """The git commands a push started besides its own transfer (GIT_TRACE2's start lines)."""
+    starts = [line.split("start ", 1)[1] for line in trace.read_text().splitlines() if " start " in line]
+    return [argv for argv in starts if re.match(r"git (config|rev-parse)\b", argv)]
+
+
+def test_the_shim_reads_what_our_part_needs_with_one_git_call(tmp_path: Path, repo_dir: Path,
+                                                               origin: Path) -> None:
+    """Memory to push, loose refs (the usual clone): one `git config` for every setting, no
+    rev-parse, and our part gets the remote, both commits and whether ssh is the user's own."""
+    enf(repo_dir, "init")
+    code_commit(repo_dir, "a.txt")
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0  # the first push of memory
+    facts = tmp_path / "facts"
+    fake = user_hook(tmp_path / "bin", "python", f'echo "$ENF_GIT_HOOK_PUSH" >{facts}\n')
+    (hooks_path(repo_dir) / "pre-push").write_text(githooks.render("pre-push", str(fake)))
+    run_git(repo_dir, "config", "enf.pushMemory", "first")  # our part runs before git goes on
+
+    def push(name: str) -> list[str]:
+        write_session(repo_dir, f"{len(name):08x}", f"Work {name}")
+        enf(repo_dir, "commit")
+        code_commit(repo_dir, name)
+        trace = tmp_path / f"trace-{name}"
+        pushed = git_run(repo_dir, "push", "origin", "main", env={"GIT_TRACE2": str(trace)})
+        assert pushed.returncode == 0, pushed.stderr
+        return hook_git_calls(trace)
+
+    calls = push("b.txt")
+    theirs = run_git(repo_dir, "rev-parse", "refs/remotes/origin/claude-memory").strip()
+    assert facts.read_text().split() == ["origin", local_tip(repo_dir), theirs, "0"]
+    assert len(calls) == 1 and calls[0].startswith("git config --get-regexp"), calls
+    run_git(repo_dir, "config", "core.sshCommand", "ssh -o BatchMode=yes")
+    run_git(repo_dir, "pack-refs", "--all")  # no loose refs: git answers, and still right
+    calls = push("cc.txt")
+    assert facts.read_text().split() == ["origin", local_tip(repo_dir), theirs, "1"]
+    assert any(c.startswith("git rev-parse") for c in calls), calls
+
+
+def test_the_usual_push_runs_the_users_own_ssh_command(tmp_path: Path, repo_dir: Path, origin: Path) -> None:
+    """core.sshCommand (read by the shim's one git config) is the ssh our push runs, not
+    our batch-mode default: git prefers GIT_SSH_COMMAND, so ours would replace it."""
+    used = tmp_path / "ssh-used"
+    fake_ssh = user_hook(tmp_path / "bin", "fake-ssh", f'echo "$@" >>{used}\nshift\nexec sh -c "$*"\n')
+    run_git(repo_dir, "config", "core.sshCommand", str(fake_ssh))
+    run_git(repo_dir, "remote", "set-url", "origin", f"ssh://fakehost{origin}")
+    enf(repo_dir, "init")
+    code_commit(repo_dir, "a.txt")
+    assert git_run(repo_dir, "push", "origin", "main").returncode == 0  # the first push of memory: a sync
+    memory_landed(repo_dir, origin)
+    write_session(repo_dir, "b2b2b2b2", "Over ssh")
+    enf(repo_dir, "commit")
+    code_commit(repo_dir, "b.txt")
+    used.unlink()
+    pushed = git_run(repo_dir, "-c", "enf.pushMemory=first", "push", "origin", "main")
+    assert pushed.returncode == 0 and "enf-git: memory pushed to origin" in pushed.stderr, pushed.stderr
+    assert remote_tip(origin) == local_tip(repo_dir)
+    assert used.read_text().count("git-receive-pack") == 2  # the code's push and memory's
+
+
 def test_the_users_pre_push_hook_sees_its_args_and_stdin_and_decides(repo_dir: Path, origin: Path,
                                                                       tmp_path: Path) -> None:
     record = tmp_path / "record"

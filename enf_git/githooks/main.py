@@ -20,20 +20,21 @@ Python, so a git child still running is killed with its process group (gitcli).
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
-from types import FrameType
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing (and signal's enum, below) cost more than the push's own start
 if TYPE_CHECKING:
+    from types import FrameType
+
+    from ..plumbing.gitresults import PushResult
     from ..memory.share.sync_merge import MergeResult
     from ..memory.workspace import Context
 
 from .. import paths
 
 PREFIX = "enf-git:"
-PUSH_ENV = "ENF_GIT_HOOK_PUSH"  # set by the pre-push shim: "<remote> <ours> <theirs>" (install/githooks)
+PUSH_ENV = "ENF_GIT_HOOK_PUSH"  # set by the pre-push shim: "<remote> <ours> <theirs> <ssh 0|1>" (install/githooks)
 MODE_ENV = "ENF_GIT_PUSH_MODE"  # the shim's reading of enf.pushMemory
 PID_ENV = "ENF_GIT_PUSH_PID"  # set when we run alongside the push: the `git push` process
 PUSH_MODES = ("alongside", "first", "false")  # enf.pushMemory; unset: alongside
@@ -124,6 +125,7 @@ def pre_push(name: str, url: str) -> None:
             "(git config enf.pushMemory alongside)")
     if fast_push(name, os.environ.get(PUSH_ENV, ""), url):
         return
+    _full_site()
     from ..memory.share.sync import sync
     from ..memory.workspace import Context
 
@@ -167,24 +169,32 @@ def _configured_mode() -> str:
 def fast_push(name: str, facts: str, url: str = "") -> bool:
     """The usual pre-push: memory is ahead of what the remote had when we last saw it.
 
-    Pushed as a fast-forward of that (the lease is a compare-and-swap, never a force)
-    without opening the repository, so neither pygit2 nor the merge machinery is
-    imported. False when the full sync must run instead: the shim gave no facts (a URL
+    Pushed as a fast-forward, never a force (a plain push, `_spawned_push`; under an
+    older shim, gitcli.push's lease on what we last saw) without opening the repository,
+    so neither pygit2 nor the merge machinery is imported. False when the full sync must run instead: the shim gave no facts (a URL
     remote, or an older shim), memory never went there (the first push scans the history
     for secrets), or the remote moved or the histories diverged (a merge is needed).
     What is pushed is what is committed: the Claude Code hooks commit at Stop and PreCompact.
     `url`: where git pushes (the hook's $2), noted with what the remote now has (gitseen.note_seen).
     """
     parts = facts.split()
-    if len(parts) != 3 or parts[0] != name:
+    if len(parts) not in (3, 4) or parts[0] != name:
         return False
-    remote_name, ours, theirs = parts
+    remote_name, ours, theirs = parts[:3]
+    if not _scanned_before(remote_name):  # a remote's name is its label (no URL, so no user-info to hide)
+        return False
+    from . import spawn
+
+    if len(parts) == 4 and url and spawn.available():
+        pushed = _spawned_push(remote_name, ours, url, parts[3] == "1")
+    else:  # a shim from before it passed the ssh setting; no posix_spawn
+        from ..plumbing import gitcli
+
+        remote = gitcli.Remote(remote_name, is_url=False)
+        pushed = gitcli.push(".", remote, ours, expect=theirs, no_verify=True, url=url or None)
     from ..plumbing import gitcli
 
     remote = gitcli.Remote(remote_name, is_url=False)
-    if not _scanned_before(remote.label):
-        return False
-    pushed = gitcli.push(".", remote, ours, expect=theirs, no_verify=True, url=url or None)
     if pushed.outcome is gitcli.Outcome.NON_FAST_FORWARD:
         return False
     if pushed.outcome is gitcli.Outcome.UP_TO_DATE:
@@ -196,16 +206,40 @@ def fast_push(name: str, facts: str, url: str = "") -> bool:
     return True
 
 
+def _spawned_push(remote: str, ours: str, url: str, own_ssh: bool) -> PushResult:
+    """`ours` pushed to the remote's claude-memory as a plain push, started before anything
+    heavy is imported (githooks.spawn). A plain push, not a lease on what the remote had:
+    git itself refuses what is not a fast-forward of the ref the remote advertised ("non-
+    fast-forward", or "fetch first" when that commit is not here), and receive-pack moves
+    the ref only if it still holds that value; so it is the same compare-and-swap of a
+    fast-forward as gitcli.push's lease, without a merge-base process before the push.
+    `own_ssh`: core.sshCommand is set (read by the shim's git config), so it runs as is."""
+    from .. import paths
+    from ..plumbing import gitenv
+    from . import spawn
+
+    env = gitenv.env_for_git(os.environ, ssh_configured=own_ssh)
+    started = spawn.Spawned(["push", "--porcelain", "--no-follow-tags", "--recurse-submodules=no", "--no-verify",
+                             remote, f"{ours}:{paths.REF}"], {**env, gitenv.HOOK_GUARD: "1"})
+    from ..plumbing import gitcli, gitrun  # imported while git transfers
+
+    git_env = gitenv.GitEnv(".", env, (remote,), memory_remote=remote, push_urls={remote: url})
+    code, out, err, timed_out = started.finish(gitrun.PUSH_TIMEOUT)
+    return gitcli.push_answer(".", gitcli.Remote(remote, is_url=False), ours, gitrun._Run(code, out, err, timed_out),
+                              git_env, url)
+
+
 def _scanned_before(label: str) -> bool:
     """Whether memory already went to `label` once from here (memory.sync's scan marker)."""
-    import subprocess
-
-    from ..plumbing import gitenv, gitrun
     from ..pure.ids import stable_id
 
     marker = os.path.join(paths.SCANNED_DIR, stable_id("r", label))
     if os.path.isdir(".git") and os.path.exists(os.path.join(paths.state_dir(".git"), marker)):
         return True  # the usual layout (hooks run at the top of the work tree), found without git
+    import subprocess
+
+    from ..plumbing import gitenv, gitrun
+
     proc = subprocess.run(["git", "rev-parse", "--git-common-dir"], capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, env=gitenv.env_for_git(os.environ), timeout=gitrun.LOCAL_TIMEOUT)
     common = proc.stdout.strip()
@@ -215,6 +249,7 @@ def _scanned_before(label: str) -> bool:
 def merge_fetched() -> None:
     """Merge fetched memory, then refresh this worktree's working copy: from the merge, or
     from a commit another worktree made (the shim starts us only when one of them is new)."""
+    _full_site()
     from ..memory.record.working_set import materialize
     from ..memory.workspace import Context
     from ..plumbing import store
@@ -250,6 +285,15 @@ def _merge_remote(ctx: Context) -> tuple[str, MergeResult] | None:
         return None
 
 
+def _full_site() -> None:
+    """site.py, for the paths that open the repository: the shim starts us with `-S`
+    (install/githooks._launch), which the fast push needs no more than the standard library."""
+    if sys.flags.no_site:
+        import site
+
+        site.main()
+
+
 def _limit() -> int:
     """ENF_GIT_HOOK_TIMEOUT as the shim reads it: 1 to 9999, no leading 0, else the default."""
     raw = os.environ.get("ENF_GIT_HOOK_TIMEOUT", "")
@@ -262,14 +306,19 @@ def _on_alarm(signum: int, frame: FrameType | None) -> None:
 
 
 def _arm(seconds: int) -> None:
-    if hasattr(signal, "SIGALRM"):
-        signal.signal(signal.SIGALRM, _on_alarm)
-        signal.alarm(seconds)
+    # The C module: `signal` would import enum first (as hook._arm_timer). typeshed has no stub.
+    import _signal  # type: ignore[import-not-found]
+
+    if hasattr(_signal, "SIGALRM"):
+        _signal.signal(_signal.SIGALRM, _on_alarm)
+        _signal.alarm(seconds)
     # The shim's `timeout` backstop sends SIGTERM: end as at the alarm, so that the git
-    # child still running is killed with us (gitcli), not left to push on unwatched.
-    signal.signal(signal.SIGTERM, _on_alarm)
+    # child still running is killed with us (gitcli, spawn), not left to push on unwatched.
+    _signal.signal(_signal.SIGTERM, _on_alarm)
 
 
 def _disarm() -> None:
-    if hasattr(signal, "SIGALRM"):
-        signal.alarm(0)
+    import _signal
+
+    if hasattr(_signal, "SIGALRM"):
+        _signal.alarm(0)

@@ -47,7 +47,7 @@ hook={hook}
 py={python}
 limit={limit}
 case $0 in */*) chained="${{0%/*}}/$hook{chained}" ;; *) chained="./$hook{chained}" ;; esac
-status=0
+status=0; known=
 if [ $hook = pre-push ]; then
   # Read once and replayed to your hook as it came (`git lfs pre-push` still sees the refs);
   # ours reads it for one thing: whether this push names memory itself.
@@ -76,28 +76,42 @@ if [ $hook = pre-push ]; then
   # it last went to (or came from) there, and "there" is still this URL ($2; the remote's
   # URL changes with `git remote set-url`: .git/{state}/{seen}/$1 names the one we last saw).
   # Loose refs and that file settle it without starting a process; else one git call.
+  # (Both loose refs read: they are the refs, a packed copy never overrides a loose one.)
   if [ "$1" != "$2" ]; then
     common=.git; ours=; theirs=
     [ -z "${{GIT_DIR:-}}" ] && [ -d .git ] &&
       {{ read -r ours <.git/{ref} && read -r theirs <".git/refs/remotes/$1/{branch}"; }} 2>/dev/null
-    if [ -z "$ours" ] || [ "$ours" != "$theirs" ]; then  # packed refs, a worktree, GIT_DIR
+    if [ -z "$ours" ] || [ -z "$theirs" ]; then  # packed refs, a worktree, GIT_DIR, a first push
       refs=$(git rev-parse --git-common-dir {ref} "refs/remotes/$1/{branch}" 2>/dev/null) &&
         common=${{refs%%"$nl"*}} && refs=${{refs#*"$nl"}} && ours=${{refs%%"$nl"*}} && theirs=${{refs#*"$nl"}}
     fi
     was=; {{ read -r at tracked was <"$common/{state}/{seen}/$1"; }} 2>/dev/null
     [ -n "$ours" ] && [ "$ours" = "$theirs" ] && [ "$was" = "$url" ] && exit $status
+    [ -n "$ours" ] && known=$1  # memory's refs as they stand for remote $1: not read again below
   fi
 fi
-remote=$(git config --get enf.remote 2>/dev/null)
+# One git call for the settings: the memory remote, whether it is a remote's name, how
+# pre-push sends memory, and whether ssh is the user's own (for our part's ssh options).
+# Keys are printed lower-case (a remote's name as written); the last value wins, as --get.
+remote=; mode=; named=; ssh=0
+config=$(git config --get-regexp '^(enf\.(remote|pushmemory)|remote\..*\.url|core\.sshcommand)$' 2>/dev/null)
+while read -r key value; do
+  case $key in enf.remote) remote=$value ;; {mode_lower}) mode=$value ;; core.sshcommand) ssh=1 ;; esac
+done <<EOT
+$config
+EOT
 [ -n "$remote" ] || [ "$hook" != pre-push ] || exit $status  # not shared: nothing to push
-if git config --get "remote.$remote.url" >/dev/null 2>&1; then
-  tracking="refs/remotes/$remote/{branch}"; named=1; seen_as=$remote
+case "$nl$config$nl" in *"${{nl}}remote.$remote.url "*|*"${{nl}}remote.$remote.url${{nl}}"*) named=1 ;; esac
+if [ -n "$named" ]; then
+  tracking="refs/remotes/$remote/{branch}"; seen_as=$remote
 else
-  tracking="refs/remotes/{url_remote}/{branch}"; named=; seen_as={url_remote}
+  tracking="refs/remotes/{url_remote}/{branch}"; seen_as={url_remote}
 fi
-ours=$(git rev-parse --git-common-dir -q --verify {ref} 2>/dev/null) || exit $status
-common=${{ours%%"$nl"*}}; ours=${{ours#*"$nl"}}
-theirs=$(git rev-parse -q --verify "$tracking" 2>/dev/null)
+if [ -z "$named" ] || [ "${{known:-}}" != "$remote" ]; then
+  ours=$(git rev-parse --git-common-dir -q --verify {ref} 2>/dev/null) || exit $status
+  common=${{ours%%"$nl"*}}; ours=${{ours#*"$nl"}}
+  theirs=$(git rev-parse -q --verify "$tracking" 2>/dev/null)
+fi
 case $hook in
 pre-push)
   # only the elected remote gets memory, never a fork or a mirror
@@ -105,7 +119,6 @@ pre-push)
   else [ "$1" = "$remote" ] || [ "$2" = "$remote" ] || exit $status; fi
   was=; {{ read -r at tracked was <"$common/{state}/{seen}/$seen_as"; }} 2>/dev/null
   [ "$ours" = "$theirs" ] && [ "$was" = "$url" ] && exit $status  # nothing to push: Python is not started
-  mode=$(git config --get {mode_key} 2>/dev/null)
   case $mode in  # git's spellings, in any case
     [Ff][Aa][Ll][Ss][Ee]|[Oo][Ff][Ff]|[Nn][Oo]|0)  # memory goes with `git enf sync` only: say so, every push
       echo "enf-git: memory not pushed: {mode_key} is $mode, so only git enf sync shares it (git enf sync now; git config --unset {mode_key}: it goes with every push)" >&2
@@ -116,21 +129,36 @@ pre-push)
   # The `git push` running us: the first git among our parents (a team's tracked hook, husky's,
   # sits between). Its arguments: git runs pre-push for --dry-run too, which must push nothing.
   # Its pid: when it has finished. Without `ps` (a slim container): $PPID, and no dry-run check.
+  # Linux names each parent and its parent in /proc, read by the shell itself: one `tr` for
+  # git's arguments instead of a `ps` per parent (ps costs as much as a small push's start).
   gitpid=$PPID; pid=$PPID; n=0; set -f
-  while [ $n -lt 4 ] && line=$(ps -ww -o ppid= -o args= -p "$pid" 2>/dev/null); do
-    read -r up exe words <<EOT
+  if [ -r "/proc/$PPID/stat" ]; then
+    while [ $n -lt 4 ] && {{ read -r stat <"/proc/$pid/stat" && read -r exe <"/proc/$pid/comm"; }} 2>/dev/null; do
+      case $exe in git)
+        gitpid=$pid
+        for w in $(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null); do
+          case $w in --) break ;; --dry*) exit $status ;; --*) ;; -*n*) exit $status ;; esac
+        done
+        break ;;
+      esac
+      up=${{stat##*) }}; up=${{up#* }}; pid=${{up%% *}}; n=$((n + 1))  # "pid (name) state ppid ..."
+    done
+  else
+    while [ $n -lt 4 ] && line=$(ps -ww -o ppid= -o args= -p "$pid" 2>/dev/null); do
+      read -r up exe words <<EOT
 $line
 EOT
-    case ${{exe##*/}} in git|git.exe)
-      gitpid=$pid
-      for w in $words; do case $w in --) break ;; --dry*) exit $status ;; --*) ;; -*n*) exit $status ;; esac; done
-      break ;;
-    esac
-    pid=$up; n=$((n + 1))
-  done
+      case ${{exe##*/}} in git|git.exe)
+        gitpid=$pid
+        for w in $words; do case $w in --) break ;; --dry*) exit $status ;; --*) ;; -*n*) exit $status ;; esac; done
+        break ;;
+      esac
+      pid=$up; n=$((n + 1))
+    done
+  fi
   set +f
   # what Python needs to push without opening the repository (githooks.main.fast_push)
-  [ -n "$named" ] && ENF_GIT_HOOK_PUSH="$remote $ours $theirs" && export ENF_GIT_HOOK_PUSH ;;
+  [ -n "$named" ] && ENF_GIT_HOOK_PUSH="$remote $ours $theirs $ssh" && export ENF_GIT_HOOK_PUSH ;;
 *)
   [ "$hook" = post-checkout ] && [ "$3" != 1 ] && exit $status  # a file checkout
   [ "$hook" = post-rewrite ] && [ "$1" != rebase ] && exit $status  # an amend fetched nothing
@@ -154,11 +182,11 @@ if [ $hook = pre-push ] && [ "$mode" != first ]; then
   # its own, so the push waits for neither. A failure is still said here; on a terminal a
   # success only while git is still running, never over the shell's next prompt.
   ENF_GIT_PUSH_PID=$gitpid; export ENF_GIT_PUSH_PID
-  {{ $bound "$py" -c '{launch}' "$hook" "$@" </dev/null >&2 ||
+  {{ $bound "$py" {launch} "$hook" "$@" </dev/null >&2 ||
     echo "enf-git: the $hook step for memory failed (exit $?, $py); your git command is not affected" >&2; }} &
   exit $status
 fi
-$bound "$py" -c '{launch}' "$hook" "$@" </dev/null >&2 ||
+$bound "$py" {launch} "$hook" "$@" </dev/null >&2 ||
   echo "enf-git: the $hook step for memory failed (exit $?, $py); your git command is not affected" >&2
 exit $status
 """
@@ -167,10 +195,26 @@ exit $status
 def render(hook: str, python: str) -> str:
     """The shim for `hook`, calling `python` (an absolute path when installed)."""
     return _TEMPLATE.format(marker=MARKER, hook=hook, python=_quote(python), chained=CHAINED,
+                            launch=_launch(python),
                             limit=PUSH_TIMEOUT if hook == "pre-push" else MERGE_TIMEOUT,
                             branch=paths.BRANCH, ref=paths.REF, url_remote=paths.URL_REMOTE_NAME,
-                            state=paths.STATE_DIR, materialized=paths.MATERIALIZED, launch=LAUNCH, seen=paths.SEEN_DIR,
-                            mode_key=PUSH_MODE_KEY)
+                            state=paths.STATE_DIR, materialized=paths.MATERIALIZED, seen=paths.SEEN_DIR,
+                            mode_key=PUSH_MODE_KEY, mode_lower=PUSH_MODE_KEY.lower())
+
+
+def _launch(python: str) -> str:
+    """How the shim starts our part. With this interpreter (what init installs): `-S`,
+    enf_git's folder named (paths.launch_bare), because site.py and the .pth files it runs
+    cost more than the whole memory push's start (~50 ms in a development install, whose
+    editable finder imports pathlib and re); githooks.main loads site only for the paths
+    that need the libraries (a sync, a merge). Another interpreter (the shipped copy's
+    `python3`): a plain start, its enf_git found wherever it is installed. The same
+    folder is the same installation (a venv's python and python3), as doctor sees it."""
+    if os.path.dirname(python) != os.path.dirname(sys.executable):
+        return f"-c {_quote(LAUNCH)}"
+    from .claude import launch_dirs
+
+    return f"-S -c {_quote(paths.launch_bare(launch_dirs(), 'enf_git.githooks.main'))}"
 
 
 def _quote(text: str) -> str:

@@ -407,10 +407,18 @@ def push(repo_dir: str, remote: Remote, oid_or_ref: str, expect: str | None = No
         except BaseException:
             started.kill()  # a job that fails stops the push too: nothing goes on unseen
             raise
-    result = _push_result(started.finish(timeout), remote)
+    return push_answer(repo_dir, remote, oid_or_ref, started.finish(timeout), git_env, url)
+
+
+def push_answer(repo_dir: str, remote: Remote, pushed: str, run: _Run, env: Mapping[str, str],
+                url: str | None = None) -> PushResult:
+    """What a push of `pushed` to the remote's claude-memory answered (`run`: `push`'s,
+    or the one the pre-push hook started itself, githooks.spawn); once the remote has it,
+    the remote-tracking ref and the note of what the remote has (gitseen) are set."""
+    result = _push_result(run, remote)
     if result.outcome in (Outcome.OK, Outcome.UP_TO_DATE):
-        _note_pushed(repo_dir, remote, oid_or_ref, full_env)
-        note_seen(repo_dir, remote, oid_or_ref, oid_or_ref, url, git_env)
+        _note_pushed(repo_dir, remote, pushed, {**env, HOOK_GUARD: "1"})
+        note_seen(repo_dir, remote, pushed, pushed, url, env)
     return result
 
 

@@ -10,12 +10,12 @@ reads the ssh command, the remotes and their push URLs with one `git config`.
 from __future__ import annotations
 
 import os
-import subprocess
-from collections.abc import Mapping
-from functools import lru_cache
 
+TYPE_CHECKING = False  # the pre-push hook builds its push's environment here before git starts:
+if TYPE_CHECKING:  # typing, collections, subprocess and gitrun are imported only when used
+    from collections.abc import Mapping
 
-from .gitrun import LOCAL_TIMEOUT, _Run, _run
+    from .gitrun import _Run
 
 _FALSE_WORDS = ("", "false", "no", "off", "0")  # git's false spellings
 
@@ -89,16 +89,25 @@ def env_for_git(base_env: Mapping[str, str], ssh_configured: bool = False) -> di
     return env
 
 
-@lru_cache(maxsize=1)
+_LOCAL_ENV_VARS: list[tuple[str, ...]] = []  # local_env_vars' answer, once per process
+
+
 def local_env_vars() -> tuple[str, ...]:
     """git's own list of the variables that locate a repository (cached per process)."""
+    if _LOCAL_ENV_VARS:
+        return _LOCAL_ENV_VARS[0]
+    import subprocess
+
+    from .gitrun import LOCAL_TIMEOUT
+
     try:
         proc = subprocess.run(["git", "rev-parse", "--local-env-vars"], capture_output=True,
                               stdin=subprocess.DEVNULL, timeout=LOCAL_TIMEOUT, cwd=os.path.sep)
         names = tuple(proc.stdout.decode("ascii", "replace").split())
     except (OSError, subprocess.SubprocessError):
         names = ()
-    return tuple(sorted(set(names) | set(LOCAL_ENV_FALLBACK)))
+    _LOCAL_ENV_VARS.append(tuple(sorted(set(names) | set(LOCAL_ENV_FALLBACK))))
+    return _LOCAL_ENV_VARS[0]
 
 
 def _scrubbed(base_env: Mapping[str, str]) -> set[str]:
@@ -136,6 +145,8 @@ def prepare(repo_dir: str, env: Mapping[str, str] | None = None) -> GitEnv:
             raise ValueError(f"a GitEnv prepared for {env.repo_dir} used for {repo_dir}")
         return env
     base = os.environ if env is None else env
+    from .gitrun import LOCAL_TIMEOUT, _run
+
     plain = env_for_git(base, ssh_configured=True)  # without our ssh default, to read the user's config
     run = _run(repo_dir, ["config", "--null", "--get-regexp", _CONFIG_KEYS], plain, LOCAL_TIMEOUT)
     items = [item.split("\n", 1) for item in run.out.split("\0") if item] if run.code == 0 else []
@@ -186,5 +197,7 @@ def _env(repo_dir: str, env: Mapping[str, str] | None) -> GitEnv:
 def run_local(repo_dir: str, args: list[str], env: Mapping[str, str], timeout: float) -> _Run:
     """`git args` in repo_dir for a read of the user's own repository (the handoff's status
     and log): `env` made safe by env_for_git, no prompt, killed with its children at `timeout`."""
+    from .gitrun import _run
+
     return _run(repo_dir, args, env_for_git(env), timeout)
 
