@@ -198,8 +198,9 @@ def test_a_bounded_walk_hands_out_a_partial_table_and_saves_nothing(run_cli, rep
         memory.commit(as_(repo_dir, (ALICE, BOB)[i % 2]), f"c{i}")
     folder = store.state_dir(store.open_repo(repo_dir)) / authors.FOLDER
     shutil.rmtree(folder, ignore_errors=True)
+    newest = len(run_git(repo_dir, "log", "-1", "--raw", "--format=", "claude-memory", raw=True).splitlines())
     try:
-        authors.bound_walks(2)  # as a hook does on a fresh clone
+        authors.bound_walks(newest)  # as a hook does on a fresh clone: here, the newest commit's changes
         table = authors.load(as_(repo_dir, ALICE))
         assert table.partial and authors.provisional()
         assert table.by(stems[3]) == "Bob, 2025-12-02"  # the newest commits: reached

@@ -158,7 +158,7 @@ def test_a_fresh_clone_s_first_start_never_shows_a_teammate_s_line_as_one_s_own(
     shutil.rmtree(state / authors.FOLDER, ignore_errors=True)  # as on a fresh clone
     for name in ("start-authors.json", "facts-block.json", "pins-listing.json", "instincts-block.json"):
         (state / name).unlink(missing_ok=True)
-    monkeypatch.setattr(lifecycle, "HOOK_COMMITS", 1)
+    monkeypatch.setattr(lifecycle, "HOOK_CHANGES", 1)
     monkeypatch.setattr(pointer_refresh, "start", lambda ctx: False)  # the refresh runs by hand below
     payload = json.dumps({"session_id": SID, "cwd": str(project), "hook_event_name": "SessionStart",
                           "source": "startup"}).encode()

@@ -142,13 +142,13 @@ def _log(where: Where, sid: str, kind: str, **fields: str) -> None:
         events.append(where.root, sid, kind, **fields)
 
 
-HOOK_COMMITS = 200  # a start walks at most this much history for its authors (~0.2 s); the rest is the refresh's
+HOOK_CHANGES = 1000  # changed paths a start reads of history for its authors (~0.2 s); the rest is the refresh's
 
 
 def session_start(where: Where, payload: dict[str, object], sid: str) -> str:
     from ...memory.record import authors
 
-    authors.bound_walks(HOOK_COMMITS)  # a fresh clone's whole history is the background refresh's
+    authors.bound_walks(HOOK_CHANGES)  # a fresh clone's whole history is the background refresh's
     ctx = memory.Context.open(where.top)
     if store.tip(ctx.repo) is None and not ctx.settings.autoinit:
         return ""

@@ -22,7 +22,7 @@ gitlog_changes.py), and a record's last change is the newest commit that wrote t
 blob the tip holds. In process, loading a busy month folder twice per commit made a
 clone of 100,000 commits take over ten minutes; git takes ~30 s, in the background
 refresh. A hook never waits for that: under `bound_walks(n)` a walk from scratch reads
-at most n commits, and the table it hands out is `partial`: a record it did not reach
+at most n changed paths, and the table it hands out is `partial`: a record it did not reach
 reads "author not known yet" (never as the reader's own), and nothing built from it is
 cached or saved.
 """
@@ -48,13 +48,13 @@ SHARDS = 256
 LOCK_WAIT = 2.0  # seconds; a writer stuck longer: this read walks in memory and writes nothing
 IN_PROCESS = 64  # commits an increment walks in process; past them, git lists the changes
 NOT_KNOWN = "author not known yet"  # a partial table's record it did not reach
-_BOUND: list[int | None] = [None]  # bound_walks(): the commits a walk from scratch may read here
+_BOUND: list[int | None] = [None]  # bound_walks(): the changed paths a walk from scratch may read here
 _PARTIAL: list[bool] = [False]  # whether a partial table was handed out since
 
 
 def bound_walks(most: int | None) -> None:
-    """In this process (a hook's), walks from scratch read at most `most` commits (None:
-    no bound), and the lock a background build holds is not waited for."""
+    """In this process (a hook's), walks from scratch read at most `most` changed paths
+    (None: no bound), and the lock a background build holds is not waited for."""
     _BOUND[0] = most
     _PARTIAL[0] = False
 
@@ -200,7 +200,9 @@ def _from_log(ctx: Context, tip: store.Commit, base: store.Commit | None, folder
     """The table at `tip` from git's list of changes since `base` (None: from the start,
     every shard rewritten), newest first: a record's change is the newest commit that
     wrote the blob the tip holds; one gone from the tip is dropped. Under bound_walks(n)
-    a walk from the start stops after n commits, its table partial."""
+    a walk from the start stops after n changed paths, its table partial (an increment
+    is never cut short: a record changed in a commit it did not reach would keep an
+    older author)."""
     table = Authors(str(tip.id), None if base is None else folder, me)
     touched: set[int] = set(range(SHARDS)) if base is None else set()
     at_tip = _TipBlobs(ctx.repo, tip.tree)
@@ -209,11 +211,13 @@ def _from_log(ctx: Context, tip: store.Commit, base: store.Commit | None, folder
     walked = 0
     with closing(gitlog_changes.changes(str(ctx.repo.path), str(tip.id), str(base.id) if base else None)) as log:
         for c in log:
-            walked += 1
-            if most is not None and walked > most:
-                table.partial = True
+            if table.partial:
                 break
             for path, new in gitlog_changes.working_copy(c.paths):
+                walked += 1
+                if most is not None and walked > most:
+                    table.partial = True  # one commit may hold thousands of changes: cut inside it too
+                    break
                 if path in settled or not _record(path):
                     continue
                 now = at_tip.get(path)
