@@ -234,3 +234,28 @@ def test_a_cold_builds_ledger_is_the_ledger_of_the_records(
         # The corpus's three decisions, one superseded by another, one from a decision file.
         assert sorted((r[3].split(" decided ")[1].split(" over ")[0], r[5]) for r in built) == [
             ("Elasticsearch", "superseded"), ("Postgres FTS", "standing"), ("Redis", "standing")]
+
+
+def test_a_cold_build_leaves_every_index_and_fts5_merging_as_an_update_expects(
+        enf, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A cold build makes the tables' indexes once its rows are in, and keeps FTS5 from merging
+    while it writes: the file it leaves has every index, whole, and FTS5's default merging."""
+    from enf_git.memory.context import index_cold, index_rows
+
+    sessions(enf, repo_dir)
+    monkeypatch.setattr(index_rows, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(index_cold.os, "cpu_count", lambda: 2)
+    for name in ("search.db", "search.db-wal", "search.db-shm"):
+        (state(repo_dir) / name).unlink(missing_ok=True)
+    assert first_hit(enf, "postgres full-text search") == "sessions/2026-04-20-postgres-fts.md"
+    with sqlite3.connect(state(repo_dir) / "search.db") as db:
+        names = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")}
+        assert names == {"docs_path", "docs_length", "docs_blob", "decisions_path", "decisions_id", "abbrevs_doc",
+                         "abbrevs_short", "abbrevs_first"}
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchall() in ([], [(4,)])
+        # The planner finds a row by path through its index, as it did when the file was built with them.
+        plan = " ".join(str(r) for r in db.execute("EXPLAIN QUERY PLAN SELECT id FROM docs WHERE path = ? AND "
+                                                   "kind != 'history'", ("x",)))
+        assert "docs_path" in plan
+    db.close()

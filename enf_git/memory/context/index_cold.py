@@ -23,7 +23,7 @@ from __future__ import annotations
 import gc
 import os
 from itertools import islice
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ...pure import model
@@ -90,12 +90,9 @@ class Workers:
         if self._collecting:
             gc.enable()
 
-    def ledger(self, files: Files) -> Callable[[], list[index_rows.DecisionRow]]:
-        """The decisions table's rows, started now (in a worker) and waited for when called."""
-        if self._pool is None:
-            return lambda: _ledger(list(files))
-        pending = self._pool.apply_async(_ledger, (list(files),))
-        return lambda: list(pending.get())
+    def ledger(self, files: Files) -> Ledger:
+        """The decisions table's rows, started now (in a worker) unless there are no workers."""
+        return Ledger(files, None if self._pool is None else self._pool.apply_async(_ledger, (list(files),)))
 
     def rows(self, files: Files, zdict: bytes | None) -> Iterator[Built]:
         """Each file's row, in order; deflated against `zdict` unless it is None."""
@@ -103,6 +100,23 @@ class Workers:
         done = map(_rows, tasks) if self._pool is None else self._pool.imap(_rows, tasks)
         for chunk in done:
             yield from chunk
+
+
+class Ledger:
+    """The decisions table's rows, worked out in a worker (`pending`) or, without one, here
+    when asked for."""
+
+    def __init__(self, files: Files, pending: Any) -> None:
+        self._files, self._pending = files, pending
+        self.done = False  # whether get() gave them already
+
+    def ready(self) -> bool:
+        """Whether get() would not wait (False without a worker: they are worked out then)."""
+        return not self.done and self._pending is not None and bool(self._pending.ready())
+
+    def get(self) -> list[index_rows.DecisionRow]:
+        self.done = True
+        return _ledger(list(self._files)) if self._pending is None else list(self._pending.get())
 
 
 def _pool(files: int) -> Any:
