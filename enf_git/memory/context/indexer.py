@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -274,14 +274,15 @@ def _index_tip(repo: store.Repo, out: _Writer, files: dict[str, str], cache: rec
     with index_cold.Workers(repo, cache, len(tip)) as work, _merges_deferred(out):
         ledger = work.ledger(tip)
         first, rest = tip[:out.BATCH], tip[out.BATCH:]
-        for (path, blob), (row, _, added) in zip(first, work.rows(first, None)):
+        for (path, blob), (row, added) in zip(first, work.rows(first)):
             _cached(cache, added)
             out.add(index_cold.kind_of(path), "", path, blob, row)
         # The first batch is written by now (the dictionary taken from it) if there is more.
-        for i, ((path, blob), (row, data, added)) in enumerate(zip(rest, work.rows(rest, out.zdict() if rest else None))):
-            _cached(cache, added)
-            out.add(index_cold.kind_of(path), "", path, blob, row, data)
-            if i % out.BATCH == 0 and ledger.ready():  # written while the rows still come, not after them
+        for docs, fts, pairs, parsed in work.packed(rest, out.zdict()) if rest else ():
+            for added in parsed:
+                _cached(cache, added)
+            out.add_packed(docs, fts, pairs)
+            if ledger.ready():  # written while the rows still come, not after them
                 _write_ledger(out.db, ledger.get())
         if not ledger.done:
             _write_ledger(out.db, ledger.get())
@@ -378,7 +379,9 @@ class _Writer:
     inserts and deletes still reach the table in their original order. The first
     rows written into an empty index choose the dictionary every row is deflated
     against (search.py: docs.data), ZDICT_SIZE bytes of them spread over the batch;
-    a row may come deflated against it already (a cold build's, from its workers).
+    a cold build's workers send the rest deflated against it, as the tables take them
+    (add_packed), so that the parent, which alone writes, does little more per row
+    than SQLite does.
     """
 
     BATCH = 1000  # rows queued at most: history texts can be large
@@ -388,7 +391,6 @@ class _Writer:
         self.db, self.fts = db, fts  # FTS5 availability, checked once per update
         self._rows: list[tuple[str | int, ...]] = []
         self._fields: list[list[str]] = []  # each queued row's [decided, summary, tags, body, text]
-        self._data: list[bytes | None] = []  # each queued row's docs.data if it came deflated
         self._pairs: list[tuple[int, str, str]] = []  # (row in the queue, short, long): the abbreviations it defines
         self._zdict: bytes | None = None
 
@@ -396,12 +398,11 @@ class _Writer:
                record: model.Session | list[model.Decision] | EnfError) -> None:
         self.add(kind, rev, path, blob, index_rows.row_of((path, data, index_rows.gist(path, record))))
 
-    def add(self, kind: str, rev: str, path: str, blob: str, row: index_rows.Row, data: bytes | None = None) -> None:
-        """Queue a row; `data`: its docs.data, deflated against the index's dictionary."""
+    def add(self, kind: str, rev: str, path: str, blob: str, row: index_rows.Row) -> None:
+        """Queue a row."""
         ref, date, decided, summary, tags, body, text, length, pairs = row
         self._rows.append((kind, ref, path, date, rev, blob, length))
         self._fields.append([decided, summary, tags, body, text])
-        self._data.append(data)
         self._pairs += [(len(self._rows) - 1, short, long) for short, long in pairs]
         if len(self._rows) >= self.BATCH:
             self.flush()
@@ -410,20 +411,31 @@ class _Writer:
         if not self._rows:
             return
         pack = search.packer(self._dictionary())
-        # New rows get ids above the current largest (INTEGER PRIMARY KEY): that range is theirs.
-        (last,) = self.db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
-        self.db.executemany(f"INSERT INTO docs ({self._COLS}) VALUES ({', '.join('?' * 8)})",
-                            [(*row, pack(fields) if data is None else data)
-                             for row, fields, data in zip(self._rows, self._fields, self._data)])
-        self.db.executemany("INSERT INTO abbrevs VALUES (?, ?, ?, ?)",
-                            [(last + 1 + i, short, long, long.split()[0]) for i, short, long in self._pairs])
-        if self.fts:
-            self.db.executemany(f"INSERT INTO fts (rowid, {_FTS_COLS}) VALUES (?, ?, ?, ?, ?)",
-                                [(last + 1 + i, *fields[:4]) for i, fields in enumerate(self._fields)])
+        self._write([(*row, pack(fields)) for row, fields in zip(self._rows, self._fields)],
+                    [fields[:4] for fields in self._fields], self._pairs)
         self._rows.clear()
         self._fields.clear()
-        self._data.clear()
         self._pairs.clear()
+
+    def add_packed(self, docs: list[tuple[str, str, str, str, str, str, int, bytes]],
+                   fts: list[tuple[str, str, str, str]], pairs: list[tuple[int, str, str]]) -> None:
+        """Write rows that come deflated against the index's dictionary (a cold build's, from
+        its workers: index_cold.Packed), after those queued."""
+        self.flush()
+        self._write(docs, fts, pairs)
+
+    def _write(self, docs: Sequence[Sequence[object]], fts: Sequence[Sequence[str]],
+               pairs: list[tuple[int, str, str]]) -> None:
+        """Insert docs rows (all but their id), their fts columns and their abbreviations
+        ((row, short, long): a row of `docs` by its place)."""
+        # New rows get ids above the current largest (INTEGER PRIMARY KEY): that range is theirs.
+        (last,) = self.db.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
+        self.db.executemany(f"INSERT INTO docs ({self._COLS}) VALUES ({', '.join('?' * 8)})", docs)
+        self.db.executemany("INSERT INTO abbrevs VALUES (?, ?, ?, ?)",
+                            [(last + 1 + i, short, long, long.split()[0]) for i, short, long in pairs])
+        if self.fts:
+            self.db.executemany(f"INSERT INTO fts (rowid, {_FTS_COLS}) VALUES (?, ?, ?, ?, ?)",
+                                [(last + 1 + i, *columns) for i, columns in enumerate(fts)])
 
     def zdict(self) -> bytes:
         """The dictionary rows are deflated against, once the first rows were written."""
