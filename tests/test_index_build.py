@@ -238,7 +238,7 @@ def test_a_cold_builds_ledger_is_the_ledger_of_the_records(
 
 def test_a_cold_build_leaves_every_index_and_fts5_merging_as_an_update_expects(
         enf, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    """A cold build makes the tables' indexes once its rows are in, and keeps FTS5 from merging
+    """A cold build makes the ledger's indexes once its rows are in, and keeps FTS5 from merging
     while it writes: the file it leaves has every index, whole, and FTS5's default merging."""
     from enf_git.memory.context import index_cold, index_rows
 

@@ -129,9 +129,9 @@ def _fsync(path: Path) -> None:
 def _build(repo: store.Repo, db: sqlite3.Connection, old: store.Commit | None, tip: store.Commit,
            cache: records.Cache, fresh: bool = False) -> None:
     """Bring `db` from `old` (None: from nothing, emptying it first) to `tip`, in one
-    transaction; `fresh`: a new file, whose indexes are made once the tip's rows are in."""
+    transaction; `fresh`: a new file, whose ledger indexes are made once the ledger is in."""
     with db:
-        search.create(db, indexes=not fresh)
+        search.create(db, ledger_indexes=not fresh)
         if old is None:
             search.clear(db)
         _update(repo, db, old, tip, cache)
@@ -236,7 +236,6 @@ def _update(repo: store.Repo, db: sqlite3.Connection, old: store.Commit | None,
     new_files = store.list_files(repo, tip.tree)
     if old is None:
         _index_tip(repo, out, new_files, cache)
-        search.create_indexes(db)  # a fresh file's (search.create_indexes); history looks blobs up
         _index_history(repo, out, old, tip, set(new_files.values()), cache)
         out.flush()
         return
@@ -291,6 +290,7 @@ def _index_tip(repo: store.Repo, out: _Writer, files: dict[str, str], cache: rec
 
 def _write_ledger(db: sqlite3.Connection, rows: list[index_rows.DecisionRow]) -> None:
     db.executemany("INSERT INTO decisions VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    search.create_ledger_indexes(db)  # a fresh file's, made on its rows (search.create_ledger_indexes)
 
 
 @contextmanager
