@@ -98,7 +98,9 @@ class Workers:
             # What the build left alive (the records cache: millions of objects, none in a
             # cycle) is moved out of the collector's reach first: else the first collection
             # after gc.enable() went through all of it (~0.6 s at 100,000 sessions, the last
-            # thing the build did). Reference counting still frees it when it is dropped.
+            # thing the build did). Reference counting still frees it when it is dropped;
+            # what only the collector frees (a few cycles of the pool's, say) is kept: a few
+            # KB once per cold build, which a process seldom runs twice.
             gc.freeze()
             gc.enable()
 
