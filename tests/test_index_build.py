@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gitfixtures import COST, search_sessions, session_text, write_session
+from gitfixtures import COST, SCALE, search_sessions, session_text, write_session
 
 
 @pytest.fixture
@@ -177,4 +177,85 @@ def test_an_old_version_missing_from_the_clone_is_left_out_and_the_rest_indexed(
     with sqlite3.connect(state(repo_dir) / "search.db") as db:
         assert db.execute("SELECT count(*) FROM docs WHERE kind = 'history'").fetchone() == (0,)
         assert db.execute("SELECT count(*) FROM docs WHERE kind = 'session'").fetchone() == (1,)
+    db.close()
+
+
+DECISION_FILE = ("---\ndate: 2026-05-10\n---\n- [10:00] Y: In the context of caching, facing load, decided Redis "
+                 "over Memcached, to achieve persistence, accepting memory cost. Confidence: high\n")
+RECORD_FILES = {
+    "sessions/2026-04-13-search-api.md": session_text(body=SCALE),
+    "sessions/2026-04-20-postgres-fts.md": session_text(session_id="b2c3d4e5", date="2026-04-20", body=COST),
+    "sessions/2026-04-21-broken.md": "---\nsession_id: [\n---\nnot a session\n",
+    "decisions/2026-05-10-redis.md": DECISION_FILE,
+    "decisions/2026-05-11-empty.md": "---\ndate: 2026-05-11\n---\nno decision here\n",
+}
+
+
+@pytest.mark.parametrize("path", sorted(RECORD_FILES))
+def test_a_rows_facts_read_off_the_records_cache_are_the_records(path: str) -> None:
+    """The workers take a row's facts from the cache entry, not from the record made of it."""
+    from enf_git.memory import records
+    from enf_git.memory.context import index_rows
+
+    data = RECORD_FILES[path].encode()
+    entry = records.parsed_entry(path, data)
+    facts = index_rows.gist_of_entry(path, entry)
+    assert facts == index_rows.gist(path, records.parse_blob(path, data))
+    assert (facts is None) == (path.endswith("broken.md"))  # the cases hold both kinds and a file that does not parse
+
+
+def test_a_cold_builds_ledger_is_the_ledger_of_the_records(
+        enf, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The ledger worker makes decisions and reversals of the cache's entries (a record it lacks
+    is parsed): the decisions table is the ledger render.build_ledger makes of the records."""
+    from enf_git import memory
+    from enf_git.memory import records
+    from enf_git.memory.context import index_cold, index_rows, indexer
+    from enf_git.plumbing import store
+    from enf_git.pure import render
+
+    sessions(enf, repo_dir)
+    (repo_dir / ".claude-sessions" / "decisions").mkdir(exist_ok=True)
+    (repo_dir / ".claude-sessions" / "decisions" / "2026-05-10-redis.md").write_text(DECISION_FILE)
+    enf("commit", "-m", "a decision file")
+    for missing in (False, True):  # every record in the cache; none (each parsed where it is read)
+        (state(repo_dir) / "search.db").unlink(missing_ok=True)
+        if missing:
+            (state(repo_dir) / "records.json").unlink()
+        monkeypatch.setattr(index_rows, "PARALLEL_MIN", 1)
+        monkeypatch.setattr(index_cold.os, "cpu_count", lambda: 2)
+        ctx = memory.Context.open(repo_dir)
+        with indexer.ensure(ctx.repo, ctx.cache()) as db:
+            built = db.execute("SELECT * FROM decisions ORDER BY rowid").fetchall()
+        db.close()
+        recs = records.load(ctx.repo, store.tip(ctx.repo).tree, records.Cache(None))
+        want = index_rows.decision_rows(render.build_ledger(recs.all_sessions(), recs.extra_decisions()), {})
+        assert built == [tuple(r) for r in want]
+        # The corpus's three decisions, one superseded by another, one from a decision file.
+        assert sorted((r[3].split(" decided ")[1].split(" over ")[0], r[5]) for r in built) == [
+            ("Elasticsearch", "superseded"), ("Postgres FTS", "standing"), ("Redis", "standing")]
+
+
+def test_a_cold_build_leaves_every_index_and_fts5_merging_as_an_update_expects(
+        enf, repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A cold build makes the ledger's indexes once its rows are in, and keeps FTS5 from merging
+    while it writes: the file it leaves has every index, whole, and FTS5's default merging."""
+    from enf_git.memory.context import index_cold, index_rows
+
+    sessions(enf, repo_dir)
+    monkeypatch.setattr(index_rows, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(index_cold.os, "cpu_count", lambda: 2)
+    for name in ("search.db", "search.db-wal", "search.db-shm"):
+        (state(repo_dir) / name).unlink(missing_ok=True)
+    assert first_hit(enf, "postgres full-text search") == "sessions/2026-04-20-postgres-fts.md"
+    with sqlite3.connect(state(repo_dir) / "search.db") as db:
+        names = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")}
+        assert names == {"docs_path", "docs_length", "docs_blob", "decisions_path", "decisions_id", "abbrevs_doc",
+                         "abbrevs_short", "abbrevs_first"}
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchall() in ([], [(4,)])
+        # The planner finds a row by path through its index, as it did when the file was built with them.
+        plan = " ".join(str(r) for r in db.execute("EXPLAIN QUERY PLAN SELECT id FROM docs WHERE path = ? AND "
+                                                   "kind != 'history'", ("x",)))
+        assert "docs_path" in plan
     db.close()

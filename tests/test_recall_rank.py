@@ -56,6 +56,25 @@ def test_a_hyphenated_compound_is_one_word_stemmed() -> None:
     assert stem.words("Jenkins. node.js psr-16-") == ["jenkins", "node.js", "psr-16"]
 
 
+_TRICKY = [
+    "", "...", "-x ..a --b.", "Jenkins. node.js psr-16- rich-text", "we're don't o'clock users' team\u2019s",
+    "caf\u00e9 na\u00efve \u65e5\u672c Stra\u00dfe \ufb01le \u0130stanbul", "em\u2014dash \u201cquoted\u201d \u2026 a\u00a0b c\u2028d",
+    "snake_case __init__ x_1 \x1c\x85 tab\there", "(ES) Elasticsearch; ok: yes! why? 3.14 v1.2.3-rc",
+]
+
+
+@pytest.mark.parametrize("text", _TRICKY)
+def test_the_indexers_bytes_analysis_gives_the_terms_analyze_gives(text: str) -> None:
+    # The indexer analyzes bytes (stem.joined_terms): the same terms as analyze(), or recall moves.
+    want = " ".join(stem.analyze(text, parts=True))
+    assert stem.joined_terms(text.encode()) == want
+    assert want or not any(c.isalnum() for c in text)  # the cases hold terms where they hold words
+    # An invalid byte is what the text decodes it to (U+FFFD), which no word holds.
+    for bad in (b"\xff", b"\xe2\x80", b"\xed\xa0\x80"):
+        data = bad + text.encode() + bad + b"x" + bad
+        assert stem.joined_terms(data) == " ".join(stem.analyze(data.decode("utf-8", "replace"), parts=True))
+
+
 def test_clitics_are_not_terms() -> None:
     # Split at the apostrophe, "couldn't" and "team's" made the terms "couldn", "t" and "s".
     assert stem.analyze("why couldn't the team\u2019s app see each other's logs") == [
