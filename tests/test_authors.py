@@ -49,23 +49,8 @@ def test_the_last_changer_is_named_to_everyone_but_themself(run_cli, repo_dir: P
 
 def test_a_merge_that_only_brings_a_version_in_changed_nothing(run_cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     run_cli("init")
-    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="base"))
-    memory.commit(as_(repo_dir, ALICE), "base")
-    repo = store.open_repo(repo_dir)
-    base = store.tip(repo)
-    assert base is not None
-    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="Bob's edit"))
-    memory.commit(as_(repo_dir, BOB), "bob")
-    bobs = store.tip(repo)
-    assert bobs is not None
-    repo.references[store.REF].set_target(base.id)  # Alice's side: her own session, no edit of S
-    memory.Context.open(repo_dir).manifest_path.unlink()
-    write(repo_dir, T, session_text(session_id="b2b2b2b2", summary="Alice's own"))
-    memory.commit(as_(repo_dir, ALICE), "alice")
-    ctx = as_(repo_dir, ALICE)
-    merged = sync_merge.merge_tips(ctx.repo, store.tip(ctx.repo), bobs, ctx.cache(), env=ALICE)
-    assert merged.outcome == "merged"
-    table = authors.load(ctx)
+    _history(repo_dir, deletion=False)
+    table = authors.load(as_(repo_dir, ALICE))
     assert table.by(S) == "Bob, 2025-12-02" and table.by(T) == ""
     assert git_last(repo_dir, S) == "Bob"
 
@@ -145,21 +130,24 @@ def _walked_in_process(ctx: memory.Context) -> dict[str, authors.Change]:
     return out
 
 
-def _history(repo_dir: Path) -> None:
-    """Sessions, a deletion, a fact and a merge of a teammate's side, by Alice and Bob."""
+def _history(repo_dir: Path, deletion: bool = True) -> None:
+    """Bob edits S (and, with `deletion`, adds a session and deletes it again) while Alice,
+    from the same base, writes T of her own; then Alice merges Bob's side."""
     write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="base"))
     memory.commit(as_(repo_dir, ALICE), "base")
     repo = store.open_repo(repo_dir)
     base = store.tip(repo)
     assert base is not None
     write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="Bob's edit"))
-    write(repo_dir, "sessions/2026-04-15-gone.md", session_text(session_id="c3c3c3c3", summary="soon gone"))
+    if deletion:
+        write(repo_dir, "sessions/2026-04-15-gone.md", session_text(session_id="c3c3c3c3", summary="soon gone"))
     memory.commit(as_(repo_dir, BOB), "bob")
-    (repo_dir / ".claude-sessions" / "sessions" / "2026-04-15-gone.md").unlink()
-    memory.commit(as_(repo_dir, BOB), "bob deletes")
+    if deletion:
+        (repo_dir / ".claude-sessions" / "sessions" / "2026-04-15-gone.md").unlink()
+        memory.commit(as_(repo_dir, BOB), "bob deletes")
     bobs = store.tip(repo)
     assert bobs is not None
-    repo.references[store.REF].set_target(base.id)
+    repo.references[store.REF].set_target(base.id)  # Alice's side: her own session, no edit of S
     memory.Context.open(repo_dir).manifest_path.unlink()
     write(repo_dir, T, session_text(session_id="b2b2b2b2", summary="Alice's own"))
     memory.commit(as_(repo_dir, ALICE), "alice")
