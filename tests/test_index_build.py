@@ -259,3 +259,48 @@ def test_a_cold_build_leaves_every_index_and_fts5_merging_as_an_update_expects(
                                                    "kind != 'history'", ("x",)))
         assert "docs_path" in plan
     db.close()
+
+
+def _history_by_walking(repo_dir: Path) -> set[tuple[str, str]]:
+    """(blob, path) of every record version the tip no longer has, as the in-process walk
+    found them: each commit diffed against each parent, what a change replaced or deleted."""
+    from enf_git.plumbing import store
+    from enf_git.pure import model
+
+    repo = store.open_repo(repo_dir)
+    tip = store.tip(repo)
+    assert tip is not None
+    live = {d.new_oid for d in store.deltas(None, tip.tree)}
+    out: set[tuple[str, str]] = set()
+    for c in store.walk(repo, tip):
+        for parent in c.parents:
+            for delta in store.deltas(parent.tree, c.tree):
+                path = delta.old_path
+                if delta.status != "A" and delta.old_oid not in live and (
+                        model.is_session_path(path) or model.is_decision_path(path)):
+                    out.add((delta.old_oid, path))
+    return out
+
+
+def test_history_from_git_s_list_is_what_walking_every_commit_found(enf, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """Edits, a deletion, a merge whose both sides changed, and one where a side changed
+    nothing (git leaves that parent's empty diff out): the same old versions indexed."""
+    from test_authors import _history
+
+    _history(repo_dir)  # Bob's edit and a deleted session, merged with Alice's own session
+    edited = repo_dir / ".claude-sessions" / "sessions" / "2026-04-14-other.md"
+    edited.write_text(edited.read_text() + "\nOne more line.\n")
+    enf("commit", "-m", "edited after the merge")
+    expected = _history_by_walking(repo_dir)
+    assert len(expected) >= 3  # the base of S, the deleted session, the edited one
+    enf("recall", "postgres")  # a cold build
+    with sqlite3.connect(state(repo_dir) / "search.db") as db:
+        rows = db.execute("SELECT blob, path, rev FROM docs WHERE kind = 'history'").fetchall()
+    db.close()
+    assert {(blob, path) for blob, path, _ in rows} == expected
+    for blob, path, rev in rows:  # each named where it can be read back
+        stored = subprocess.run(["git", "rev-parse", f"{rev}:{path}"], cwd=repo_dir, capture_output=True, text=True)
+        month = path.replace("sessions/", f"sessions/{path[9:13]}/{path[14:16]}/", 1)
+        stored_month = subprocess.run(["git", "rev-parse", f"{rev}:{month}"], cwd=repo_dir, capture_output=True,
+                                      text=True)
+        assert blob in (stored.stdout.strip(), stored_month.stdout.strip()), (path, rev)
