@@ -271,3 +271,60 @@ def test_a_warm_hook_start_injects_the_bytes_a_cold_one_does(repo_dir: Path, tmp
     (state / facts.BLOCK_FILE).unlink()
     (state / pins.LISTING_FILE).unlink()
     assert context(repo_dir) == warm == first
+
+
+def test_the_background_refresh_keeps_the_stats_of_files_just_written(
+        repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clone's working set, written by init, is racily clean: the first commit would
+    hash every file. The refresh hashes them once, under the lock, and keeps their stats."""
+    import time
+
+    from enf_git.memory.context import pointer_refresh
+    from enf_git.plumbing import workcopy
+
+    ctx = memory.Context.open(repo_dir)
+    memory.init(ctx)
+    for i in range(5):
+        (ctx.root / "sessions" / f"2026-04-1{i}-s{i}.md").write_text(session_text(session_id=f"{i}" * 8))
+    memory.commit(ctx, "five")
+    for f in (ctx.root / "sessions").iterdir():  # written anew, the same bytes, as a clone's init writes them
+        f.write_bytes(f.read_bytes())
+    manifest = ctx.manifest()
+    manifest.record(ctx.root, "sessions/2026-04-10-s0.md", manifest.files["sessions/2026-04-10-s0.md"])
+    manifest.save(ctx.manifest_path)
+    assert "sessions/2026-04-10-s0.md" not in ctx.manifest().stats  # just written: not trusted
+    time.sleep(workcopy.RACY_NS / 1e9 + 0.05)  # out of the racy window, as a refresh runs seconds later
+    pointer_refresh._refresh_stats(ctx)
+    assert "sessions/2026-04-10-s0.md" in ctx.manifest().stats
+    hashed: list[int] = []
+    real = store.hash_bytes
+    monkeypatch.setattr(store, "hash_bytes", lambda data: hashed.append(len(data)) or real(data))
+    assert memory.commit(ctx, "nothing new").commit is None
+    assert hashed == []  # the next commit reads no file again
+
+
+def test_the_refresh_leaves_the_stats_alone_while_a_commit_holds_the_lock(repo_dir: Path) -> None:
+    from enf_git.memory.context import pointer_refresh
+    from enf_git.memory import workspace
+    from enf_git.plumbing import locks
+
+    ctx = memory.Context.open(repo_dir)
+    memory.init(ctx)
+    (ctx.root / "sessions" / "2026-04-10-s0.md").write_text(session_text(session_id="0" * 8))
+    memory.commit(ctx, "one")
+    import time
+
+    from enf_git.plumbing import workcopy
+
+    time.sleep(workcopy.RACY_NS / 1e9 + 0.05)  # a refresh that ran would record the new file's stat now
+    before = ctx.manifest_path.read_bytes()
+    lock = ctx.manifest_path.with_name(workspace.paths.WORKTREE_LOCK)
+    with locks.file_lock(lock, wait=0) as held:
+        assert held
+        mp = pytest.MonkeyPatch()
+        mp.setattr(workspace, "WORKTREE_LOCK_WAIT", 0.0)
+        try:
+            pointer_refresh._refresh_stats(ctx)
+        finally:
+            mp.undo()
+    assert ctx.manifest_path.read_bytes() == before

@@ -59,6 +59,7 @@ def run(top: str) -> int | None:
     from ..record import records_verify
 
     _authors(ctx)  # first: a start hands out "author not known yet" until it is done
+    _refresh_stats(ctx)
     # Then: the recall index and pointers below are built from these entries.
     cache = ctx.cache()
     if records_verify.verify(ctx.repo, cache) is None:
@@ -84,6 +85,23 @@ def _authors(ctx: Context) -> None:
     authors.bound_walks(None)  # this process has time: the whole history if need be
     try:
         authors.load(ctx)
+    except (EnfError, OSError):
+        pass
+
+
+def _refresh_stats(ctx: Context) -> None:
+    """The working copy's file stats, recorded for the files found unchanged (what
+    `git update-index --refresh` does for git's index). Files written a moment before,
+    as `git enf init` writes a clone's working set, are "racily clean": their stat is not
+    trusted, so the next commit hashes every one of them (~0.25 s for 700 files, in a
+    fresh clone's first SessionStart). Here, under the working copy's lock, they are
+    hashed once and their stats kept; without the lock nothing is done."""
+    from ..record.commits import pending
+
+    try:
+        with ctx.lock() as held:
+            if held:
+                pending(ctx)
     except (EnfError, OSError):
         pass
 
