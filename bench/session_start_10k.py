@@ -8,7 +8,7 @@ with the branch shows. Three kinds of start, each with its goal:
               facts-block or pins-listing cache, no compress-idle mark),
               after init's background refresh finished, and, in another
               clone, right after init with the refresh still running:
-              each against that clone's next start                      goal <= 2.0
+              each against that clone's warm (third) start              goal <= 2.0
   compressing a start that compresses one tier (enf.compressPerStart    goal <= 3.0
               sessions, 20 by default, in one commit)
 
@@ -306,24 +306,33 @@ def first_starts(work: Path, repo: Path, n: int, reps: int) -> int:
         for step in (pair if k % 2 == 0 else pair[::-1]):
             step()
             settle(clone)
-        warm.append(timed_start(clone))  # the same clone's next start: what "warm" is for it
-        settle(clone)
+        warm.append(warm_start(clone))
         shutil.rmtree(clone)
         clone = fresh_clone(repo, work / f"now-{n}-{k}")
         now.append(timed_start(clone))  # as a user starts the assistant right after init
         settle(clone)
-        now_warm.append(timed_start(clone))
-        settle(clone)
+        now_warm.append(warm_start(clone))
         shutil.rmtree(clone)
     print(f"{'first SessionStart':<24} {n:>6} sessions N={reps}: {common.spread_ms(subj)}")
     print(f"{'python -c import pygit2':<24} {'':>15} N={reps}: {common.spread_ms(base)}")
     common.ratio_report(f"first-SessionStart-after-init/import-pygit2 at {n}", subj, base, goal=GOALS["first"])
-    print(f"{'  its next start':<24} {'':>15} N={reps}: {common.spread_ms(warm)}")
-    common.ratio_report(f"first-SessionStart-after-the-refresh/next-start at {n}", subj, warm, goal=2.0)
+    print(f"{'  warm (its third start)':<24} {'':>15} N={reps}: {common.spread_ms(warm)}")
+    common.ratio_report(f"first-SessionStart-after-the-refresh/warm at {n}", subj, warm, goal=2.0)
     print(f"{'first, right after init':<24} {n:>6} sessions N={reps}: {common.spread_ms(now)}")
-    print(f"{'  its next start':<24} {'':>15} N={reps}: {common.spread_ms(now_warm)}")
-    common.ratio_report(f"first-SessionStart-right-after-init/next-start at {n}", now, now_warm, goal=2.0)
+    print(f"{'  warm (its third start)':<24} {'':>15} N={reps}: {common.spread_ms(now_warm)}")
+    common.ratio_report(f"first-SessionStart-right-after-init/warm at {n}", now, now_warm, goal=2.0)
     return 0
+
+
+def warm_start(clone: Path) -> float:
+    """The clone's warm time: its third start, the second having done what the first left
+    (the compression it deferred, the caches a start with authors not known yet does not
+    keep), so the third is a routine start."""
+    timed_start(clone)
+    settle(clone)
+    took = timed_start(clone)
+    settle(clone)
+    return took
 
 
 def fresh_clone(repo: Path, path: Path) -> Path:
