@@ -56,7 +56,7 @@ def changes(git_dir: str, tip: str, hide: str | None = None, env: dict[str, str]
     if only:
         args.insert(args.index("--raw"), "--full-history")
     proc = subprocess.Popen([*args, "--", *only], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=gitenv.env_for_git(env if env is not None else os.environ))
+                            stderr=subprocess.DEVNULL, env=_env(env))
     assert proc.stdout is not None
     try:
         yield from _parsed(_chunks(proc.stdout))
@@ -67,6 +67,12 @@ def changes(git_dir: str, tip: str, hide: str | None = None, env: dict[str, str]
         code = proc.wait()
     if code not in (0, -9):
         raise OSError(f"git log of {tip} failed (exit {code})")
+
+
+def _env(env: dict[str, str] | None) -> dict[str, str]:
+    """A local read: made safe as every git child is, and never fetching what a partial
+    clone lacks (GIT_NO_LAZY_FETCH, git 2.44 on; older gits ignore it) behind a reader's back."""
+    return {**gitenv.env_for_git(env if env is not None else os.environ), "GIT_NO_LAZY_FETCH": "1"}
 
 
 def _chunks(stream: object) -> Iterator[bytes]:
@@ -141,7 +147,7 @@ def messages(git_dir: str, tip: str, grep: str, env: dict[str, str] | None = Non
     args = ["git", "--git-dir", git_dir, "log", "--reverse", "--topo-order", "--no-color", f"--grep={grep}",
             "--format=%x01%H%x00%ct%x00%B", tip, "--"]
     proc = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, check=False,
-                          env=gitenv.env_for_git(env if env is not None else os.environ))
+                          env=_env(env))
     if proc.returncode != 0:
         raise OSError(f"git log of {tip} failed (exit {proc.returncode})")
     out = []
