@@ -78,6 +78,9 @@ class Change(NamedTuple):
         return time.strftime("%Y-%m-%d", time.gmtime(self.time))
 
 
+Saved = Change | tuple[object, ...]  # a shard's entry: read as marshal keeps it, made a Change when asked
+
+
 def shard_of(path: str) -> int:
     return zlib.crc32(path.encode("utf-8")) % SHARDS
 
@@ -87,22 +90,26 @@ class Authors:
     to this reader."""
 
     def __init__(self, tip: str, folder: Path | None, me: tuple[str, str],
-                 loaded: dict[int, dict[str, Change]] | None = None) -> None:
+                 loaded: dict[int, dict[str, Saved]] | None = None) -> None:
         self.tip = tip
         self._folder = folder  # None: everything is in `loaded`
-        self._shards: dict[int, dict[str, Change]] = loaded or {}
+        self._shards: dict[int, dict[str, Saved]] = loaded or {}
         self._me = (me[0].strip().lower(), me[1].strip().lower())
         self.partial = False  # a bounded walk stopped before the start: unknown means not reached
 
     def of(self, path: str) -> Change | None:
-        return self._shard(shard_of(path)).get(path)
+        found = self._shard(shard_of(path)).get(path)
+        return found if found is None or isinstance(found, Change) else _change(found)
 
     def all(self) -> Iterator[tuple[str, Change]]:
         """Every record's change (every shard read: for a background job, not a hook)."""
         for n in range(SHARDS):
-            yield from self._shard(n).items()
+            for path, found in self._shard(n).items():
+                change = found if isinstance(found, Change) else _change(found)
+                if change is not None:
+                    yield path, change
 
-    def _shard(self, n: int) -> dict[str, Change]:
+    def _shard(self, n: int) -> dict[str, Saved]:
         found = self._shards.get(n)
         if found is None:
             found = _read_shard(self._folder, n) if self._folder is not None else {}
@@ -292,10 +299,23 @@ def _saved_tip(folder: Path) -> str:
     return tip if version == str(VERSION) else ""
 
 
-def _read_shard(folder: Path, n: int) -> dict[str, Change]:
+def _change(saved: tuple[object, ...]) -> Change | None:
+    """A shard's entry as marshal keeps it (a plain tuple), made a Change when asked for:
+    a start asks for a few of the ~400 each shard holds at 100,000 records. None: an
+    entry that is not one (a damaged file): its record goes unsigned."""
+    try:
+        commit, name, email, when = saved
+        return Change(str(commit), str(name), str(email), int(when))  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return None
+
+
+def _read_shard(folder: Path, n: int) -> dict[str, Saved]:
     try:
         raw = marshal.loads((folder / f"{n:02x}.bin").read_bytes())
-        return {str(p): Change(*c) for p, c in raw.items()}
+        if not isinstance(raw, dict):
+            raise TypeError(f"shard {n:02x} is not a table")
+        return raw
     except (OSError, ValueError, EOFError, TypeError, AttributeError):
         # Every shard is written with the tip: one missing or damaged means the folder
         # cannot be trusted. Its records go unsigned in this read; the next walks afresh.
@@ -306,7 +326,7 @@ def _read_shard(folder: Path, n: int) -> dict[str, Change]:
         return {}
 
 
-def _save(folder: Path, tip: str, shards: Mapping[int, Mapping[str, Change]]) -> None:
+def _save(folder: Path, tip: str, shards: Mapping[int, Mapping[str, Saved]]) -> None:
     """The shards, then `tip` (see the module docstring). Best effort: a failed write only
     means the next read walks again."""
     try:
