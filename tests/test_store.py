@@ -393,3 +393,11 @@ def raw_tree(repo: pygit2.Repository, files: dict[str, tuple[bytes, int]]) -> py
                 b.insert(name, *value)  # type: ignore[misc]
         return b.write()
     return repo[write(nested)]  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("data", [b"", b"one line\n", bytes(range(256)) * 41, "é — ‹x›\n".encode() * 3000])
+def test_a_blob_id_is_the_one_git_hash_object_gives(tmp_path: Path, data: bytes) -> None:
+    (tmp_path / "f").write_bytes(data)
+    expected = subprocess.run(["git", "hash-object", "--no-filters", str(tmp_path / "f")], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    assert store.hash_bytes(data) == expected
