@@ -27,7 +27,7 @@ from .. import records
 from . import index_cold, index_rows
 from .pointer_state import pointers_path, pointers_stale
 
-from ...plumbing import gitlog_changes, locks, pointer_build, search, stem, store
+from ...plumbing import gitlog_changes, locks, pointer_build, search, store
 
 
 def db_path(repo: store.Repo) -> Path:
