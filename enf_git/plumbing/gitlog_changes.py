@@ -24,6 +24,10 @@ from . import gitenv, store
 NO_OID = "0" * 40
 _FORMAT = "%x01%H%x00%P%x00%an%x00%ae%x00%at%x00%ct%x00%s%x00"
 _READ = 1 << 16
+# What a user's config could change in the listing: signatures, quoting, --follow on one
+# path, paths relative to the cwd.
+_SETTLED = ("-c", "log.showSignature=false", "-c", "core.quotePath=false", "-c", "log.follow=false",
+            "-c", "diff.relative=false")
 
 
 class Commit(NamedTuple):
@@ -48,7 +52,7 @@ def changes(git_dir: str, tip: str, hide: str | None = None, env: dict[str, str]
     differs from all of them; `only`: the commits that touch these paths, every one
     (`--full-history`: a merge is listed, with no change, when one side had the path
     as it left it). Closing the iterator early stops git."""
-    args = ["git", "--git-dir", git_dir, "-c", "log.showSignature=false", "-c", "core.quotePath=false",
+    args = ["git", "--git-dir", git_dir, *_SETTLED,
             "log", "--raw", "-m" if each_parent else "-c", "-z", "--no-renames", "--no-abbrev", "--root", "--topo-order", "--no-color",
             "--no-ext-diff", "--no-textconv", "--no-mailmap", f"--format={_FORMAT}", tip]
     if hide:
@@ -144,7 +148,7 @@ def messages(git_dir: str, tip: str, grep: str, env: dict[str, str] | None = Non
     """(id, commit time, whole message) of the commits reachable from `tip` whose message
     matches `grep` (git's basic regular expression), oldest first: git reads the messages,
     no tree is loaded."""
-    args = ["git", "--git-dir", git_dir, "log", "--reverse", "--topo-order", "--no-color", f"--grep={grep}",
+    args = ["git", "--git-dir", git_dir, *_SETTLED, "log", "--reverse", "--topo-order", "--no-color", f"--grep={grep}",
             "--format=%x01%H%x00%ct%x00%B", tip, "--"]
     proc = subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, check=False,
                           env=_env(env))
