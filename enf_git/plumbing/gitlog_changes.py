@@ -45,18 +45,22 @@ class Commit(NamedTuple):
 
 
 def changes(git_dir: str, tip: str, hide: str | None = None, env: dict[str, str] | None = None,
-            each_parent: bool = False, only: tuple[str, ...] = ()) -> Generator[Commit, None, None]:
+            each_parent: bool = False, only: tuple[str, ...] = (), topo: bool = True) -> Generator[Commit, None, None]:
     """The commits reachable from `tip` (not from `hide`), children before parents, each
     with the paths it changed; `each_parent`: a merge's changes against each of its
     parents in turn (`-m`: every blob it brings relative to either side), not only what
     differs from all of them; `only`: the commits that touch these paths, every one
     (`--full-history`: a merge is listed, with no change, when one side had the path
-    as it left it). Closing the iterator early stops git."""
+    as it left it). Closing the iterator early stops git. `topo` False: git's default
+    order, newest commit date first, which streams at once where `--topo-order` first
+    reads every commit (~0.5 s at 100,000): for a reader that stops early."""
     args = ["git", "--git-dir", git_dir, *_SETTLED,
-            "log", "--raw", "-m" if each_parent else "-c", "-z", "--no-renames", "--no-abbrev", "--root", "--topo-order", "--no-color",
+            "log", "--raw", "-m" if each_parent else "-c", "-z", "--no-renames", "--no-abbrev", "--root", "--no-color",
             "--no-ext-diff", "--no-textconv", "--no-mailmap", f"--format={_FORMAT}", tip]
     if hide:
         args.append(f"^{hide}")
+    if topo:
+        args.insert(args.index("--raw"), "--topo-order")
     if only:
         args.insert(args.index("--raw"), "--full-history")
     proc = subprocess.Popen([*args, "--", *only], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -216,7 +216,10 @@ def _from_log(ctx: Context, tip: store.Commit, base: store.Commit | None, folder
     settled: set[str] = set()
     most = _BOUND[0] if base is None else None
     walked = 0
-    with closing(gitlog_changes.changes(str(ctx.repo.path), str(tip.id), str(base.id) if base else None)) as log:
+    # A bounded walk stops early: in git's default order it streams at once (the table it
+    # makes is partial, never saved, so a clock skew's order costs nothing lasting).
+    with closing(gitlog_changes.changes(str(ctx.repo.path), str(tip.id), str(base.id) if base else None,
+                                        topo=most is None)) as log:
         for c in log:
             if table.partial:
                 break
