@@ -12,7 +12,7 @@ receives it. Both sides run in a fresh process, interleaved.
               against `git log --raw -c` of the same history to /dev/null:
               git lists the changes, Python reads each path, looks up its
               blob at the tip and saves 256 shards; at most as much again
-  bounded     the same under `bound_walks(1000)` (what a SessionStart does      reported
+  bounded     the same under `bound_walks(300)` (what a SessionStart does      reported
               on a fresh clone: a partial table, nothing saved), against
               `python -c "import pygit2"`
 
@@ -68,14 +68,14 @@ def run(work: Path, n: int, reps: int, args: argparse.Namespace) -> int:
                  lambda: base.append(common.time_cmd(log, repo))]
         for step in (steps if k % 2 == 0 else steps[::-1]):
             step()
-        bounded.append(common.time_cmd([common.PYTHON, "-c", BUILD, "1000"], repo))
+        bounded.append(common.time_cmd([common.PYTHON, "-c", BUILD, "300"], repo))
         imports.append(common.time_cmd([common.PYTHON, "-c", "import pygit2"], repo))
     print(f"{'authors table, built':<28} {n:>7} commits N={reps}: {common.spread_ms(subj)}")
     print(f"{'git log --raw -c':<28} {'':>15} N={reps}: {common.spread_ms(base)}")
     common.ratio_report(f"authors-build/git-log at {n}", subj, base, goal=2.0)
-    print(f"{'bounded to 1,000 changes':<28} {'':>15} N={reps}: {common.spread_ms(bounded)}")
+    print(f"{'bounded to 300 changes':<28} {'':>15} N={reps}: {common.spread_ms(bounded)}")
     print(f"{'python -c import pygit2':<28} {'':>15} N={reps}: {common.spread_ms(imports)}")
-    common.ratio_report(f"authors-bounded-1000/import-pygit2 at {n}", bounded, imports)
+    common.ratio_report(f"authors-bounded-300/import-pygit2 at {n}", bounded, imports)
     return 0
 
 
