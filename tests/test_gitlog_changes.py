@@ -110,3 +110,23 @@ def test_messages_are_found_by_git_oldest_first(repo: Path) -> None:
 def test_a_missing_tip_is_an_error_not_an_empty_history(repo: Path) -> None:
     with pytest.raises(OSError):
         list(gitlog_changes.changes(str(repo / ".git"), "no-such-ref"))
+
+
+def test_a_subject_or_name_holding_the_record_mark_is_read_whole(repo: Path) -> None:
+    """A teammate's commit may hold \\x01 (the listing's record mark) in its subject or
+    author name: its changes still belong to it, and no other record is made of it."""
+    put(repo, "m.md", "mallory\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Mal\x01lory", "GIT_AUTHOR_EMAIL": "m@example.com",
+           "GIT_COMMITTER_NAME": "M", "GIT_COMMITTER_EMAIL": "m@example.com"}
+    subprocess.run(["git", "commit", "-qm", "odd \x01" + "a" * 40 + " subject"], cwd=repo, check=True, env=env)
+    listed_now = list(gitlog_changes.changes(str(repo / ".git"), "main"))
+    assert len(listed_now) == int(git(repo, "rev-list", "--count", "main"))
+    newest = listed_now[0]
+    assert newest.name == "Mal\x01lory" and newest.subject.startswith("odd \x01")
+    assert newest.paths == [("m.md", None, blob(repo, "main", "m.md"))]
+
+
+def test_a_record_straddling_reads_is_read_whole(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = listed(repo)
+    monkeypatch.setattr(gitlog_changes, "_READ", 7)  # every boundary lands across reads somewhere
+    assert listed(repo) == whole

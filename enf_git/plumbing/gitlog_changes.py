@@ -15,6 +15,7 @@ version in changed nothing), exactly as the in-process walk defines it.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Generator, Iterator
 from typing import NamedTuple
@@ -67,7 +68,7 @@ def changes(git_dir: str, tip: str, hide: str | None = None, env: dict[str, str]
                             stderr=subprocess.DEVNULL, env=_env(env))
     assert proc.stdout is not None
     try:
-        yield from _parsed(_chunks(proc.stdout))
+        yield from _records(_chunks(proc.stdout))
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -83,34 +84,42 @@ def _env(env: dict[str, str] | None) -> dict[str, str]:
     return {**gitenv.env_for_git(env if env is not None else os.environ), "GIT_NO_LAZY_FETCH": "1"}
 
 
+# A record begins at \x01 followed by a commit id and a NUL: a \x01 inside a name or a
+# subject (a teammate's commit may hold one) is no boundary, as none of them holds a NUL.
+_BOUNDARY = re.compile(rb"\x01(?=[0-9a-f]{40}\x00)")
+
+
 def _chunks(stream: object) -> Iterator[bytes]:
-    """Each commit's record of the stream (the bytes between two \\x01)."""
+    """Each commit's record of the stream (the bytes after one boundary, up to the next).
+    Each read is scanned once, from just before its start (a boundary may straddle two
+    reads): a commit of 100,000 changes is megabytes, read 64 KB at a time."""
     read = getattr(stream, "read1", None) or getattr(stream, "read")
-    rest = b""
+    buf = bytearray()
     while True:
         data = read(_READ)
         if not data:
             break
-        parts = (rest + data).split(b"\x01")
-        rest = parts.pop()
-        yield from (p for p in parts if p)
-    if rest:
-        yield rest
-
-
-def _parsed(chunks: Iterator[bytes]) -> Iterator[Commit]:
-    """Commits as git lists them. Under `-m` a merge comes once for each parent its tree
-    differs from (git leaves an empty diff out, so which parent a block compares with is
-    not known from the blocks alone: `paths`' new blobs are what such readers use)."""
-    return _records(chunks)
+        scan = max(len(buf) - 41, 0)
+        buf += data
+        start = 0
+        for found in _BOUNDARY.finditer(buf, scan):
+            if found.start() > start:
+                yield bytes(buf[start:found.start()])
+            start = found.end()
+        del buf[:start]
+    if buf:
+        yield bytes(buf)
 
 
 def _records(chunks: Iterator[bytes]) -> Iterator[Commit]:
+    """Commits as git lists them. Under `-m` a merge comes once for each parent its tree
+    differs from (git leaves an empty diff out, so which parent a block compares with is
+    not known from the blocks alone: `paths`' new blobs are what such readers use)."""
     for chunk in chunks:
         fields = chunk.split(b"\x00")
         # header: id, name, email, dates, subject, then ("\n" + the first entry's meta), path, meta, path, ...
         if len(fields) < 7:
-            continue  # not a commit's record (a subject that held \x01 itself): left out
+            continue  # not a commit's record: left out
         oid, parents, name, email, when, committed, subject = (f.decode("utf-8", "replace") for f in fields[:7])
         entries = fields[7:]
         paths: list[tuple[str, str | None, str | None]] = []
