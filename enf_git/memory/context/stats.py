@@ -62,11 +62,9 @@ def gather(ctx: Context, filters: queries.Filters, now: int) -> dict[str, Any]:
 
 def history(repo: store.Repo, tip: store.Commit) -> tuple[dict[str, str], list[ps.Compression]]:
     """(record path -> first author, compress commits oldest first), from git's log: the
-    compress commits by their messages, then every commit's changes newest first, the
-    oldest writer winning (loading each commit's month folders in process took minutes
+    compress commits found by their messages, every other commit's changes by
+    queries.first_authors (loading each commit's month folders in process took minutes
     on a history of 100,000 commits)."""
-    from contextlib import closing
-
     from ...plumbing import gitlog_changes
 
     found: list[ps.Compression] = []
@@ -78,15 +76,7 @@ def history(repo: store.Repo, tip: store.Commit) -> tuple[dict[str, str], list[p
             day = dt.datetime.fromtimestamp(when, dt.timezone.utc).date().isoformat()
             found.append(ps.Compression(day, m.group(1), _num(sizes.group(1)), _num(sizes.group(2))))
             skipped.add(oid)  # a compression adds no record: its author is not the record's
-    authors: dict[str, str] = {}
-    with closing(gitlog_changes.changes(str(repo.path), str(tip.id))) as log:
-        for c in log:
-            if c.id in skipped:
-                continue
-            for path, new in gitlog_changes.working_copy(c.paths):
-                if new is not None and (model.is_session_path(path) or model.is_decision_path(path)):
-                    authors[path] = f"{c.name} <{c.email}>"
-    return authors, found
+    return queries.first_authors(repo, tip, frozenset(skipped)), found
 
 
 def _num(text: str) -> int:

@@ -116,8 +116,9 @@ def build_ledger(recs: records.Records) -> ledger_mod.Ledger:
     return render.build_ledger(recs.all_sessions(), recs.extra_decisions())
 
 
-def first_authors(repo: store.Repo, tip: store.Commit) -> dict[str, str]:
-    """Session or decision file path -> 'Name <email>' of the commit that first added it.
+def first_authors(repo: store.Repo, tip: store.Commit, skip: frozenset[str] = frozenset()) -> dict[str, str]:
+    """Session or decision file path -> 'Name <email>' of the commit that first added it
+    (`skip`: commits whose author is no record's, such as compressions).
 
     From git's list of changes, newest first, the oldest writer winning: loading each
     commit's month folders in process took minutes on a history of 100,000 commits."""
@@ -128,6 +129,8 @@ def first_authors(repo: store.Repo, tip: store.Commit) -> dict[str, str]:
     authors: dict[str, str] = {}
     with closing(gitlog_changes.changes(str(repo.path), str(tip.id))) as log:
         for c in log:
+            if c.id in skip:
+                continue
             for path, new in gitlog_changes.working_copy(c.paths):
                 if new is not None and (model.is_session_path(path) or model.is_decision_path(path)):
                     authors[path] = f"{c.name} <{c.email}>"
