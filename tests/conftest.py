@@ -82,6 +82,14 @@ def run_cli(repo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., st
 
 
 @pytest.fixture
+def enf(run_cli: Callable[..., str]) -> Callable[..., str]:
+    """run_cli in a repository where `git enf init --no-hooks` has run (a module may
+    define its own `enf`, which wins)."""
+    run_cli("init", "--no-hooks")
+    return run_cli
+
+
+@pytest.fixture
 def bare_remote(repo_dir: Path, tmp_path: Path) -> Path:
     """A bare repository in tmp_path, added to repo_dir as `origin` (nothing pushed yet)."""
     path = tmp_path / "remote.git"

@@ -20,12 +20,6 @@ import pytest
 from gitfixtures import COST, SCALE, search_sessions, session_text, write_session
 
 
-@pytest.fixture
-def enf(run_cli):  # type: ignore[no-untyped-def]
-    run_cli("init", "--no-hooks")
-    return run_cli
-
-
 write = write_session  # the shared helper, under this file's short name
 
 

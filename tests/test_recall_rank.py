@@ -129,12 +129,6 @@ def test_weak_rule_spares_a_first_result_that_stands_out() -> None:
 
 # --- through the CLI ----------------------------------------------------------------
 
-@pytest.fixture
-def enf(run_cli):  # type: ignore[no-untyped-def]
-    run_cli("init", "--no-hooks")
-    return run_cli
-
-
 write = write_session  # the shared helper, under this file's short name
 
 
