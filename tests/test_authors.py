@@ -95,6 +95,21 @@ def test_a_damaged_file_is_walked_again(run_cli, repo_dir: Path) -> None:  # typ
     assert authors.load(as_(repo_dir, ALICE)).by(S).startswith("Bob")  # the next walks afresh
 
 
+def test_a_damaged_entry_is_walked_again(run_cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    import marshal
+
+    run_cli("init")
+    write(repo_dir, S, session_text(session_id="a1a1a1a1", summary="Bob's"))
+    memory.commit(as_(repo_dir, BOB), "bob")
+    authors.load(as_(repo_dir, ALICE))
+    shard = store.state_dir(store.open_repo(repo_dir)) / authors.FOLDER / f"{authors.shard_of(S):02x}.bin"
+    table = marshal.loads(shard.read_bytes())
+    table[S] = ("not", "a change")  # a readable file, one entry of the wrong shape
+    shard.write_bytes(marshal.dumps(table))
+    assert authors.load(as_(repo_dir, ALICE)).by(S) == ""  # this read cannot trust it: unsigned, not wrong
+    assert authors.load(as_(repo_dir, ALICE)).by(S).startswith("Bob")  # the next walks afresh
+
+
 def test_a_start_reads_only_the_shards_it_asks_for(run_cli, repo_dir: Path) -> None:  # type: ignore[no-untyped-def]
     run_cli("init")
     for i in range(30):

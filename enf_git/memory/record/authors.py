@@ -99,7 +99,12 @@ class Authors:
 
     def of(self, path: str) -> Change | None:
         found = self._shard(shard_of(path)).get(path)
-        return found if found is None or isinstance(found, Change) else _change(found)
+        if found is None or isinstance(found, Change):
+            return found
+        change = _change(found)
+        if change is None and self._folder is not None:
+            _distrust(self._folder)  # a damaged entry, as a damaged shard: the next read walks afresh
+        return change
 
     def all(self) -> Iterator[tuple[str, Change]]:
         """Every record's change (every shard read: for a background job, not a hook)."""
@@ -320,13 +325,17 @@ def _read_shard(folder: Path, n: int) -> dict[str, Saved]:
             raise TypeError(f"shard {n:02x} is not a table")
         return raw
     except (OSError, ValueError, EOFError, TypeError, AttributeError):
-        # Every shard is written with the tip: one missing or damaged means the folder
-        # cannot be trusted. Its records go unsigned in this read; the next walks afresh.
-        try:
-            (folder / "tip").unlink()
-        except OSError:
-            pass
+        _distrust(folder)
         return {}
+
+
+def _distrust(folder: Path) -> None:
+    """Every shard is written with the tip: one missing or damaged means the folder cannot
+    be trusted. Its records go unsigned in this read; the next walks afresh."""
+    try:
+        (folder / "tip").unlink()
+    except OSError:
+        pass
 
 
 def _save(folder: Path, tip: str, shards: Mapping[int, Mapping[str, Saved]]) -> None:
